@@ -1,0 +1,7 @@
+"""Headless subcommands of ``mechstudio`` (and ``python -m core``): one module per command.
+
+Each module defines ``register(subparsers)`` that adds its parser and sets ``func`` to a callable taking the
+parsed arguments and returning an exit code. Add a new command by writing its module and naming it in
+``COMMAND_MODULES``.
+"""
+COMMAND_MODULES = ["info", "kinematics"]

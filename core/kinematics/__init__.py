@@ -1,0 +1,1 @@
+"""Kinematics: constraint equations (planar local method), rank and DOF analysis, assembly, driven motion."""

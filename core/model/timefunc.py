@@ -1,0 +1,160 @@
+"""Functions of time f(t) used by drivers and applied loads, with analytic f'(t) and f''(t).
+
+Forms accepted in a model file (all angles in rad, lengths in m, time in s):
+
+* a plain number ``c``                                    f = c
+* ``{"type": "constant_speed", "initial": a, "speed": b}``   f = a + b t
+* ``{"type": "polynomial", "coefficients": [c0, c1, ...]}``  f = c0 + c1 t + c2 t² + ...
+* ``{"type": "harmonic", "amplitude": A, "frequency": w, "phase": p, "offset": c}``
+  f = c + A sin(w t + p), w in rad/s
+* ``{"type": "expression", "expression": "0.1*sin(2*pi*t) + t**2"}``
+
+Expressions are parsed with Python's :mod:`ast` and accepted only if every node is a number, the name
+``t``, the constants ``pi``/``e``, an arithmetic operator or a call of a whitelisted function; the tree is
+converted to a sympy expression node by node (never ``eval``), differentiated symbolically and compiled
+with ``sympy.lambdify``. Nothing in a model file can execute code.
+"""
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import sympy as sp
+
+T = sp.Symbol("t", real=True)
+
+_FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
+    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "asin": sp.asin, "acos": sp.acos, "atan": sp.atan,
+    "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt,
+    "abs": sp.Abs, "atan2": sp.atan2, "min": sp.Min, "max": sp.Max,
+}
+_CONSTANTS = {"pi": sp.pi, "e": sp.E}
+_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b}
+
+
+class ExpressionError(ValueError):
+    """An expression string that is not a valid, safe function of t."""
+
+
+def parse_expression(text: str) -> sp.Expr:
+    """Parse ``text`` into a sympy expression of ``t`` without evaluating any Python code."""
+    if len(text) > 2000:
+        raise ExpressionError("expression longer than 2000 characters")
+    try:
+        tree = ast.parse(text.replace("^", "**"), mode="eval")
+    except SyntaxError as exc:
+        raise ExpressionError(f"not a valid expression: {exc.msg}") from None
+
+    def convert(node: ast.AST) -> sp.Expr:
+        if isinstance(node, ast.Expression):
+            return convert(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+                and not isinstance(node.value, bool):
+            if not math.isfinite(node.value):
+                raise ExpressionError("non-finite number")
+            return sp.Float(node.value) if isinstance(node.value, float) else sp.Integer(node.value)
+        if isinstance(node, ast.Name):
+            if node.id == "t":
+                return T
+            if node.id in _CONSTANTS:
+                return _CONSTANTS[node.id]
+            raise ExpressionError(f"unknown name {node.id!r} (only t, pi, e and functions "
+                                  f"{', '.join(sorted(_FUNCTIONS))} are allowed)")
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            return _BINOPS[type(node.op)](convert(node.left), convert(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+            value = convert(node.operand)
+            return -value if isinstance(node.op, ast.USub) else value
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            if node.func.id not in _FUNCTIONS:
+                raise ExpressionError(f"unknown function {node.func.id!r}; allowed: "
+                                      f"{', '.join(sorted(_FUNCTIONS))}")
+            return _FUNCTIONS[node.func.id](*[convert(a) for a in node.args])
+        raise ExpressionError(f"not allowed in an expression: {ast.dump(node)[:60]}")
+
+    try:
+        expr = convert(tree)
+    except (TypeError, ValueError) as exc:  # wrong arity of a sympy function, ...
+        if isinstance(exc, ExpressionError):
+            raise
+        raise ExpressionError(str(exc)) from None
+    if expr.free_symbols - {T}:
+        raise ExpressionError("the expression may depend on t only")
+    return sp.sympify(expr)
+
+
+@dataclass(frozen=True)
+class TimeFunction:
+    """A scalar function of time with its first two derivatives, compiled from a file description.
+
+    ``spec`` is the JSON value as written in the file (kept for lossless saving); ``expr`` is the sympy
+    expression of t. Call :meth:`value`, :meth:`rate`, :meth:`accel` with t in seconds.
+    """
+
+    spec: Any
+    expr: sp.Expr = field(compare=False, repr=False)
+    _f: Callable[[float], float] = field(compare=False, repr=False)
+    _df: Callable[[float], float] = field(compare=False, repr=False)
+    _ddf: Callable[[float], float] = field(compare=False, repr=False)
+
+    @property
+    def is_constant(self) -> bool:
+        return not self.expr.has(T)
+
+    def value(self, t: float) -> float:
+        return float(self._f(t))
+
+    def rate(self, t: float) -> float:
+        return float(self._df(t))
+
+    def accel(self, t: float) -> float:
+        return float(self._ddf(t))
+
+    def to_json(self) -> Any:
+        return self.spec
+
+
+def _expr_from_spec(spec: Any) -> sp.Expr:
+    if isinstance(spec, (int, float)) and not isinstance(spec, bool):
+        return sp.Float(spec)
+    if not isinstance(spec, dict) or "type" not in spec:
+        raise ExpressionError("a time function is a number or an object with a 'type'")
+    kind = spec["type"]
+    if kind == "constant_speed":
+        return sp.Float(spec.get("initial", 0.0)) + sp.Float(spec["speed"]) * T
+    if kind == "polynomial":
+        return sum((sp.Float(c) * T ** k for k, c in enumerate(spec["coefficients"])), sp.Integer(0))
+    if kind == "harmonic":
+        return (sp.Float(spec.get("offset", 0.0)) + sp.Float(spec["amplitude"])
+                * sp.sin(sp.Float(spec["frequency"]) * T + sp.Float(spec.get("phase", 0.0))))
+    if kind == "expression":
+        return parse_expression(str(spec["expression"]))
+    raise ExpressionError(f"unknown time function type {kind!r}; valid: constant_speed, polynomial, "
+                          "harmonic, expression")
+
+
+def _compile(expr: sp.Expr) -> Callable[[float], float]:
+    if not expr.has(T):
+        c = float(expr)
+        return lambda t, _c=c: _c
+    return sp.lambdify(T, expr, modules="math")
+
+
+def time_function(spec: Any) -> TimeFunction:
+    """Build a :class:`TimeFunction` from its file description; raises :class:`ExpressionError`."""
+    expr = _expr_from_spec(spec)
+    d1 = sp.diff(expr, T)
+    d2 = sp.diff(d1, T)
+    f = TimeFunction(spec, expr, _compile(expr), _compile(d1), _compile(d2))
+    try:
+        for t in (0.0, 0.5):
+            if not math.isfinite(f.value(t)):
+                raise ExpressionError(f"the function is not finite at t = {t}")
+    except (ZeroDivisionError, ValueError, OverflowError) as exc:
+        if isinstance(exc, ExpressionError):
+            raise
+        raise ExpressionError(f"the function cannot be evaluated at t = 0: {exc}") from None
+    return f

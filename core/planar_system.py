@@ -1,0 +1,373 @@
+"""Compilation of a planar model into a :class:`~core.system.ConstrainedSystem`.
+
+Coordinates (source 003): three per body, q[3k:3k+3] = (x, y, phi) with (x, y) the centre of mass [m] and phi
+the body-frame angle [rad]. With the centre of mass as reference point the mass matrix is constant and diagonal,
+M = diag(m_k, m_k, J_k), and there are no velocity-dependent inertia terms, so h holds only applied forces:
+
+* gravity:               Q_r = m g
+* spring-damper P1-P2:   tension T = k (L - L0) + c L', force +T u on P1 and -T u on P2, u = (P2 - P1)/L
+* rotational spring-damper at a revolute joint: torque -k (theta - theta0) - c theta' on body 2, opposite on
+  body 1, theta = phi_2 - phi_1
+* applied force F(t) at body point s':  Q = (F, (A s') x F);  applied torque T(t): Q_phi = T
+
+A generalized force on body k's coordinates (Fx, Fy, Mz about the centre of mass) maps back to the force and
+moment about a point P = r + A s' of the body as (Fx, Fy, Mz - (A s') x F): that is how ``reactions`` turns
+the constraint forces C^T lambda into the physical force and moment each joint applies to its second body.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from core.kinematics import planar as pk
+from core.model.document import GROUND, Model
+from core.system import ConstrainedSystem, ConstraintInfo
+from core.types import FloatArray
+
+COORDS = ("x", "y", "phi")
+
+
+def _cross2(a: FloatArray, b: FloatArray) -> FloatArray:
+    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+
+
+class PlanarSystem(ConstrainedSystem):
+    """A planar multibody system in body coordinates (x, y, phi); see the module docstring."""
+
+    diagonal_mass = True
+
+    def __init__(self, model: Model):
+        ent = model.entities
+        self.model = model
+        self.entities = ent
+        self.body_names = [b.name for b in ent.bodies]
+        self.nb = len(ent.bodies)
+        self.n = 3 * self.nb
+        self.coord_names = [f"{b}.{c}" for b in self.body_names for c in COORDS]
+        self.index = {name: k for k, name in enumerate(self.body_names)}
+        self.index[GROUND] = self.nb
+        self.com = {b.name: np.array(b.com[:2]) for b in ent.bodies}
+        self.com[GROUND] = np.zeros(2)
+        self.mass = np.array([b.mass for b in ent.bodies])
+        self.inertia = np.array([b.inertia for b in ent.bodies])
+        self.mass_diagonal = np.repeat(self.mass, 3)
+        self.mass_diagonal[2::3] = self.inertia
+        self.gravity = np.array(ent.gravity[:2])
+        self._mass = np.diag(self.mass_diagonal)
+        self._build_constraints()
+        self._build_forces()
+
+    # ------------------------------------------------------------------------------------------------------
+    def _local(self, body: str, point: tuple[float, ...]) -> list[float]:
+        """Body-frame point (relative to the frame origin) -> vector from the centre of mass."""
+        return list(np.asarray(point[:2]) - self.com[body])
+
+    def _build_constraints(self) -> None:
+        ent = self.entities
+        coinc: dict[str, list[Any]] = {"rows": [], "bi": [], "si": [], "bj": [], "sj": []}
+        line: dict[str, list[Any]] = {"rows": [], "bi": [], "si": [], "vi": [], "bj": [], "sj": [], "f": []}
+        angle: dict[str, list[Any]] = {"rows": [], "bi": [], "bj": [], "f": []}
+        coord: dict[str, list[Any]] = {"rows": [], "k": [], "f": []}
+        knife: dict[str, list[Any]] = {"rows": [], "body": [], "s": [], "axis": []}
+        infos: list[ConstraintInfo] = []
+        row = 0
+        joints = {j.name: j for j in ent.joints}
+        rheonomic = False
+
+        def add(name: str, type_: str, comps: tuple[str, ...], b1: str, b2: str) -> list[int]:
+            nonlocal row
+            rows = list(range(row, row + len(comps)))
+            row += len(comps)
+            infos.append(ConstraintInfo(name, type_, tuple(rows), comps, True, b1, b2))
+            return rows
+
+        for j in ent.joints:
+            if j.type in ("knife_edge", "spherical", "rolling_disk"):
+                continue
+            i1, i2 = self.index[j.body1], self.index[j.body2]
+            s1, s2 = self._local(j.body1, j.point1), self._local(j.body2, j.point2)
+            if j.type in ("revolute", "weld"):
+                comps = ("x", "y") if j.type == "revolute" else ("x", "y", "angle")
+                rows = add(j.name, j.type, comps, j.body1, j.body2)
+                coinc["rows"] += rows[:2]
+                coinc["bi"].append(i1); coinc["si"].append(s1); coinc["bj"].append(i2); coinc["sj"].append(s2)
+                if j.type == "weld":
+                    angle["rows"].append(rows[2]); angle["bi"].append(i1); angle["bj"].append(i2)
+                    angle["f"].append(float(j.angle))
+            elif j.type == "prismatic":
+                rows = add(j.name, j.type, ("angle", "normal"), j.body1, j.body2)
+                angle["rows"].append(rows[0]); angle["bi"].append(i1); angle["bj"].append(i2)
+                angle["f"].append(float(j.angle))
+                ax = np.asarray(j.axis[:2], float)
+                line["rows"].append(rows[1]); line["bi"].append(i1); line["si"].append(s1)
+                line["vi"].append([-ax[1], ax[0]]); line["bj"].append(i2); line["sj"].append(s2)
+                line["f"].append(None)
+        for d in ent.drivers:
+            rheonomic = rheonomic or not d.function.is_constant
+            if d.type == "coordinate":
+                rows = add(d.name, "driver", (d.coordinate,), GROUND, d.body)
+                coord["rows"] += rows
+                coord["k"].append(3 * self.index[d.body] + COORDS.index(d.coordinate))
+                coord["f"].append(d.function)
+                continue
+            j = joints[d.joint]
+            i1, i2 = self.index[j.body1], self.index[j.body2]
+            if d.type == "joint_angle":
+                rows = add(d.name, "driver", ("angle",), j.body1, j.body2)
+                angle["rows"] += rows; angle["bi"].append(i1); angle["bj"].append(i2)
+                angle["f"].append(d.function)
+            else:
+                rows = add(d.name, "driver", ("distance",), j.body1, j.body2)
+                line["rows"] += rows; line["bi"].append(i1); line["si"].append(self._local(j.body1, j.point1))
+                line["vi"].append(list(j.axis[:2])); line["bj"].append(i2)
+                line["sj"].append(self._local(j.body2, j.point2)); line["f"].append(d.function)
+        self.m_holonomic = row
+        for j in ent.joints:
+            if j.type == "knife_edge":
+                r = row
+                row += 1
+                infos.append(ConstraintInfo(j.name, j.type, (r,), ("normal",), False, GROUND, j.body))
+                knife["rows"].append(r - self.m_holonomic); knife["body"].append(self.index[j.body])
+                knife["s"].append(self._local(j.body, j.point)); knife["axis"].append(list(j.axis[:2]))
+        self.m_nonholonomic = row - self.m_holonomic
+        self.constraints = infos
+        self._rheonomic = rheonomic
+
+        groups: list[pk.HolonomicElements] = []
+        if coinc["bi"]:
+            groups.append(pk.PointCoincidence(coinc["rows"], coinc["bi"], coinc["si"], coinc["bj"], coinc["sj"]))
+        if line["bi"]:
+            groups.append(pk.PointLine(line["rows"], line["bi"], line["si"], line["vi"], line["bj"], line["sj"],
+                                       line["f"]))
+        if angle["bi"]:
+            groups.append(pk.RelativeAngle(angle["rows"], angle["bi"], angle["bj"], angle["f"]))
+        if coord["k"]:
+            groups.append(pk.CoordinateDriver(coord["rows"], coord["k"], coord["f"]))
+        self.groups = groups
+        self.knife = pk.KnifeEdge(knife["rows"], knife["body"], knife["s"], knife["axis"]) if knife["body"] else None
+
+    def _build_forces(self) -> None:
+        ent = self.entities
+        springs = [f for f in ent.forces if f.type == "spring_damper"]
+        self.spring_b1 = np.array([self.index[f.body1] for f in springs], np.int64)
+        self.spring_b2 = np.array([self.index[f.body2] for f in springs], np.int64)
+        self.spring_s1 = np.array([self._local(f.body1, f.point1) for f in springs]).reshape(-1, 2)
+        self.spring_s2 = np.array([self._local(f.body2, f.point2) for f in springs]).reshape(-1, 2)
+        self.spring_k = np.array([f.stiffness for f in springs])
+        self.spring_c = np.array([f.damping for f in springs])
+        self.spring_l0 = np.array([f.free_length for f in springs])
+        joints = {j.name: j for j in ent.joints}
+        rot = [f for f in ent.forces if f.type == "rotational_spring_damper"]
+        self.rot_b1 = np.array([self.index[joints[f.joint].body1] for f in rot], np.int64)
+        self.rot_b2 = np.array([self.index[joints[f.joint].body2] for f in rot], np.int64)
+        self.rot_k = np.array([f.stiffness for f in rot])
+        self.rot_c = np.array([f.damping for f in rot])
+        self.rot_theta0 = np.array([f.free_angle for f in rot])
+        self.loads = [(self.index[f.body1], np.array(self._local(f.body1, f.point1)), f.force)
+                      for f in ent.forces if f.type == "applied_force"]
+        self.torques = [(self.index[f.body1], f.torque[0]) for f in ent.forces if f.type == "applied_torque"]
+        self._gravity_force = np.zeros(self.n)
+        self._gravity_force[0::3] = self.mass * self.gravity[0]
+        self._gravity_force[1::3] = self.mass * self.gravity[1]
+
+    # ------------------------------------------------------------------------------------------------------
+    @property
+    def rheonomic(self) -> bool:
+        return self._rheonomic
+
+    def mass_matrix(self, q: FloatArray, t: float) -> FloatArray:
+        return self._mass
+
+    def _spring_state(self, qe: FloatArray, ve: FloatArray) -> tuple[FloatArray, ...]:
+        b1, b2 = self.spring_b1, self.spring_b2
+        a1, a2 = pk.rotate(qe[3 * b1 + 2], self.spring_s1), pk.rotate(qe[3 * b2 + 2], self.spring_s2)
+        p1 = np.stack((qe[3 * b1], qe[3 * b1 + 1]), 1) + a1
+        p2 = np.stack((qe[3 * b2], qe[3 * b2 + 1]), 1) + a2
+        v1 = np.stack((ve[3 * b1], ve[3 * b1 + 1]), 1) + pk.perp(a1) * ve[3 * b1 + 2][:, None]
+        v2 = np.stack((ve[3 * b2], ve[3 * b2 + 1]), 1) + pk.perp(a2) * ve[3 * b2 + 2][:, None]
+        d = p2 - p1
+        length = np.maximum(np.linalg.norm(d, axis=1), 1e-300)
+        u = d / length[:, None]
+        rate = np.einsum("ka,ka->k", u, v2 - v1)
+        return a1, a2, u, length, rate
+
+    def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        h = self._gravity_force.copy()
+        he = np.concatenate((h, np.zeros(3)))
+        if self.spring_k.size:
+            qe, ve = pk.q_ext(q), pk.q_ext(v)
+            a1, a2, u, length, rate = self._spring_state(qe, ve)
+            tension = self.spring_k * (length - self.spring_l0) + self.spring_c * rate
+            f1 = u * tension[:, None]  # force on P1; -f1 on P2
+            for b, a, f in ((self.spring_b1, a1, f1), (self.spring_b2, a2, -f1)):
+                np.add.at(he, 3 * b, f[:, 0])
+                np.add.at(he, 3 * b + 1, f[:, 1])
+                np.add.at(he, 3 * b + 2, _cross2(a, f))
+        if self.rot_k.size:
+            qe, ve = pk.q_ext(q), pk.q_ext(v)
+            theta = qe[3 * self.rot_b2 + 2] - qe[3 * self.rot_b1 + 2]
+            rate = ve[3 * self.rot_b2 + 2] - ve[3 * self.rot_b1 + 2]
+            torque = -self.rot_k * (theta - self.rot_theta0) - self.rot_c * rate
+            np.add.at(he, 3 * self.rot_b2 + 2, torque)
+            np.add.at(he, 3 * self.rot_b1 + 2, -torque)
+        for b, s, comps in self.loads:
+            f = np.array([c.value(t) for c in comps])
+            a = pk.rotate(np.array([q[3 * b + 2]]), s[None, :])[0]
+            he[3 * b:3 * b + 2] += f
+            he[3 * b + 2] += a[0] * f[1] - a[1] * f[0]
+        for b, c in self.torques:
+            he[3 * b + 2] += c.value(t)
+        return he[:self.n]
+
+    def potential_energy(self, q: FloatArray, t: float) -> float:
+        e = -float(self.mass @ (q[0::3] * self.gravity[0] + q[1::3] * self.gravity[1]))
+        if self.spring_k.size:
+            qe = pk.q_ext(q)
+            _, _, _, length, _ = self._spring_state(qe, np.zeros_like(qe))
+            e += float(0.5 * self.spring_k @ (length - self.spring_l0) ** 2)
+        if self.rot_k.size:
+            qe = pk.q_ext(q)
+            theta = qe[3 * self.rot_b2 + 2] - qe[3 * self.rot_b1 + 2]
+            e += float(0.5 * self.rot_k @ (theta - self.rot_theta0) ** 2)
+        return e
+
+    def nonconservative_power(self, q: FloatArray, v: FloatArray, t: float) -> float:
+        p = 0.0
+        if self.spring_c.size:
+            _, _, _, _, rate = self._spring_state(pk.q_ext(q), pk.q_ext(v))
+            p -= float(self.spring_c @ rate ** 2)
+        if self.rot_c.size:
+            ve = pk.q_ext(v)
+            rate = ve[3 * self.rot_b2 + 2] - ve[3 * self.rot_b1 + 2]
+            p -= float(self.rot_c @ rate ** 2)
+        for b, s, comps in self.loads:
+            f = np.array([c.value(t) for c in comps])
+            a = pk.rotate(np.array([q[3 * b + 2]]), s[None, :])[0]
+            vp = v[3 * b:3 * b + 2] + v[3 * b + 2] * np.array([-a[1], a[0]])
+            p += float(f @ vp)
+        for b, c in self.torques:
+            p += c.value(t) * v[3 * b + 2]
+        return p
+
+    # ------------------------------------------------------------------------------------------------------
+    def phi(self, q: FloatArray, t: float) -> FloatArray:
+        out = np.empty(self.m_holonomic)
+        qe = pk.q_ext(q)
+        for g in self.groups:
+            g.phi(qe, t, out)
+        return out
+
+    def phi_q(self, q: FloatArray, t: float) -> FloatArray:
+        out = np.zeros((self.m_holonomic, self.n + 3))
+        qe = pk.q_ext(q)
+        for g in self.groups:
+            g.jacobian(qe, t, out)
+        return out[:, :self.n]
+
+    def phi_t(self, q: FloatArray, t: float) -> FloatArray:
+        out = np.zeros(self.m_holonomic)
+        for g in self.groups:
+            g.phi_t(t, out)
+        return out
+
+    def gamma(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        out = np.empty(self.m_holonomic)
+        qe, ve = pk.q_ext(q), pk.q_ext(v)
+        for g in self.groups:
+            g.gamma(qe, ve, t, out)
+        return out
+
+    def constraint_matrix(self, q: FloatArray, t: float) -> FloatArray:
+        out = np.zeros((self.m, self.n + 3))
+        qe = pk.q_ext(q)
+        for g in self.groups:
+            g.jacobian(qe, t, out)
+        if self.knife is not None:
+            self.knife.matrix(qe, t, out[self.m_holonomic:])
+        return out[:, :self.n]
+
+    def xi(self, q: FloatArray, t: float) -> FloatArray:
+        out = np.zeros(self.m)
+        for g in self.groups:
+            g.phi_t(t, out)
+        return out
+
+    def eta(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        out = np.empty(self.m)
+        out[:self.m_holonomic] = -self.gamma(q, v, t)
+        if self.knife is not None:
+            self.knife.eta(pk.q_ext(q), pk.q_ext(v), t, out[self.m_holonomic:])
+        return out
+
+    # ------------------------------------------------------------------------------------------------------
+    def reactions(self, q: FloatArray, lam: FloatArray, t: float) -> dict[str, FloatArray]:
+        C = self.constraint_matrix(q, t)
+        out: dict[str, FloatArray] = {}
+        joints = {j.name: j for j in self.entities.joints}
+        drivers = {d.name: d for d in self.entities.drivers}
+        for c in self.constraints:
+            rows = list(c.rows)
+            generalized = C[rows].T @ lam[rows]  # (n,) force of this constraint on all coordinates
+            # the point about which the moment is taken, and on which body the force acts
+            body, point, sign = c.body2, None, 1.0
+            if c.name in joints:
+                j = joints[c.name]
+                point = j.point2
+            elif c.name in drivers and drivers[c.name].joint:
+                point = joints[drivers[c.name].joint].point2
+            if body == GROUND:  # report what it applies to the ground: minus what it applies to body 1
+                j = joints.get(c.name)
+                body, sign = c.body1, -1.0
+                point = j.point1 if j is not None else None
+            k = self.index[body]
+            g = generalized[3 * k:3 * k + 3] * sign
+            force, moment = g[:2], g[2]
+            if point is not None:
+                arm = pk.rotate(np.array([q[3 * k + 2]]), np.array([self._local(body, point)]))[0]
+                moment = moment - (arm[0] * force[1] - arm[1] * force[0])
+            out[c.name] = np.array([force[0], force[1], 0.0, 0.0, 0.0, moment])
+        return out
+
+    # ------------------------------------------------------------------------------------------------------
+    def initial_guess(self) -> FloatArray:
+        q = np.zeros(self.n)
+        for k, b in enumerate(self.entities.bodies):
+            init = b.initial
+            phi = float(init.get("phi", 0.0))
+            c = pk.rotate(np.array([phi]), np.array([b.com[:2]]))[0]
+            q[3 * k:3 * k + 3] = (float(init.get("x", 0.0)) + c[0], float(init.get("y", 0.0)) + c[1], phi)
+        return q
+
+    def initial_velocity_specs(self) -> list[tuple[int, float]]:
+        out = []
+        for body, coord, value in self.entities.initial_velocities:
+            if coord in COORDS:
+                out.append((3 * self.index[body] + COORDS.index(coord), value))
+        return out
+
+    def held_coordinates(self) -> list[int]:
+        """Indices of the coordinates that assembly keeps at their initial value ("hold" in the file)."""
+        out = []
+        for k, b in enumerate(self.entities.bodies):
+            for c in b.initial.get("hold", []):
+                if c in COORDS:
+                    out.append(3 * k + COORDS.index(c))
+        return out
+
+    def body_frame_pose(self, q: FloatArray, body: str) -> tuple[float, float, float]:
+        """Pose (x, y, phi) of a body's frame origin from its centre-of-mass coordinates."""
+        if body == GROUND:
+            return 0.0, 0.0, 0.0
+        k = self.index[body]
+        phi = float(q[3 * k + 2])
+        c = pk.rotate(np.array([phi]), np.array([self.com[body]]))[0]
+        return float(q[3 * k] - c[0]), float(q[3 * k + 1] - c[1]), phi
+
+    def point_position(self, q: FloatArray, body: str, point: tuple[float, ...]) -> FloatArray:
+        """Global position [m] of a body-frame point of ``body``."""
+        if body == GROUND:
+            return np.asarray(point[:2], float)
+        k = self.index[body]
+        a = pk.rotate(np.array([q[3 * k + 2]]), np.array([self._local(body, point)]))[0]
+        return q[3 * k:3 * k + 2] + a
