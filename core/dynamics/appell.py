@@ -1,0 +1,180 @@
+"""Appell's equations with quasi-velocities (source 002, §2.3), numeric: formulation ``"appell"``.
+
+With f quasi-velocities u = F(q, t) q' + f0 (:mod:`core.symbolic.quasi`) and the velocity constraints
+C q' + xi = 0, the generalized speeds are q' = H u + h0, where H is the unique n x f matrix with C H = 0 and
+F H = I (it exists while [C; F] has full column rank n, i.e. while the choice is independent of the
+constraints). We compute it from an orthonormal null-space basis N of C (SVD, rank-tolerant, so redundant
+constraints are harmless):
+
+    B = F N (f x f),   H = N B^-1,   h0 = p - H (F p + f0),   p = -C^+ xi.
+
+Differentiating, q'' = H u' + a0 with a0 = H' u + h0'. Instead of differentiating H numerically, a0 is the
+solution of the same two conditions one derivative up: C a0 = -eta and F a0 = -kappa (kappa = F' q' + f0',
+from differentiating u = F q' + f0), so a0 = p2 - H (F p2 + kappa) with p2 = -C^+ eta. This is exact for
+rheonomic constraints (xi, eta depend on t) and time-dependent choices.
+
+Appell's equations dG/du' = Q~ with G = 1/2 q''^T M q'' (+ terms free of u') and Q~ = H^T h read
+
+    (H^T M H) u' = H^T (h - M a0).
+
+The integrated state is y = [u; q]; (q, q') are unpacked as q' = H u + h0. Reactions: base class
+(lambda from C^T lambda = M q'' - h). The run stops with :class:`SolverFailure` naming the quasi-velocity that
+became dependent when B = F N becomes (nearly) singular or changes the sign of its determinant relative to the
+last (re)start; the message suggests a coordinate speed that would restore independence.
+
+Options: ``choice`` (None: the file's choice, else automatic; "auto"; "file"; or an alternative's name),
+``singular_tol`` (default 1e-5: smallest singular value of the row-normalised B), ``rank_rtol`` (1e-9).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from core.dynamics.base import Accelerations, Formulation, SolverFailure, register_formulation
+from core.symbolic.quasi import QuasiVelocityChoice, QuasiVelocityError, load_choice, null_space
+from core.system import ConstrainedSystem
+from core.types import FloatArray
+
+SINGULAR_TOL = 1e-5
+
+
+class AppellKinematics:
+    """H, h0, a0 of a quasi-velocity choice on a ConstrainedSystem (shared by both Appell formulations)."""
+
+    def __init__(self, system: ConstrainedSystem, choice: QuasiVelocityChoice, singular_tol: float = SINGULAR_TOL,
+                 rank_rtol: float = 1e-9):
+        self.system = system
+        self.choice = choice
+        self.f = choice.f
+        self.singular_tol = singular_tol
+        self.rank_rtol = rank_rtol
+        self.ref_sign: float | None = None  # sign of det(B) at the last (re)start
+
+    def basis(self, q: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """(C, F, N, H) at (q, t); raises SolverFailure when the choice is singular there."""
+        sysm = self.system
+        C = sysm.constraint_matrix(q, t)
+        F = self.choice.F_num(q, t)
+        N, rank = null_space(C, self.rank_rtol)
+        if N.shape[1] != self.f:
+            raise SolverFailure(
+                f"at t = {t:.6g} s the constraints leave {N.shape[1]} velocity degrees of freedom "
+                f"(n - rank C = {sysm.n} - {rank}) but the quasi-velocity choice has {self.f} "
+                f"({', '.join(self.choice.names) or 'none'}): the mechanism is at a singular position")
+        if self.f == 0:
+            return C, F, N, np.zeros((sysm.n, 0))
+        B = F @ N
+        norms = np.linalg.norm(F, axis=1)
+        norms[norms == 0] = 1.0
+        Bs = B / norms[:, None]
+        U, s, Vt = np.linalg.svd(Bs)
+        sign = float(np.sign(np.linalg.det(B)))
+        if s[-1] < self.singular_tol or (self.ref_sign is not None and sign != self.ref_sign):
+            raise SolverFailure(self._singular_message(q, t, N, U[:, -1], Vt[-1], float(s[-1])))
+        return C, F, N, np.linalg.solve(B.T, N.T).T  # H = N B^-1
+
+    def _singular_message(self, q: FloatArray, t: float, N: FloatArray, left: FloatArray, right: FloatArray,
+                          smin: float) -> str:
+        names = self.choice.names
+        v = int(np.argmax(np.abs(left)))
+        others = [n for k, n in enumerate(names) if k != v]
+        # replacing row v by e_j^T restores rank when e_j^T N w != 0: suggest the coordinate speed with largest
+        direction = np.abs(N @ right)
+        taken = set(self.choice.auto_coordinates or [])
+        for k in range(self.f):  # coordinates whose speed already is a quasi-velocity
+            nz = np.flatnonzero(np.abs(self.choice.F_num(q, t)[k]) > 0)
+            if nz.size == 1:
+                taken.add(int(nz[0]))
+        order = [int(j) for j in np.argsort(-direction) if int(j) not in taken]
+        suggestion = f"d({self.system.coord_names[order[0]]})" if order else "another speed"
+        return (f"the quasi-velocity {names[v]!r} became dependent on the constraints"
+                + (f" and {', '.join(map(repr, others))}" if others else "")
+                + f" at t = {t:.6g} s (smallest singular value of F N: {smin:.2e}); the choice "
+                f"{self.choice.key!r} is singular here. Choose another quasi-velocity instead of {names[v]!r}, "
+                f"e.g. the speed {suggestion} or one that stays independent (such as a speed along the path), "
+                f"or use the automatic choice 'auto'.")
+
+    def velocities(self, u: FloatArray, q: FloatArray, t: float) -> FloatArray:
+        """q' = H u + h0."""
+        sysm = self.system
+        C, F, N, H = self.basis(q, t)
+        xi = sysm.xi(q, t)
+        p = -np.linalg.lstsq(C, xi, rcond=None)[0] if C.shape[0] else np.zeros(sysm.n)
+        return p + H @ (u - F @ p - self.choice.f0_num(q, t))
+
+    def acceleration_terms(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
+        """(H, a0) at the consistent state (q, q', t): q'' = H u' + a0."""
+        sysm = self.system
+        C, F, N, H = self.basis(q, t)
+        eta = sysm.eta(q, v, t)
+        p2 = -np.linalg.lstsq(C, eta, rcond=None)[0] if C.shape[0] else np.zeros(sysm.n)
+        a0 = p2 - H @ (F @ p2 + self.choice.kappa_num(q, v, t))
+        return H, a0
+
+    def set_reference(self, q: FloatArray, t: float) -> None:
+        self.ref_sign = None
+        _, F, N, _ = self.basis(q, t)
+        self.ref_sign = float(np.sign(np.linalg.det(F @ N))) if self.f else None
+
+
+def solve_reduced(Mr: FloatArray, br: FloatArray, names: list[str], t: float) -> FloatArray:
+    if Mr.shape[0] == 0:
+        return np.zeros(0)
+    try:
+        c = np.linalg.cond(Mr)
+        if not np.isfinite(c) or c > 1e13:
+            raise np.linalg.LinAlgError
+        return np.linalg.solve(Mr, br)
+    except np.linalg.LinAlgError:
+        raise SolverFailure(f"the reduced mass matrix H^T M H of the quasi-velocities {', '.join(names)} is "
+                            f"singular at t = {t:.6g} s: some quasi-velocity moves no mass") from None
+
+
+class _AppellBase(Formulation):
+    """State y = [u; q] and the pack/unpack of both Appell formulations."""
+
+    def __init__(self, system: ConstrainedSystem, **options: Any):
+        super().__init__(system, **options)
+        try:
+            self.choice = load_choice(system, options.get("choice"), options.get("q0"), options.get("t0", 0.0))
+        except QuasiVelocityError as exc:
+            raise SolverFailure(str(exc)) from None
+        self.kin = AppellKinematics(system, self.choice, options.get("singular_tol", SINGULAR_TOL),
+                                    options.get("rank_rtol", 1e-9))
+        self.f = self.choice.f
+
+    def pack(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        self.kin.set_reference(q, t)
+        return np.concatenate((self.choice.values(q, v, t), q))
+
+    def unpack(self, y: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
+        u, q = y[:self.f], y[self.f:]
+        return q, self.kin.velocities(u, q, t)
+
+    def quasi_accelerations(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
+        """(u', q'') at a consistent state."""
+        raise NotImplementedError
+
+    def accelerations(self, q: FloatArray, v: FloatArray, t: float) -> Accelerations:
+        ud, qdd = self.quasi_accelerations(q, v, t)
+        return Accelerations(qdd, info={"u_dot": ud, "quasi_velocities": list(self.choice.names)})
+
+    def rhs(self, t: float, y: FloatArray) -> FloatArray:
+        self.rhs_evaluations += 1
+        q, v = self.unpack(y, t)
+        ud, _ = self.quasi_accelerations(q, v, t)
+        return np.concatenate((ud, v))
+
+
+@register_formulation("appell")
+class AppellFormulation(_AppellBase):
+    """Numeric Appell equations (H^T M H) u' = H^T (h - M a0) (module docstring)."""
+
+    def quasi_accelerations(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
+        sysm = self.system
+        H, a0 = self.kin.acceleration_terms(q, v, t)
+        M = sysm.mass_matrix(q, t)
+        h = sysm.forces(q, v, t)
+        ud = solve_reduced(H.T @ M @ H, H.T @ (h - M @ a0), self.choice.names, t)
+        return ud, H @ ud + a0
