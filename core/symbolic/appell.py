@@ -1,0 +1,215 @@
+"""Symbolic Appell equations (source 002, §2.3), cached per model document and quasi-velocity choice.
+
+Given the symbolic model (M, Q, C = [Phi_q; C_psi], xi) and a choice u = F q' + f0:
+
+1. Solve [C; F] q' = [-xi; u - f0] symbolically (sparse Gauss-Jordan elimination preferring constant pivots;
+   redundant constraint rows, found numerically at the initial configuration, are left out):
+   q' = H(q, t) u + h0(q, t)  (eq. 2.3.4).
+2. q'' = H u' + a0 with a0 = (d/dt of q'(q, u, t) along the motion, u' = 0) = H' u + h0'.
+3. The acceleration energy G = 1/2 q''^T M q'' (for planar bodies 1/2 sum (m a_c^2 + J_c eps^2), eq. 2.3.23);
+   only its u'-dependent part matters: G = 1/2 u'^T (H^T M H) u' + u'^T H^T M a0 (+ terms free of u').
+4. Generalized forces of the quasi-velocities Q~ = H^T Q(q, q', t) (eq. 2.3.16) and Appell's equations
+   dG/du'_v = Q~_v (eq. 2.3.19), i.e. (H^T M H) u' = H^T (Q - M a0).
+
+The cache key is the SHA-256 of the model document (``json.dumps(data, sort_keys=True)``) and the choice key;
+:func:`derivation_time` reports how long the (uncached) derivation took.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import sympy as sp
+
+from core.model.document import Model
+from core.model.timefunc import T
+from core.symbolic.planar import SymbolicModel, planar_symbolic, velocity_derivative
+from core.symbolic.quasi import QuasiVelocityChoice, initial_configuration, load_choice
+
+_MODEL_CACHE: dict[str, SymbolicModel] = {}
+_APPELL_CACHE: dict[tuple[str, str], "AppellDerivation"] = {}
+SIMPLIFY_OPS = 120  # entries with more operations than this are not run through sp.simplify (time budget)
+
+
+def model_hash(model: Model) -> str:
+    return hashlib.sha256(json.dumps(model.data, sort_keys=True).encode()).hexdigest()
+
+
+def symbolic_model(model: Model) -> SymbolicModel:
+    """The symbolic model of ``model`` (cached by document hash)."""
+    key = model_hash(model)
+    if key not in _MODEL_CACHE:
+        if model.kind == "spatial":
+            from core.symbolic.spatial import spatial_symbolic
+            _MODEL_CACHE[key] = spatial_symbolic(model)
+        else:
+            _MODEL_CACHE[key] = planar_symbolic(model)
+    return _MODEL_CACHE[key]
+
+
+def clear_cache() -> None:
+    _MODEL_CACHE.clear()
+    _APPELL_CACHE.clear()
+
+
+def simplify_small(e: sp.Expr, limit: int = SIMPLIFY_OPS) -> sp.Expr:
+    """sp.simplify for expressions small enough to simplify quickly, a cheap cancel/trigsimp otherwise."""
+    if e == 0 or not e.free_symbols:
+        return e
+    ops = sp.count_ops(e)
+    if ops <= limit:
+        return sp.simplify(e)
+    return e
+
+
+def solve_sparse(A: sp.Matrix, b: sp.Matrix) -> list[sp.Expr]:
+    """Solution x of the square, nonsingular system A x = b by Gauss-Jordan elimination on sparse rows.
+
+    Pivots: constant entries first (e.g. the +-1 of a coordinate or joint row), then the entry with the
+    fewest operations, in the row with the fewest unknowns. Keeps the expressions of planar mechanisms small.
+    """
+    n = A.shape[1]
+    rows = [{j: A[i, j] for j in range(n) if A[i, j] != 0} for i in range(A.shape[0])]
+    rhs = [b[i] for i in range(A.shape[0])]
+    pivots: list[tuple[int, int]] = []
+    free_rows = set(range(len(rows)))
+    for _ in range(n):
+        best = None
+        for i in free_rows:
+            for j, a in rows[i].items():
+                score = (0 if a.is_number else 1, sp.count_ops(a) if not a.is_number else 0, len(rows[i]))
+                if best is None or score < best[0]:
+                    best = (score, i, j)
+        if best is None:
+            raise ZeroDivisionError("the quasi-velocities and constraints do not determine q'")
+        _, p, c = best
+        free_rows.discard(p)
+        a = rows[p][c]
+        rows[p] = {j: sp.cancel(v / a) if not a.is_number else v / a for j, v in rows[p].items()}
+        rhs[p] = rhs[p] / a
+        for i in range(len(rows)):
+            if i == p or c not in rows[i]:
+                continue
+            fac = rows[i].pop(c)
+            for j, v in rows[p].items():
+                if j == c:
+                    continue
+                nv = sp.expand(rows[i].get(j, 0) - fac * v)
+                if nv == 0:
+                    rows[i].pop(j, None)
+                else:
+                    rows[i][j] = nv
+            rhs[i] = sp.expand(rhs[i] - fac * rhs[p])
+        pivots.append((p, c))
+    x: list[sp.Expr] = [sp.Integer(0)] * n
+    for p, c in pivots:
+        x[c] = rhs[p]
+    return x
+
+
+@dataclass
+class AppellDerivation:
+    """The symbolic Appell equations of one model and quasi-velocity choice (see module docstring)."""
+    sm: SymbolicModel
+    choice: QuasiVelocityChoice
+    u: list[sp.Symbol]
+    ud: list[sp.Symbol]
+    qd_expr: sp.Matrix  # q' = H u + h0
+    H: sp.Matrix
+    h0: sp.Matrix
+    a0: sp.Matrix
+    qdd_expr: sp.Matrix  # q'' = H u' + a0
+    G: sp.Expr  # u'-dependent part of the acceleration energy
+    Q: sp.Matrix  # generalized forces of the coordinates, on q' = H u + h0
+    Q_tilde: sp.Matrix
+    M_r: sp.Matrix  # H^T M H
+    b_r: sp.Matrix  # H^T (Q - M a0)
+    lhs: list[sp.Expr]  # dG/du'_v
+    used_rows: list[int]
+    seconds: float = 0.0
+    _compiled: dict[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
+
+    def equations(self) -> list[sp.Eq]:
+        """Appell's equations dG/du'_v = Q~_v, each simplified when small."""
+        return [sp.Eq(simplify_small(lhs), simplify_small(rhs)) for lhs, rhs in zip(self.lhs, self.Q_tilde)]
+
+    def kinematic_equations(self) -> list[sp.Eq]:
+        return [sp.Eq(s, simplify_small(e)) for s, e in zip(self.sm.qd, self.qd_expr)]
+
+    def compiled(self) -> dict[str, Callable[..., Any]]:
+        """lambdified (q, u, t) -> (M_r, b_r, q'), and (q, u, u', t) -> q'' (numpy, common subexpressions)."""
+        if not self._compiled:
+            q, u, ud = self.sm.q, self.u, self.ud
+            f = len(u)
+            main = sp.lambdify((q, u, T), [self.M_r, self.b_r, self.qd_expr], modules="numpy", cse=True)
+            acc = sp.lambdify((q, u, ud, T), self.qdd_expr, modules="numpy", cse=True)
+            n = self.sm.n
+
+            def rhs_terms(qv: Any, uv: Any, t: float) -> tuple[Any, Any, Any]:
+                Mr, br, qd = main(qv, uv, t)
+                return (np.asarray(Mr, float).reshape(f, f), np.asarray(br, float).reshape(f),
+                        np.asarray(qd, float).reshape(n))
+            self._compiled["rhs"] = rhs_terms
+            self._compiled["qdd"] = lambda qv, uv, udv, t: np.asarray(acc(qv, uv, udv, t), float).reshape(n)
+        return self._compiled
+
+
+def derive_appell(model: Model, key: str | None = None, system: Any = None) -> AppellDerivation:
+    """The (cached) Appell derivation of ``model`` for quasi-velocity choice ``key`` (see load_choice)."""
+    from core.kinematics.assembly import rank_analysis
+    from core.system import compile_model
+    mh = model_hash(model)
+    system = system if system is not None else compile_model(model)
+    data = model.data
+    resolved = key if key is not None else ("file" if data.get("quasi_velocities", {}).get("choice") else "auto")
+    if (mh, resolved) in _APPELL_CACHE:
+        return _APPELL_CACHE[(mh, resolved)]
+    t0 = time.perf_counter()
+    sm = symbolic_model(model)
+    q0 = initial_configuration(system)
+    choice = load_choice(system, resolved, q0)
+    C_num = system.constraint_matrix(q0, 0.0)
+    redundant = set(rank_analysis(C_num).redundant_rows) if C_num.shape[0] else set()
+    used = [r for r in range(C_num.shape[0]) if r not in redundant]
+    C, xi = sm.C, sm.xi
+    u, ud = list(choice.symbols), list(choice.rate_symbols)
+    f = len(u)
+    A = sp.Matrix.vstack(*([C[r, :] for r in used] + [choice.F])) if (used or f) else sp.zeros(0, sm.n)
+    rhs = [-xi[r] for r in used] + [u[v] - choice.f0[v] for v in range(f)]
+    qd_list = solve_sparse(A, sp.Matrix(rhs)) if sm.n else []
+    qd_expr = sp.Matrix([simplify_small(e, 60) for e in qd_list]) if qd_list else sp.zeros(0, 1)
+    H = qd_expr.jacobian(u) if f else sp.zeros(sm.n, 0)
+    h0 = qd_expr.subs({s: 0 for s in u})
+    qdd_vel = velocity_derivative(qd_expr, sm.q, [*qd_expr]).applyfunc(sp.expand)  # H' u + h0'
+    a0 = qdd_vel
+    qdd_expr = H * sp.Matrix(ud) + a0 if f else a0
+    subs_v = dict(zip(sm.qd, qd_expr))
+    Q = sm.Q.subs(subs_v)
+    Ht = H.T
+    M_r = (Ht * sm.M * H).applyfunc(lambda e: simplify_small(sp.expand(e), 60))
+    Ma0 = Ht * sm.M * a0
+    Q_tilde = Ht * Q
+    b_r = Q_tilde - Ma0
+    udm = sp.Matrix(ud)
+    G = (udm.T * M_r * udm)[0, 0] / 2 + (udm.T * Ma0)[0, 0] if f else sp.Integer(0)
+    lhs = list(M_r * udm + Ma0) if f else []
+    der = AppellDerivation(sm, choice, u, ud, qd_expr, H, h0, a0, qdd_expr, G, Q, Q_tilde, M_r, b_r, lhs, used)
+    der.seconds = time.perf_counter() - t0
+    _APPELL_CACHE[(mh, resolved)] = der
+    return der
+
+
+def derivation_time(model: Model, key: str | None = None) -> tuple[float, float]:
+    """Benchmark: (seconds of a fresh derivation incl. compilation, seconds of the cached call)."""
+    clear_cache()
+    t0 = time.perf_counter()
+    der = derive_appell(model, key)
+    der.compiled()
+    t1 = time.perf_counter()
+    derive_appell(model, key)
+    t2 = time.perf_counter()
+    return t1 - t0, t2 - t1
