@@ -66,22 +66,42 @@ def simplify_small(e: sp.Expr, limit: int = SIMPLIFY_OPS) -> sp.Expr:
     return e
 
 
-def solve_sparse(A: sp.Matrix, b: sp.Matrix) -> list[sp.Expr]:
+def solve_sparse(A: sp.Matrix, b: sp.Matrix, at: dict[sp.Symbol, float] | None = None) -> list[sp.Expr]:
     """Solution x of the square, nonsingular system A x = b by Gauss-Jordan elimination on sparse rows.
 
-    Pivots: constant entries first (e.g. the +-1 of a coordinate or joint row), then the entry with the
-    fewest operations, in the row with the fewest unknowns. Keeps the expressions of planar mechanisms small.
+    Pivots must be numerically nonzero at the reference point ``at`` (a configuration where the system is
+    regular; an entry like sin(phi) may vanish identically on the mechanism's motion, e.g. a parallelogram's
+    coupler, although it is not zero symbolically). Among those, constant entries first (the +-1 of a coordinate
+    or joint row), then the entry with the fewest operations, then the largest magnitude.
     """
     n = A.shape[1]
     rows = [{j: A[i, j] for j in range(n) if A[i, j] != 0} for i in range(A.shape[0])]
     rhs = [b[i] for i in range(A.shape[0])]
     pivots: list[tuple[int, int]] = []
     free_rows = set(range(len(rows)))
+    values: dict[sp.Expr, float] = {}
+
+    def value(a: sp.Expr) -> float:
+        if a.is_number:
+            return abs(float(a))
+        if at is None:
+            return 1.0
+        if a not in values:
+            try:
+                values[a] = abs(float(a.subs(at)))
+            except (TypeError, ValueError):
+                values[a] = 0.0
+        return values[a]
+
     for _ in range(n):
         best = None
+        biggest = max((value(a) for i in free_rows for a in rows[i].values()), default=0.0)
         for i in free_rows:
             for j, a in rows[i].items():
-                score = (0 if a.is_number else 1, sp.count_ops(a) if not a.is_number else 0, len(rows[i]))
+                mag = value(a)
+                if mag <= 1e-6 * biggest:
+                    continue
+                score = (0 if a.is_number else 1, 0 if a.is_number else sp.count_ops(a), len(rows[i]), -mag)
                 if best is None or score < best[0]:
                     best = (score, i, j)
         if best is None:
@@ -89,7 +109,7 @@ def solve_sparse(A: sp.Matrix, b: sp.Matrix) -> list[sp.Expr]:
         _, p, c = best
         free_rows.discard(p)
         a = rows[p][c]
-        rows[p] = {j: sp.cancel(v / a) if not a.is_number else v / a for j, v in rows[p].items()}
+        rows[p] = {j: v / a for j, v in rows[p].items()}
         rhs[p] = rhs[p] / a
         for i in range(len(rows)):
             if i == p or c not in rows[i]:
@@ -98,7 +118,7 @@ def solve_sparse(A: sp.Matrix, b: sp.Matrix) -> list[sp.Expr]:
             for j, v in rows[p].items():
                 if j == c:
                     continue
-                nv = sp.expand(rows[i].get(j, 0) - fac * v)
+                nv = sp.together(sp.expand(rows[i].get(j, 0) - fac * v))
                 if nv == 0:
                     rows[i].pop(j, None)
                 else:
@@ -109,6 +129,34 @@ def solve_sparse(A: sp.Matrix, b: sp.Matrix) -> list[sp.Expr]:
     for p, c in pivots:
         x[c] = rhs[p]
     return x
+
+
+def eliminations(sm: SymbolicModel, protected: set[sp.Symbol]) -> dict[sp.Symbol, sp.Expr]:
+    """Dependent coordinates solved from holonomic rows in which they appear linearly with a constant
+    coefficient (y = 0 of a slider, x_bob = x_slider + l sin(phi_bob) of a hinge ...), preferring coordinates
+    outside ``protected`` (those of the chosen speeds). Used for display only: the compiled equations keep all
+    coordinates. Returns {coordinate: expression in the remaining coordinates and t}."""
+    rows = [sp.expand(r) for r in sm.Phi]
+    subs: dict[sp.Symbol, sp.Expr] = {}
+    changed = True
+    while changed:
+        changed = False
+        for i, row in enumerate(rows):
+            if row == 0:
+                continue
+            cands = [s for s in sm.q if s in row.free_symbols and s not in subs]
+            cands.sort(key=lambda s: s in protected)
+            for s in cands:
+                c = row.diff(s)
+                if c.is_number and c != 0:
+                    sol = sp.expand(-(row - c * s) / c)
+                    subs = {k: sp.expand(v.subs(s, sol)) for k, v in subs.items()}
+                    subs[s] = sol
+                    rows = [sp.expand(r.subs(s, sol)) for r in rows]
+                    rows[i] = sp.Integer(0)
+                    changed = True
+                    break
+    return subs
 
 
 @dataclass
@@ -133,12 +181,29 @@ class AppellDerivation:
     seconds: float = 0.0
     _compiled: dict[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
 
+    def display(self, e: sp.Expr) -> sp.Expr:
+        """``e`` on the constraint manifold (dependent coordinates substituted, see :func:`eliminations`),
+        simplified when small."""
+        if e == 0 or not e.free_symbols:
+            return e
+        subs = self.eliminated()
+        return simplify_small(e.subs(subs) if subs else e)
+
+    def eliminated(self) -> dict[sp.Symbol, sp.Expr]:
+        if "elim" not in self._compiled:
+            protected = set()
+            for v in range(self.choice.f):
+                protected |= {self.sm.q[j] for j in range(self.sm.n) if self.choice.F[v, j] != 0}
+            self._compiled["elim"] = eliminations(self.sm, protected)  # type: ignore[assignment]
+        return self._compiled["elim"]  # type: ignore[return-value]
+
     def equations(self) -> list[sp.Eq]:
-        """Appell's equations dG/du'_v = Q~_v, each simplified when small."""
-        return [sp.Eq(simplify_small(lhs), simplify_small(rhs)) for lhs, rhs in zip(self.lhs, self.Q_tilde)]
+        """Appell's equations dG/du'_v = Q~_v on the constraint manifold, each simplified when small."""
+        return [sp.Eq(self.display(lhs), self.display(rhs), evaluate=False)
+                for lhs, rhs in zip(self.lhs, self.Q_tilde)]
 
     def kinematic_equations(self) -> list[sp.Eq]:
-        return [sp.Eq(s, simplify_small(e)) for s, e in zip(self.sm.qd, self.qd_expr)]
+        return [sp.Eq(s, self.display(e), evaluate=False) for s, e in zip(self.sm.qd, self.qd_expr)]
 
     def compiled(self) -> dict[str, Callable[..., Any]]:
         """lambdified (q, u, t) -> (M_r, b_r, q'), and (q, u, u', t) -> q'' (numpy, common subexpressions)."""
@@ -180,8 +245,9 @@ def derive_appell(model: Model, key: str | None = None, system: Any = None) -> A
     f = len(u)
     A = sp.Matrix.vstack(*([C[r, :] for r in used] + [choice.F])) if (used or f) else sp.zeros(0, sm.n)
     rhs = [-xi[r] for r in used] + [u[v] - choice.f0[v] for v in range(f)]
-    qd_list = solve_sparse(A, sp.Matrix(rhs)) if sm.n else []
-    qd_expr = sp.Matrix([simplify_small(e, 60) for e in qd_list]) if qd_list else sp.zeros(0, 1)
+    at = {**dict(zip(sm.q, map(float, q0))), T: 0.0}
+    qd_list = solve_sparse(A, sp.Matrix(rhs), at) if sm.n else []
+    qd_expr = sp.Matrix([simplify_small(e, 30) for e in qd_list]) if qd_list else sp.zeros(0, 1)
     H = qd_expr.jacobian(u) if f else sp.zeros(sm.n, 0)
     h0 = qd_expr.subs({s: 0 for s in u})
     qdd_vel = velocity_derivative(qd_expr, sm.q, [*qd_expr]).applyfunc(sp.expand)  # H' u + h0'
@@ -190,7 +256,7 @@ def derive_appell(model: Model, key: str | None = None, system: Any = None) -> A
     subs_v = dict(zip(sm.qd, qd_expr))
     Q = sm.Q.subs(subs_v)
     Ht = H.T
-    M_r = (Ht * sm.M * H).applyfunc(lambda e: simplify_small(sp.expand(e), 60))
+    M_r = (Ht * sm.M * H).applyfunc(lambda e: simplify_small(sp.expand(e), 30))
     Ma0 = Ht * sm.M * a0
     Q_tilde = Ht * Q
     b_r = Q_tilde - Ma0
