@@ -148,6 +148,7 @@ def _tf(spec: Any, pointer: str, problems: Problems) -> TimeFunction:
 
 def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> Entities:
     """Parse a schema-valid document; append semantic problems to ``problems`` (see module docstring)."""
+    validating = problems is not None  # the loader's validation pass (Model.entities passes no list)
     problems = [] if problems is None else problems
     kind = data.get("kind", "planar")
     dim = _dim(kind)
@@ -236,6 +237,13 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
         joints.append(Joint(name=j["name"], type=jt, body1=j["body1"], point1=p1, body2=j["body2"], point2=p2,
                             axis=axis, angle=float(j.get("angle", 0.0)), spring=float(j.get("spring", 0.0)),
                             damping=float(j.get("damping", 0.0)), torque=torque, index=i))
+    if kind == "spatial" and any(j.type == "spherical" for j in joints):  # spherical-joint tree (issue 4)
+        from types import SimpleNamespace
+
+        from core.tree.topology import tree_problems
+        raw_forces = [SimpleNamespace(name=f["name"], type=f["type"], index=i)
+                      for i, f in enumerate(data.get("forces", []))]
+        problems.extend(tree_problems(SimpleNamespace(bodies=bodies, joints=joints, forces=raw_forces)))
     joint_types = {j.name: j.type for j in joints}
 
     drivers: list[Driver] = []
@@ -304,10 +312,16 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
             problems.append((f"/initial_velocities/{i}/body", "the ground's velocity is not an initial condition"))
         init_v.append((v["body"], v["coordinate"], float(v["value"])))
 
-    return Entities(kind=kind, gravity=gravity, ground_points=ground_points,
+    ents = Entities(kind=kind, gravity=gravity, ground_points=ground_points,
                     ground_motion=dict(ground.get("motion", {})), bodies=tuple(bodies), joints=tuple(joints),
                     drivers=tuple(drivers), forces=tuple(forces), initial_velocities=tuple(init_v),
                     simulation=dict(data.get("simulation", {})))
+    if validating and not problems and "quasi_velocities" in data:
+        # quasi-velocity choices: parse them and check their independence from the constraints (names the
+        # dependent quasi-velocity and the constraint rows it combines); needs the compiled system
+        from core.symbolic.quasi import check_model_quasi_velocities
+        check_model_quasi_velocities(data, ents, problems)
+    return ents
 
 
 def _shape(s: dict[str, Any], points: dict[str, Vec], dim: int, pointer: str, problems: Problems) -> Shape:
