@@ -103,11 +103,12 @@ def render(model: Model, form: str = "appell", latex: bool = False, choice: str 
 
 
 def run(args: argparse.Namespace) -> int:
+    from core.symbolic.appell import SymbolicUnsupported
     from core.symbolic.quasi import QuasiVelocityError
     model = load_model(args.file)
     try:
         text = render(model, args.form, args.latex, args.choice)
-    except QuasiVelocityError as exc:
+    except (QuasiVelocityError, SymbolicUnsupported) as exc:
         print(f"error: {exc}")
         return 2
     except ZeroDivisionError as exc:

@@ -95,6 +95,22 @@ class AppellKinematics:
                 f"e.g. the speed {suggestion} or one that stays independent (such as a speed along the path), "
                 f"or use the automatic choice 'auto'.")
 
+    def terms(self, q: FloatArray, t: float, u: FloatArray | None = None,
+              v: FloatArray | None = None) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(q', H, a0) at q, t and either u (q' = H u + h0 is computed) or a consistent q' (one SVD)."""
+        sysm = self.system
+        C, F, N, H = self.basis(q, t)
+        lstsq = np.linalg.lstsq
+        if v is None:
+            assert u is not None
+            xi = sysm.xi(q, t)
+            p = -lstsq(C, xi, rcond=None)[0] if C.shape[0] else np.zeros(sysm.n)
+            v = p + H @ (u - F @ p - self.choice.f0_num(q, t))
+        eta = sysm.eta(q, v, t)
+        p2 = -lstsq(C, eta, rcond=None)[0] if C.shape[0] else np.zeros(sysm.n)
+        a0 = p2 - H @ (F @ p2 + self.choice.kappa_num(q, v, t))
+        return v, H, a0
+
     def velocities(self, u: FloatArray, q: FloatArray, t: float) -> FloatArray:
         """q' = H u + h0."""
         sysm = self.system
@@ -102,15 +118,6 @@ class AppellKinematics:
         xi = sysm.xi(q, t)
         p = -np.linalg.lstsq(C, xi, rcond=None)[0] if C.shape[0] else np.zeros(sysm.n)
         return p + H @ (u - F @ p - self.choice.f0_num(q, t))
-
-    def acceleration_terms(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
-        """(H, a0) at the consistent state (q, q', t): q'' = H u' + a0."""
-        sysm = self.system
-        C, F, N, H = self.basis(q, t)
-        eta = sysm.eta(q, v, t)
-        p2 = -np.linalg.lstsq(C, eta, rcond=None)[0] if C.shape[0] else np.zeros(sysm.n)
-        a0 = p2 - H @ (F @ p2 + self.choice.kappa_num(q, v, t))
-        return H, a0
 
     def set_reference(self, q: FloatArray, t: float) -> None:
         self.ref_sign = None
@@ -152,29 +159,46 @@ class _AppellBase(Formulation):
         u, q = y[:self.f], y[self.f:]
         return q, self.kin.velocities(u, q, t)
 
-    def quasi_accelerations(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
-        """(u', q'') at a consistent state."""
+    def evaluate(self, q: FloatArray, t: float, u: FloatArray | None = None,
+                 v: FloatArray | None = None) -> tuple[FloatArray, FloatArray, FloatArray, dict[str, Any]]:
+        """(u', q', q'', info) at q, t and u (or a consistent q')."""
         raise NotImplementedError
 
     def accelerations(self, q: FloatArray, v: FloatArray, t: float) -> Accelerations:
-        ud, qdd = self.quasi_accelerations(q, v, t)
-        return Accelerations(qdd, info={"u_dot": ud, "quasi_velocities": list(self.choice.names)})
+        ud, _, qdd, info = self.evaluate(q, t, v=v)
+        info.update(u_dot=ud, quasi_velocities=list(self.choice.names))
+        return Accelerations(qdd, info=info)
 
     def rhs(self, t: float, y: FloatArray) -> FloatArray:
         self.rhs_evaluations += 1
-        q, v = self.unpack(y, t)
-        ud, _ = self.quasi_accelerations(q, v, t)
+        ud, v, _, _ = self.evaluate(y[self.f:], t, u=y[:self.f])
         return np.concatenate((ud, v))
+
+    def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
+        """[u'; q'] and the power of the non-conservative and constraint forces (energy bookkeeping)."""
+        self.rhs_evaluations += 1
+        q = y[self.f:]
+        ud, v, qdd, info = self.evaluate(q, t, u=y[:self.f])
+        return np.concatenate((ud, v)), self.power(q, v, t, Accelerations(qdd, info=info))
+
+    def power(self, q: FloatArray, v: FloatArray, t: float, acc: Accelerations) -> float:
+        """P_nc + q'^T (M q'' - h) (the constraint forces' power; zero for scleronomic constraints)."""
+        h = acc.info.get("h")
+        if h is None:
+            h = self.system.forces(q, v, t)
+        Mqdd = self.system.mass_matrix(q, t) @ acc.qdd
+        return float(self.system.nonconservative_power(q, v, t) + v @ (Mqdd - h))
 
 
 @register_formulation("appell")
 class AppellFormulation(_AppellBase):
     """Numeric Appell equations (H^T M H) u' = H^T (h - M a0) (module docstring)."""
 
-    def quasi_accelerations(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
+    def evaluate(self, q: FloatArray, t: float, u: FloatArray | None = None,
+                 v: FloatArray | None = None) -> tuple[FloatArray, FloatArray, FloatArray, dict[str, Any]]:
         sysm = self.system
-        H, a0 = self.kin.acceleration_terms(q, v, t)
+        v, H, a0 = self.kin.terms(q, t, u, v)
         M = sysm.mass_matrix(q, t)
         h = sysm.forces(q, v, t)
         ud = solve_reduced(H.T @ M @ H, H.T @ (h - M @ a0), self.choice.names, t)
-        return ud, H @ ud + a0
+        return ud, v, H @ ud + a0, {"h": h}

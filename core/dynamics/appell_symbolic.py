@@ -42,27 +42,19 @@ class AppellSymbolicFormulation(_AppellBase):
         u, q = y[:self.f], y[self.f:]
         if self.check_singular:
             self.kin.basis(q, t)
-        with np.errstate(all="raise"):
-            try:
-                _, _, qd = self._rhs_terms(q, u, t)
-            except FloatingPointError as exc:
-                raise SolverFailure(f"the compiled Appell equations cannot be evaluated at t = {t:.6g} s: "
-                                    f"{exc}") from None
+        _, _, qd = self._rhs_terms(q, u, t)
         return q, qd
 
-    def _solve(self, q: FloatArray, u: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
+    def evaluate(self, q: FloatArray, t: float, u: FloatArray | None = None,
+                 v: FloatArray | None = None) -> tuple[FloatArray, FloatArray, FloatArray, dict[str, Any]]:
         if self.check_singular:
             self.kin.basis(q, t)
+        if u is None:
+            assert v is not None
+            u = self.choice.values(q, v, t)
         Mr, br, qd = self._rhs_terms(q, u, t)
-        return solve_reduced(Mr, br, self.choice.names, t), qd
-
-    def quasi_accelerations(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
-        u = self.choice.values(q, v, t)
-        ud, _ = self._solve(q, u, t)
-        return ud, self._qdd(q, u, ud, t)
-
-    def rhs(self, t: float, y: FloatArray) -> FloatArray:
-        self.rhs_evaluations += 1
-        u, q = y[:self.f], y[self.f:]
-        ud, qd = self._solve(q, u, t)
-        return np.concatenate((ud, qd))
+        if not (np.all(np.isfinite(Mr)) and np.all(np.isfinite(br)) and np.all(np.isfinite(qd))):
+            raise SolverFailure(f"the compiled Appell equations are not finite at t = {t:.6g} s (quasi-velocities "
+                                f"{', '.join(self.choice.names)}): the choice is singular here; choose another")
+        ud = solve_reduced(Mr, br, self.choice.names, t)
+        return ud, (qd if v is None else v), self._qdd(q, u, ud, t), {}

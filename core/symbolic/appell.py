@@ -35,6 +35,10 @@ _APPELL_CACHE: dict[tuple[str, str], "AppellDerivation"] = {}
 SIMPLIFY_OPS = 120  # entries with more operations than this are not run through sp.simplify (time budget)
 
 
+class SymbolicUnsupported(ValueError):
+    """The model contains elements the symbolic derivation does not handle (the message says which)."""
+
+
 def model_hash(model: Model) -> str:
     return hashlib.sha256(json.dumps(model.data, sort_keys=True).encode()).hexdigest()
 
@@ -44,7 +48,10 @@ def symbolic_model(model: Model) -> SymbolicModel:
     key = model_hash(model)
     if key not in _MODEL_CACHE:
         if model.kind == "spatial":
-            from core.symbolic.spatial import spatial_symbolic
+            try:
+                from core.symbolic.spatial import spatial_symbolic
+            except ImportError:
+                raise SymbolicUnsupported("symbolic derivation of spatial models is not available") from None
             _MODEL_CACHE[key] = spatial_symbolic(model)
         else:
             _MODEL_CACHE[key] = planar_symbolic(model)
