@@ -1,0 +1,34 @@
+"""The ``mechstudio`` console script.
+
+``mechstudio`` (no arguments) or ``mechstudio open FILE`` starts the GUI; every other subcommand (``info``,
+``kinematics``, ``simulate`` ...) is delegated to the headless ``core.cli`` and never imports Qt, so it works
+without a display.
+"""
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] == "open":
+        if argv and (len(argv) != 2 or argv[1].startswith("-")):
+            if len(argv) >= 2 and argv[1] in ("-h", "--help"):
+                print("usage: mechstudio open FILE\n\nOpen the model FILE in the Mechanism Studio editor.")
+                return 0
+            print("usage: mechstudio open FILE", file=sys.stderr)
+            return 2
+        from gui.app import run  # Qt is imported only on this branch
+        return run(argv[1] if argv else None)
+    from core.cli import build_parser, run_parsed
+    parser, sub = build_parser("mechstudio")
+    sub.add_parser("open", help="open a model file in the editor (the default without arguments)").add_argument("file")
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 1
+    return run_parsed(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The planar mechanism editor: canvas, palette, placement rules and world geometry."""

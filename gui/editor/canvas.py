@@ -1,0 +1,677 @@
+"""The planar canvas: draws the document's posed model and turns mouse gestures into undoable edits.
+
+Graphics items are display only and are rebuilt from the model after every change; picking is done on the
+plain geometry of :mod:`gui.editor.geometry`, so a drag survives the rebuilds it causes. World coordinates are
+metres with y up (the view flips the scene's y axis).
+
+Gestures (left button):
+
+* on a selected bar's end handle: resize and rotate the bar (mass and inertia follow the length);
+* on a selected body's rotate handle: rotate it;
+* on a ground point: move it (the linkage re-assembles while dragging);
+* on a body: select it (Shift/Ctrl toggles) and move it;
+* on a joint, force or driver: select it;
+* on empty space: rubber-band selection.
+
+Each drag is pushed as merged commands (one undo step). A palette element dropped on the canvas, or an armed
+palette tool and a click, places an element (:mod:`gui.editor.placement`); joints whose second body is not under
+the drop point wait for a second click (Esc or the right button cancels).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF, QTransform)
+from PySide6.QtWidgets import (QGraphicsEllipseItem, QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem,
+                               QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView)
+
+from core.model import GROUND
+from core.model import edit
+from core.errors import ModelError
+from gui.document import Document
+from gui.editor import placement
+from gui.editor.geometry import SceneGeometry, Vec2, scene_geometry
+
+PICK_PX = 9.0  # pick and snap radius [px]
+HANDLE_PX = 5.0
+GRID_STEP = 0.1  # [m]
+_gesture_ids = itertools.count(1)
+
+
+def _snap_value(v: float, step: float) -> float:
+    return round(round(v / step) * step, 10)
+
+
+class PlanarCanvas(QGraphicsView):
+    """See the module docstring."""
+
+    sig_status = Signal(str)
+    """A short message for the status bar (why a drop did nothing, what a pending joint waits for)."""
+    sig_pointer = Signal(float, float)
+    """World position [m] of the mouse."""
+
+    def __init__(self, document: Document, parent: Any = None):
+        super().__init__(parent)
+        self.document = document
+        self._scene = QGraphicsScene(self)
+        self._scene.setSceneRect(QRectF(-1e4, -1e4, 2e4, 2e4))
+        self.setScene(self._scene)
+        self.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setMouseTracking(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setBackgroundBrush(QColor("#fbfbf8"))
+        self.setMinimumSize(320, 240)
+        self.snap_to_grid = True
+        self.grid_step = GRID_STEP
+        self.geometry: SceneGeometry = scene_geometry(document.analysis.posed)
+        self._armed: str | None = None
+        self._pending: placement.Pending | None = None
+        self._gesture: dict[str, Any] | None = None
+        self._ghost: QGraphicsItem | None = None
+        self._rubber: QGraphicsRectItem | None = None
+        self._fitted = False
+        self.setTransform(QTransform.fromScale(100.0, -100.0))
+        document.sig_analysis_changed.connect(self._on_document_analysis_changed)
+        document.sig_selection_changed.connect(lambda _keys: self.rebuild())
+        document.sig_path_changed.connect(lambda _p: self.zoom_to_fit())
+        self.rebuild()
+
+    # ---- coordinates ------------------------------------------------------------------------------------
+    @property
+    def scale_px(self) -> float:
+        """Pixels per metre."""
+        return abs(self.transform().m11())
+
+    @property
+    def tolerance(self) -> float:
+        """The pick/snap radius in metres."""
+        return PICK_PX / self.scale_px
+
+    def world_to_view(self, x: float, y: float) -> QPointF:
+        """Viewport position (float pixels) of a world point — for tests and overlays."""
+        return QPointF(self.transform().map(QPointF(x, y))) - QPointF(self.horizontalScrollBar().value(),
+                                                                   self.verticalScrollBar().value())
+
+    def view_point(self, x: float, y: float) -> Any:
+        """Integer viewport position of a world point (what a mouse event would carry)."""
+        return self.mapFromScene(QPointF(x, y))
+
+    def to_world(self, pos: Any) -> Vec2:
+        p = self.mapToScene(pos.toPoint() if hasattr(pos, "toPoint") else pos)
+        return (p.x(), p.y())
+
+    def snap(self, p: Vec2, *, points: bool = True, exclude_body: str | None = None) -> Vec2:
+        """Snap to a body point, ground point or joint within the pick radius, else to the grid."""
+        if points:
+            tol = self.tolerance
+            cands: list[Vec2] = list(self.geometry.ground.values())
+            for b in self.geometry.bodies:
+                if b.name != exclude_body:
+                    cands += list(b.points.values())
+            cands += [j.p2 for j in self.geometry.joints]
+            near = [(math.dist(p, c), c) for c in cands if math.dist(p, c) <= tol]
+            if near:
+                return min(near)[1]
+        if self.snap_to_grid:
+            return (_snap_value(p[0], self.grid_step), _snap_value(p[1], self.grid_step))
+        return p
+
+    def zoom_to_fit(self) -> None:
+        x0, y0, x1, y1 = self.geometry.bounds()
+        w, h = max(x1 - x0, 0.5), max(y1 - y0, 0.5)
+        vw, vh = max(self.viewport().width(), 100), max(self.viewport().height(), 100)
+        s = min(vw / (w * 1.3), vh / (h * 1.3))
+        s = max(10.0, min(s, 2000.0))
+        self.setTransform(QTransform.fromScale(s, -s))
+        self.centerOn(QPointF((x0 + x1) / 2, (y0 + y1) / 2))
+        self.viewport().update()
+
+    def set_view(self, scale: float, center: Vec2) -> None:
+        self.setTransform(QTransform.fromScale(scale, -scale))
+        self.centerOn(QPointF(*center))
+
+    # ---- document -> picture --------------------------------------------------------------------------
+    def _on_document_analysis_changed(self, _analysis: Any) -> None:
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        """Redraw everything from ``document.analysis.posed``."""
+        analysis = self.document.analysis
+        self.geometry = scene_geometry(analysis.posed)
+        self._ghost = None
+        self._rubber = None
+        self._scene.clear()
+        sel = set(self.document.selection)
+        sg = self.geometry
+        offending = set(analysis.offending) if analysis.state == "failed" else set()
+        for b in sg.bodies:
+            self._draw_body(b, ("bodies", b.name) in sel)
+        for name, p in sg.ground.items():
+            self._draw_ground(name, p, ("ground_points", name) in sel)
+        for f in sg.forces:
+            self._draw_force(f, ("forces", f.name) in sel)
+        for j in sg.joints:
+            self._draw_joint(j, ("joints", j.name) in sel, j.name in offending)
+        for d in sg.drivers:
+            self._draw_driver(d, ("drivers", d.name) in sel or d.name in offending)
+        for key in sel:
+            if key[0] == "bodies":
+                b = sg.body(key[1])
+                if b is not None:
+                    for _kind, hp in self._handles(b):
+                        self._marker(hp, "square", QColor("#222"), QColor("#ffd84d"), HANDLE_PX)
+        if self._pending is not None:
+            self._marker(self._pending.first.world, "circle", QColor("#d9534f"), None, 8.0)
+        if not self._fitted and self.isVisible():
+            self._fitted = True
+            self.zoom_to_fit()
+        self.viewport().update()
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if not self._fitted:
+            self._fitted = True
+            self.zoom_to_fit()
+
+    def _pen(self, color: QColor | str, width_px: float = 1.5, style: Qt.PenStyle = Qt.PenStyle.SolidLine) -> QPen:
+        pen = QPen(QColor(color), width_px, style)
+        pen.setCosmetic(True)
+        return pen
+
+    def _label(self, text: str, p: Vec2, color: str = "#333", dx: float = 6, dy: float = -18) -> None:
+        item = QGraphicsSimpleTextItem(text)
+        item.setBrush(QColor(color))
+        f = QFont()
+        f.setPointSize(8)
+        item.setFont(f)
+        item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        item.setPos(QPointF(*p))
+        item.setTransform(QTransform.fromTranslate(dx, dy))
+        item.setZValue(50)
+        self._scene.addItem(item)
+
+    def _marker(self, p: Vec2, shape: str, pen: QColor, brush: QColor | None, r: float, z: float = 40) -> None:
+        path = QPainterPath()
+        if shape == "circle":
+            path.addEllipse(QPointF(0, 0), r, r)
+        elif shape == "square":
+            path.addRect(QRectF(-r, -r, 2 * r, 2 * r))
+        elif shape == "triangle":
+            path.addPolygon(QPolygonF([QPointF(0, 0), QPointF(-r, r * 1.6), QPointF(r, r * 1.6), QPointF(0, 0)]))
+            for k in range(-2, 3):  # ground hatching
+                path.moveTo(QPointF(k * r * 0.5, r * 1.6))
+                path.lineTo(QPointF(k * r * 0.5 - r * 0.4, r * 2.2))
+        item = QGraphicsPathItem(path)
+        item.setPen(self._pen(pen, 1.5))
+        item.setBrush(QBrush(brush) if brush is not None else QBrush(Qt.BrushStyle.NoBrush))
+        item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        item.setPos(QPointF(*p))
+        item.setZValue(z)
+        self._scene.addItem(item)
+
+    def _draw_body(self, b: Any, selected: bool) -> None:
+        color = QColor(b.color)
+        fill = QColor(color)
+        fill.setAlpha(90)
+        outline = QColor("#ff9900") if selected else color.darker(140)
+        for a, c, w in b.bars:
+            path = QPainterPath()
+            path.moveTo(QPointF(*a))
+            path.lineTo(QPointF(*c))
+            if selected:
+                halo = QGraphicsPathItem(path)
+                pen = QPen(QColor(255, 170, 0, 120), w + 10 / self.scale_px)
+                pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+                halo.setPen(pen)
+                halo.setZValue(9)
+                self._scene.addItem(halo)
+            item = QGraphicsPathItem(path)
+            pen = QPen(color, max(w, 2.5 / self.scale_px))
+            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+            item.setPen(pen)
+            item.setZValue(10)
+            self._scene.addItem(item)
+        for c, r, spokes in b.disks:
+            item = QGraphicsEllipseItem(QRectF(c[0] - r, c[1] - r, 2 * r, 2 * r))
+            item.setPen(self._pen(outline, 3 if selected else 1.5))
+            item.setBrush(fill)
+            item.setZValue(10)
+            self._scene.addItem(item)
+            for k in range(spokes):
+                ang = b.pose[2] + 2 * math.pi * k / spokes
+                line = self._scene.addLine(QLineF(QPointF(*c), QPointF(c[0] + r * math.cos(ang),
+                                                                      c[1] + r * math.sin(ang))),
+                                           self._pen(color.darker(130), 1))
+                line.setZValue(11)
+        for poly in b.polygons:
+            item = self._scene.addPolygon(QPolygonF([QPointF(*v) for v in poly]),
+                                          self._pen(outline, 3 if selected else 1.5), QBrush(fill))
+            item.setZValue(10)
+        for name, p in b.points.items():
+            self._marker(p, "circle", color.darker(160), QColor("white"), 2.5, z=20)
+        self._marker(b.com, "circle", QColor("#333"), QColor("#333"), 1.8, z=21)
+        self._label(b.name, b.com, "#ff7700" if selected else "#333")
+
+    def _draw_ground(self, name: str, p: Vec2, selected: bool) -> None:
+        self._marker(p, "triangle", QColor("#ff9900") if selected else QColor("#555"),
+                     QColor("#ddd"), 7.0, z=15)
+        self._label(name, p, "#555", dx=-16, dy=6)
+
+    def _draw_joint(self, j: Any, selected: bool, offending: bool) -> None:
+        color = QColor("#d9000f") if offending else (QColor("#ff9900") if selected else QColor("#222"))
+        if offending:
+            line = self._scene.addLine(QLineF(QPointF(*j.p1), QPointF(*j.p2)),
+                                       self._pen("#d9000f", 2, Qt.PenStyle.DashLine))
+            line.setZValue(45)
+            self._marker(j.p1, "circle", color, None, 10.0, z=46)
+            self._marker(j.p2, "circle", color, None, 10.0, z=46)
+        if j.type in ("revolute", "spherical"):
+            self._marker(j.p2, "circle", color, QColor("white"), 5.0, z=30)
+        elif j.type == "weld":
+            self._marker(j.p2, "square", color, QColor("#555"), 4.5, z=30)
+        elif j.type in ("prismatic", "knife_edge"):
+            ax = j.axis or (1.0, 0.0)
+            L = 40 / self.scale_px
+            line = self._scene.addLine(QLineF(QPointF(j.p1[0] - ax[0] * L, j.p1[1] - ax[1] * L),
+                                              QPointF(j.p1[0] + ax[0] * L, j.p1[1] + ax[1] * L)),
+                                       self._pen(color, 1.5, Qt.PenStyle.DashDotLine))
+            line.setZValue(29)
+            self._marker(j.p2, "square", color, QColor("white"), 5.0, z=30)
+        else:
+            self._marker(j.p2, "circle", color, QColor("#eee"), 5.0, z=30)
+        self._label(j.name, j.p2, "#d9000f" if offending else "#222", dx=7, dy=2)
+
+    def _draw_force(self, f: Any, selected: bool) -> None:
+        color = "#ff9900" if selected else "#7a3db8"
+        if f.type == "spring_damper" and f.p2 is not None:
+            (x1, y1), (x2, y2) = f.p1, f.p2
+            L = math.hypot(x2 - x1, y2 - y1) or 1e-9
+            ux, uy = (x2 - x1) / L, (y2 - y1) / L
+            nx, ny = -uy, ux
+            amp = 6 / self.scale_px
+            path = QPainterPath(QPointF(x1, y1))
+            n = 12
+            for k in range(1, n):
+                s = k / n
+                side = amp * (1 if k % 2 else -1) if 1 < k < n - 1 else 0.0
+                path.lineTo(QPointF(x1 + ux * L * s + nx * side, y1 + uy * L * s + ny * side))
+            path.lineTo(QPointF(x2, y2))
+            item = QGraphicsPathItem(path)
+            item.setPen(self._pen(color, 1.5))
+            item.setZValue(25)
+            self._scene.addItem(item)
+            self._label(f.name, ((x1 + x2) / 2, (y1 + y2) / 2), color)
+        elif f.type == "applied_force" and f.vector is not None:
+            vx, vy = f.vector
+            n = math.hypot(vx, vy) or 1.0
+            L = 45 / self.scale_px
+            tip = f.p1
+            tail = (tip[0] - vx / n * L, tip[1] - vy / n * L)
+            self._arrow(tail, tip, color)
+            self._label(f.name, tail, color)
+        else:  # torques, rotational springs: an arc around the point
+            r = 14 / self.scale_px
+            path = QPainterPath()
+            path.arcMoveTo(QRectF(f.p1[0] - r, f.p1[1] - r, 2 * r, 2 * r), 20)
+            path.arcTo(QRectF(f.p1[0] - r, f.p1[1] - r, 2 * r, 2 * r), 20, 250)
+            item = QGraphicsPathItem(path)
+            item.setPen(self._pen(color, 1.8))
+            item.setZValue(26)
+            self._scene.addItem(item)
+            self._label(f.name, f.p1, color, dx=10, dy=-28)
+
+    def _draw_driver(self, d: Any, selected: bool) -> None:
+        color = "#ff9900" if selected else "#0a7d32"
+        r = 19 / self.scale_px
+        path = QPainterPath()
+        path.arcMoveTo(QRectF(d.at[0] - r, d.at[1] - r, 2 * r, 2 * r), 200)
+        path.arcTo(QRectF(d.at[0] - r, d.at[1] - r, 2 * r, 2 * r), 200, 300)
+        item = QGraphicsPathItem(path)
+        item.setPen(self._pen(color, 2.2))
+        item.setZValue(27)
+        self._scene.addItem(item)
+        self._label(f"{d.name} (driver)", d.at, color, dx=12, dy=10)
+
+    def _arrow(self, a: Vec2, b: Vec2, color: str) -> None:
+        path = QPainterPath(QPointF(*a))
+        path.lineTo(QPointF(*b))
+        ang = math.atan2(b[1] - a[1], b[0] - a[0])
+        h = 9 / self.scale_px
+        for s in (0.5, -0.5):
+            path.moveTo(QPointF(*b))
+            path.lineTo(QPointF(b[0] - h * math.cos(ang + s), b[1] - h * math.sin(ang + s)))
+        item = QGraphicsPathItem(path)
+        item.setPen(self._pen(color, 2))
+        item.setZValue(26)
+        self._scene.addItem(item)
+
+    # ---- picking ----------------------------------------------------------------------------------------
+    def _handles(self, b: Any) -> list[tuple[str, Vec2]]:
+        if self.geometry.kind != "planar":
+            return []
+        out = []
+        if b.is_bar and "b" in b.points:
+            out.append(("resize", b.points["b"]))
+        else:
+            reach = max((math.dist(b.com, p) for p in b.bounds()), default=0.2)
+            ang = b.pose[2]
+            r = reach + 20 / self.scale_px
+            out.append(("rotate", (b.pose[0] + r * math.cos(ang), b.pose[1] + r * math.sin(ang))))
+        return out
+
+    def pick(self, p: Vec2) -> tuple[str, Any] | None:
+        """What is under world point ``p``: ("handle", (kind, body)), ("ground_points", name),
+        ("joints", name), ("drivers", name), ("forces", name), ("bodies", name) or None."""
+        tol = self.tolerance
+        sg = self.geometry
+        for key in self.document.selection:
+            if key[0] == "bodies" and sg.body(key[1]) is not None:
+                for kind, hp in self._handles(sg.body(key[1])):
+                    if math.dist(p, hp) <= tol:
+                        return ("handle", (kind, key[1]))
+        near = [(math.dist(p, v), n) for n, v in sg.ground.items() if math.dist(p, v) <= tol]
+        if near:
+            return ("ground_points", min(near)[1])
+        for j in reversed(sg.joints):
+            if math.dist(p, j.p2) <= tol * 0.8:
+                return ("joints", j.name)
+        for d in sg.drivers:
+            if abs(math.dist(p, d.at) - 19 / self.scale_px) <= tol * 0.6:
+                return ("drivers", d.name)
+        for f in sg.forces:
+            if f.type == "spring_damper" and f.p2 is not None:
+                from gui.editor.geometry import _dist_segment
+                if _dist_segment(p, f.p1, f.p2) <= tol * 0.7 and min(math.dist(p, f.p1), math.dist(p, f.p2)) > tol:
+                    return ("forces", f.name)
+            elif f.type == "applied_force" and f.vector is not None:
+                vx, vy = f.vector
+                n = math.hypot(vx, vy) or 1.0
+                L = 45 / self.scale_px
+                tail = (f.p1[0] - vx / n * L, f.p1[1] - vy / n * L)
+                from gui.editor.geometry import _dist_segment
+                if _dist_segment(p, tail, f.p1) <= tol * 0.6 and math.dist(p, f.p1) > tol:
+                    return ("forces", f.name)
+        for b in reversed(sg.bodies):
+            if b.contains(p, tol * 0.5):
+                return ("bodies", b.name)
+        return None
+
+    # ---- palette interface ------------------------------------------------------------------------------
+    def arm(self, kind: str | None) -> None:
+        """Arm a palette tool: the next left click on the canvas places it."""
+        self._armed = kind
+        self._pending = None
+        self.setCursor(Qt.CursorShape.CrossCursor if kind else Qt.CursorShape.ArrowCursor)
+        if kind:
+            self.sig_status.emit(f"click on the canvas to place: {placement.PALETTE[kind][0]}")
+
+    @property
+    def armed(self) -> str | None:
+        return self._armed
+
+    @property
+    def pending(self) -> placement.Pending | None:
+        return self._pending
+
+    def contains_global(self, global_pos: Any) -> bool:
+        local = self.viewport().mapFromGlobal(global_pos)
+        return self.viewport().rect().contains(local)
+
+    def drop_global(self, kind: str, global_pos: Any) -> bool:
+        """A palette element released at global screen position ``global_pos``; False when outside."""
+        self.clear_ghost()
+        local = self.viewport().mapFromGlobal(global_pos)
+        if not self.viewport().rect().contains(local):
+            return False
+        self.drop(kind, self.to_world(local))
+        return True
+
+    def drop(self, kind: str, world: Vec2) -> None:
+        """Place palette element ``kind`` at world point ``world`` (snapped)."""
+        p = self.snap(world)
+        base = self.document.base_model()
+        try:
+            result = placement.place(base, scene_geometry(base), kind, p, self.tolerance)
+        except ModelError as exc:
+            self.sig_status.emit(f"cannot place: {exc.diagnostics[0].message}")
+            return
+        self._apply(result)
+
+    def _apply(self, result: Any) -> None:
+        if isinstance(result, str):
+            self._pending = None
+            self.sig_status.emit(result)
+            self.rebuild()
+        elif isinstance(result, placement.Pending):
+            self._pending = result
+            what = placement.PALETTE[result.kind][0].lower()
+            self.sig_status.emit(f"{what}: first end on {result.first.body}; click the second body or point "
+                                 "(empty space: the ground; Esc cancels)")
+            self.rebuild()
+        else:
+            self._pending = None
+            self.document.push_edit(result.model, result.text)
+            self.document.set_selection([result.key])
+            self.sig_status.emit(result.text)
+
+    def preview_global(self, kind: str, global_pos: Any) -> None:
+        """Ghost of a palette element being dragged over the canvas."""
+        self.clear_ghost()
+        local = self.viewport().mapFromGlobal(global_pos)
+        if not self.viewport().rect().contains(local):
+            return
+        p = self.snap(self.to_world(local))
+        item = QGraphicsEllipseItem(QRectF(-7, -7, 14, 14))
+        item.setPen(self._pen("#0078d7", 2, Qt.PenStyle.DashLine))
+        item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        item.setPos(QPointF(*p))
+        item.setZValue(100)
+        self._scene.addItem(item)
+        self._ghost = item
+
+    def clear_ghost(self) -> None:
+        if self._ghost is not None:
+            self._scene.removeItem(self._ghost)
+            self._ghost = None
+
+    def cancel(self) -> None:
+        self._pending = None
+        self.arm(None)
+        self.rebuild()
+
+    # ---- mouse ------------------------------------------------------------------------------------------
+    def mousePressEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        if event.button() == Qt.MouseButton.MiddleButton:
+            self._gesture = {"kind": "pan", "last": event.position()}
+            return
+        if event.button() == Qt.MouseButton.RightButton:
+            if self._pending or self._armed:
+                self.cancel()
+            return
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        self.setFocus()
+        world = self.to_world(event.position())
+        if self._pending is not None:
+            base = self.document.base_model()
+            p = self.snap(world)
+            result = placement.complete(base, scene_geometry(base), self._pending, p, self.tolerance)
+            self._apply(result)
+            return
+        if self._armed is not None:
+            kind = self._armed
+            self.arm(None)
+            self.drop(kind, world)
+            return
+        hit = self.pick(world)
+        mods = event.modifiers()
+        toggle = bool(mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier))
+        if hit is None:
+            if not toggle:
+                self.document.set_selection([])
+            self._gesture = {"kind": "rubber", "start": world}
+            return
+        kind, what = hit
+        gid = next(_gesture_ids)
+        if kind == "handle":
+            hkind, body = what
+            self._gesture = {"kind": hkind, "body": body, "id": gid}
+            return
+        key = (kind, what)
+        sel = self.document.selection
+        if toggle:
+            sel = [k for k in sel if k != key] if key in sel else sel + [key]
+            self.document.set_selection(sel)
+        elif key not in sel:
+            self.document.set_selection([key])
+        if kind == "ground_points":
+            self._gesture = {"kind": "move_ground", "name": what, "id": gid}
+        elif kind == "bodies" and not toggle:
+            b = edit.element(self.document.base_model(), "bodies", what)
+            self._gesture = {"kind": "move_body", "body": what, "start": world, "pose": edit.body_pose(b),
+                             "id": gid}
+
+    def mouseMoveEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        world = self.to_world(event.position())
+        self.sig_pointer.emit(world[0], world[1])
+        g = self._gesture
+        if g is None:
+            return
+        if g["kind"] == "pan":
+            d = event.position() - g["last"]
+            g["last"] = event.position()
+            s = self.scale_px
+            c = self.mapToScene(self.viewport().rect().center())
+            self.centerOn(QPointF(c.x() - d.x() / s, c.y() + d.y() / s))
+            return
+        if g["kind"] == "rubber":
+            self._draw_rubber(g["start"], world)
+            return
+        try:
+            self._drag(g, world)
+        except ModelError as exc:
+            self.sig_status.emit(f"not applied: {exc.diagnostics[0].message}")
+
+    def mouseReleaseEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        g, self._gesture = self._gesture, None
+        if g is None:
+            return
+        if g["kind"] == "rubber":
+            world = self.to_world(event.position())
+            if self._rubber is not None:
+                self._scene.removeItem(self._rubber)
+                self._rubber = None
+            x0, x1 = sorted((g["start"][0], world[0]))
+            y0, y1 = sorted((g["start"][1], world[1]))
+            if (x1 - x0) * self.scale_px < 3 and (y1 - y0) * self.scale_px < 3:
+                return
+            inside = lambda p: x0 <= p[0] <= x1 and y0 <= p[1] <= y1  # noqa: E731
+            keys = [("bodies", b.name) for b in self.geometry.bodies if inside(b.com)]
+            keys += [("ground_points", n) for n, p in self.geometry.ground.items() if inside(p)]
+            keys += [("joints", j.name) for j in self.geometry.joints if inside(j.p2)]
+            mods = event.modifiers()
+            if mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier):
+                keys = self.document.selection + keys
+            self.document.set_selection(keys)
+
+    def _draw_rubber(self, a: Vec2, b: Vec2) -> None:
+        if self._rubber is None:
+            self._rubber = QGraphicsRectItem()
+            self._rubber.setPen(self._pen("#0078d7", 1, Qt.PenStyle.DashLine))
+            self._rubber.setBrush(QColor(0, 120, 215, 30))
+            self._rubber.setZValue(200)
+            self._scene.addItem(self._rubber)
+        self._rubber.setRect(QRectF(QPointF(*a), QPointF(*b)).normalized())
+
+    def _drag(self, g: dict[str, Any], world: Vec2) -> None:
+        doc = self.document
+        base = doc.base_model()
+        key = ("drag", g["id"])
+        if g["kind"] == "move_ground":
+            p = self.snap(world, points=False)
+            new = edit.set_ground_point(base, g["name"], p)
+            doc.push_edit(new, f"Move ground point {g['name']}", key)
+        elif g["kind"] == "move_body":
+            dx, dy = world[0] - g["start"][0], world[1] - g["start"][1]
+            x0, y0, phi = g["pose"]
+            x, y = x0 + dx, y0 + dy
+            if self.snap_to_grid:
+                x, y = _snap_value(x, self.grid_step), _snap_value(y, self.grid_step)
+            new = edit.set_poses(base, {g["body"]: (x, y, phi)})
+            doc.push_edit(new, f"Move {g['body']}", key, extra_hold=(f"{g['body']}.x", f"{g['body']}.y"))
+        elif g["kind"] == "resize":
+            b = edit.element(base, "bodies", g["body"])
+            x0, y0, _ = edit.body_pose(b)
+            p = self.snap(world, exclude_body=g["body"])
+            length = math.hypot(p[0] - x0, p[1] - y0)
+            if length < 1e-3:
+                return
+            phi = math.atan2(p[1] - y0, p[0] - x0)
+            new = edit.resize_bar(edit.set_poses(base, {g["body"]: (x0, y0, phi)}, validate=False), g["body"],
+                                  round(length, 10))
+            doc.push_edit(new, f"Resize {g['body']}", key, extra_hold=(f"{g['body']}.phi",))
+        elif g["kind"] == "rotate":
+            b = edit.element(base, "bodies", g["body"])
+            x0, y0, _ = edit.body_pose(b)
+            phi = math.atan2(world[1] - y0, world[0] - x0)
+            if self.snap_to_grid:
+                phi = math.radians(round(math.degrees(phi) / 5.0) * 5.0)
+            new = edit.set_poses(base, {g["body"]: (x0, y0, phi)})
+            doc.push_edit(new, f"Rotate {g['body']}", key, extra_hold=(f"{g['body']}.phi",))
+
+    # ---- wheel and keys ---------------------------------------------------------------------------------
+    def wheelEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        factor = 1.0015 ** event.angleDelta().y()
+        s = max(5.0, min(self.scale_px * factor, 5000.0))
+        pos = event.position().toPoint()
+        before = self.mapToScene(pos)
+        self.setTransform(QTransform.fromScale(s, -s))
+        after = self.mapToScene(pos)
+        c = self.mapToScene(self.viewport().rect().center())
+        self.centerOn(c + (before - after))
+        self.rebuild()
+
+    def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        if event.key() == Qt.Key.Key_Escape:
+            self.cancel()
+            return
+        super().keyPressEvent(event)
+
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
+        super().drawBackground(painter, rect)
+        s = self.scale_px
+        step = self.grid_step
+        while step * s < 8:
+            step *= 5
+        for major in (False, True):
+            st = 1.0 if major else step
+            if major and st * s < 8:
+                continue
+            pen = QPen(QColor("#d0d4da") if major else QColor("#eceef1"), 0)
+            painter.setPen(pen)
+            x = math.floor(rect.left() / st) * st
+            while x <= rect.right():
+                painter.drawLine(QLineF(x, rect.top(), x, rect.bottom()))
+                x += st
+            y = math.floor(rect.top() / st) * st
+            while y <= rect.bottom():
+                painter.drawLine(QLineF(rect.left(), y, rect.right(), y))
+                y += st
+        painter.setPen(QPen(QColor("#9aa3ad"), 0))
+        painter.drawLine(QLineF(rect.left(), 0, rect.right(), 0))
+        painter.drawLine(QLineF(0, rect.top(), 0, rect.bottom()))
+
+
+def body_under(canvas: PlanarCanvas, name: str) -> Any:
+    """Geometry record of body ``name`` (for tests)."""
+    return canvas.geometry.body(name)
+
+
+__all__ = ["PlanarCanvas", "GROUND"]

@@ -1,0 +1,316 @@
+"""World-space geometry of a model for drawing and picking on the planar canvas (no Qt here).
+
+:func:`scene_geometry` turns a posed :class:`~core.model.Model` (body poses stored in ``initial``) into plain
+records in global coordinates [m]: body outlines, named points, ground points, joints, forces and drivers. The
+canvas draws these records and hit-tests against them, so picking never depends on graphics items (which are
+rebuilt after every edit).
+
+Spatial models are shown in a front view: the canvas plane is the global x–z plane (gravity points down the
+screen), the projection of the 3D body poses.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.model import GROUND, Model
+
+Vec2 = tuple[float, float]
+
+
+@dataclass
+class BodyGeom:
+    name: str
+    color: str
+    pose: tuple[float, float, float]  # frame origin x, y [m] and angle [rad] (canvas plane)
+    bars: list[tuple[Vec2, Vec2, float]] = field(default_factory=list)  # from, to, width [m]
+    disks: list[tuple[Vec2, float, int]] = field(default_factory=list)  # centre, radius, spokes
+    polygons: list[list[Vec2]] = field(default_factory=list)
+    points: dict[str, Vec2] = field(default_factory=dict)  # named body points, global
+    is_bar: bool = False  # a template bar (points a, b; the b handle resizes it)
+    com: Vec2 = (0.0, 0.0)
+    frame3d: Any = None  # spatial models: (r (3,), R (3, 3)) of the body frame
+
+    def contains(self, p: Vec2, tol: float) -> bool:
+        for a, b, w in self.bars:
+            if _dist_segment(p, a, b) <= w / 2 + tol:
+                return True
+        for c, r, _ in self.disks:
+            if math.dist(p, c) <= r + tol:
+                return True
+        for poly in self.polygons:
+            if _in_polygon(p, poly) or any(_dist_segment(p, poly[i - 1], poly[i]) <= tol
+                                           for i in range(len(poly))):
+                return True
+        if not (self.bars or self.disks or self.polygons):
+            return any(math.dist(p, q) <= tol * 2 for q in list(self.points.values()) + [self.com])
+        return False
+
+    def bounds(self) -> list[Vec2]:
+        pts = list(self.points.values()) + [self.com]
+        for a, b, w in self.bars:
+            pts += [a, b]
+        for c, r, _ in self.disks:
+            pts += [(c[0] - r, c[1] - r), (c[0] + r, c[1] + r)]
+        for poly in self.polygons:
+            pts += poly
+        return pts
+
+
+@dataclass
+class JointGeom:
+    name: str
+    type: str
+    body1: str
+    body2: str
+    p1: Vec2
+    p2: Vec2
+    axis: Vec2 | None = None  # prismatic / knife edge direction, global
+
+
+@dataclass
+class ForceGeom:
+    name: str
+    type: str
+    p1: Vec2
+    p2: Vec2 | None = None
+    vector: Vec2 | None = None
+
+
+@dataclass
+class DriverGeom:
+    name: str
+    type: str
+    at: Vec2
+
+
+@dataclass
+class SceneGeometry:
+    kind: str
+    bodies: list[BodyGeom]
+    ground: dict[str, Vec2]
+    joints: list[JointGeom]
+    forces: list[ForceGeom]
+    drivers: list[DriverGeom]
+
+    def body(self, name: str) -> BodyGeom | None:
+        for b in self.bodies:
+            if b.name == name:
+                return b
+        return None
+
+    def bounds(self) -> tuple[float, float, float, float]:
+        pts: list[Vec2] = list(self.ground.values())
+        for b in self.bodies:
+            pts += b.bounds()
+        if not pts:
+            return (-1.0, -1.0, 4.0, 3.0)
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        return (min(xs), min(ys), max(xs), max(ys))
+
+    def point_of(self, body: str, ref: Any) -> Vec2 | None:
+        """Global position of a point reference (name or body-frame coordinates) of a body or the ground."""
+        if body == GROUND:
+            if isinstance(ref, list):
+                if self.kind == "planar":
+                    return (float(ref[0]), float(ref[1]))
+                return (float(ref[0]), float(ref[2]) if len(ref) > 2 else 0.0)
+            return self.ground.get(ref)
+        b = self.body(body)
+        if b is None:
+            return None
+        if isinstance(ref, str):
+            return b.points.get(ref)
+        if b.frame3d is not None:
+            r, R = b.frame3d
+            p = r + R @ np.array((list(ref) + [0.0] * 3)[:3], float)
+            return (float(p[0]), float(p[2]))
+        return _to_global(b.pose, (float(ref[0]), float(ref[1])))
+
+
+def _rot(phi: float, v: Vec2) -> Vec2:
+    c, s = math.cos(phi), math.sin(phi)
+    return (c * v[0] - s * v[1], s * v[0] + c * v[1])
+
+
+def _to_global(pose: tuple[float, float, float], v: Vec2) -> Vec2:
+    r = _rot(pose[2], v)
+    return (pose[0] + r[0], pose[1] + r[1])
+
+
+def _dist_segment(p: Vec2, a: Vec2, b: Vec2) -> float:
+    ax, ay = b[0] - a[0], b[1] - a[1]
+    L2 = ax * ax + ay * ay
+    t = 0.0 if L2 == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * ax + (p[1] - a[1]) * ay) / L2))
+    return math.dist(p, (a[0] + t * ax, a[1] + t * ay))
+
+
+def _in_polygon(p: Vec2, poly: list[Vec2]) -> bool:
+    inside = False
+    n = len(poly)
+    for i in range(n):
+        (x1, y1), (x2, y2) = poly[i - 1], poly[i]
+        if (y1 > p[1]) != (y2 > p[1]):
+            x = x1 + (p[1] - y1) * (x2 - x1) / (y2 - y1)
+            if p[0] < x:
+                inside = not inside
+    return inside
+
+
+def quaternion_matrix(q: Any) -> np.ndarray:
+    """Rotation matrix of a unit quaternion (w, x, y, z), scalar first."""
+    w, x, y, z = (float(v) for v in q)
+    n = math.sqrt(w * w + x * x + y * y + z * z) or 1.0
+    w, x, y, z = w / n, x / n, y / n, z / n
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def _spatial_pose(b: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    init = b.get("initial", {})
+    r = np.array([float(init.get("x", 0.0)), float(init.get("y", 0.0)), float(init.get("z", 0.0))])
+    if "quaternion" in init:
+        R = quaternion_matrix(init["quaternion"])
+    else:  # planar-style angles or none: rotation about z by phi
+        phi = float(init.get("phi", 0.0))
+        R = np.array([[math.cos(phi), -math.sin(phi), 0.0], [math.sin(phi), math.cos(phi), 0.0], [0.0, 0.0, 1.0]])
+    return r, R
+
+
+def scene_geometry(model: Model) -> SceneGeometry:
+    """Global geometry of ``model`` as posed (see module docstring)."""
+    data = model.data
+    kind = data.get("kind", "planar")
+    if kind == "spatial":
+        return _spatial_geometry(data)
+    ground = {k: (float(v[0]), float(v[1])) for k, v in data.get("ground", {}).get("points", {}).items()}
+    bodies = []
+    for b in data.get("bodies", []):
+        init = b.get("initial", {})
+        pose = (float(init.get("x", 0.0)), float(init.get("y", 0.0)), float(init.get("phi", 0.0)))
+        local = {k: (float(v[0]), float(v[1])) for k, v in b.get("points", {}).items()}
+
+        def ref(r: Any) -> Vec2:
+            if isinstance(r, str):
+                return local.get(r, (0.0, 0.0))
+            return (float(r[0]), float(r[1]))
+        g = BodyGeom(b["name"], b.get("color", "#4a90d9"), pose,
+                     points={k: _to_global(pose, v) for k, v in local.items()},
+                     com=_to_global(pose, ref(b.get("com", [0.0, 0.0]))))
+        for s in b.get("geometry", []):
+            t = s["type"]
+            if t in ("bar", "cylinder"):
+                w = float(s.get("width", 2 * s.get("radius", 0.025)))
+                g.bars.append((_to_global(pose, ref(s["from"])), _to_global(pose, ref(s["to"])), w))
+            elif t in ("disk", "sphere"):
+                g.disks.append((_to_global(pose, ref(s.get("center", [0.0, 0.0]))), float(s["radius"]),
+                                int(s.get("spokes", 0 if t == "sphere" else 6))))
+            elif t == "polygon":
+                g.polygons.append([_to_global(pose, ref(v)) for v in s["vertices"]])
+            elif t == "box":
+                c = ref(s.get("center", [0.0, 0.0]))
+                sx, sy = float(s["size"][0]) / 2, float(s["size"][1]) / 2
+                g.polygons.append([_to_global(pose, (c[0] + dx, c[1] + dy))
+                                   for dx, dy in ((-sx, -sy), (sx, -sy), (sx, sy), (-sx, sy))])
+        geo = b.get("geometry", [])
+        g.is_bar = (len(geo) == 1 and geo[0].get("type") == "bar" and geo[0].get("from") == "a"
+                    and geo[0].get("to") == "b")
+        bodies.append(g)
+    sg = SceneGeometry("planar", bodies, ground, [], [], [])
+    for j in data.get("joints", []):
+        if j["type"] in ("knife_edge", "rolling_disk"):
+            b = sg.body(j["body"])
+            p = sg.point_of(j["body"], j.get("point", [0.0, 0.0])) or (b.com if b else (0.0, 0.0))
+            axis = None
+            if "axis" in j and b is not None:
+                axis = _rot(b.pose[2], (float(j["axis"][0]), float(j["axis"][1])))
+            sg.joints.append(JointGeom(j["name"], j["type"], GROUND, j["body"], p, p, axis))
+            continue
+        p1 = sg.point_of(j["body1"], j["point1"]) or (0.0, 0.0)
+        p2 = sg.point_of(j["body2"], j["point2"]) or p1
+        axis = None
+        if j["type"] == "prismatic":
+            phi1 = 0.0 if j["body1"] == GROUND else (sg.body(j["body1"]).pose[2] if sg.body(j["body1"]) else 0.0)
+            axis = _rot(phi1, (float(j["axis"][0]), float(j["axis"][1])))
+        sg.joints.append(JointGeom(j["name"], j["type"], j["body1"], j["body2"], p1, p2, axis))
+    joints = {jg.name: jg for jg in sg.joints}
+    for f in data.get("forces", []):
+        t = f["type"]
+        if t == "spring_damper":
+            sg.forces.append(ForceGeom(f["name"], t, sg.point_of(f["body1"], f["point1"]) or (0, 0),
+                                       sg.point_of(f["body2"], f["point2"]) or (0, 0)))
+        elif t == "rotational_spring_damper" and f["joint"] in joints:
+            sg.forces.append(ForceGeom(f["name"], t, joints[f["joint"]].p2))
+        elif t == "applied_force":
+            b = sg.body(f["body"])
+            p = sg.point_of(f["body"], f.get("point", [0.0, 0.0])) or (b.com if b else (0.0, 0.0))
+            comps = [c if isinstance(c, (int, float)) else 1.0 for c in f["force"][:2]]
+            sg.forces.append(ForceGeom(f["name"], t, p, vector=(float(comps[0]), float(comps[1]))))
+        elif t == "applied_torque":
+            b = sg.body(f["body"])
+            sg.forces.append(ForceGeom(f["name"], t, b.com if b else (0.0, 0.0)))
+    for d in data.get("drivers", []):
+        if d["type"] == "coordinate":
+            b = sg.body(d["body"])
+            at = b.com if b else (0.0, 0.0)
+        else:
+            at = joints[d["joint"]].p2 if d["joint"] in joints else (0.0, 0.0)
+        sg.drivers.append(DriverGeom(d["name"], d["type"], at))
+    return sg
+
+
+def _spatial_geometry(data: dict[str, Any]) -> SceneGeometry:
+    def xz(v: np.ndarray) -> Vec2:
+        return (float(v[0]), float(v[2]))
+
+    ground = {k: xz(np.array(list(v) + [0.0] * (3 - len(v)), float))
+              for k, v in data.get("ground", {}).get("points", {}).items()}
+    bodies, frames = [], {}
+    for b in data.get("bodies", []):
+        r, R = _spatial_pose(b)
+        frames[b["name"]] = (r, R)
+        local = {k: np.array(list(v) + [0.0] * (3 - len(v)), float) for k, v in b.get("points", {}).items()}
+
+        def glob(v: Any, r: np.ndarray = r, R: np.ndarray = R, local: dict = local) -> np.ndarray:
+            vec = local[v] if isinstance(v, str) and v in local else np.array(
+                (list(v) + [0.0] * 3)[:3] if isinstance(v, list) else [0.0, 0.0, 0.0], float)
+            return r + R @ vec
+        com = glob(b.get("com", [0.0, 0.0, 0.0]))
+        g = BodyGeom(b["name"], b.get("color", "#4a90d9"), (float(r[0]), float(r[2]), 0.0),
+                     points={k: xz(glob(k)) for k in local}, com=xz(com), frame3d=(r, R))
+        for s in b.get("geometry", []):
+            t = s["type"]
+            if t in ("bar", "cylinder"):
+                w = float(s.get("width", 2 * s.get("radius", 0.02)))
+                g.bars.append((xz(glob(s["from"])), xz(glob(s["to"])), w))
+            elif t in ("sphere", "disk"):
+                g.disks.append((xz(glob(s.get("center", [0.0, 0.0, 0.0]))), float(s["radius"]),
+                                int(s.get("spokes", 0))))
+            elif t == "box":
+                c = glob(s.get("center", [0.0, 0.0, 0.0]))
+                size = list(s["size"]) + [0.0] * 3
+                corners = [c + R @ (np.array([sx * size[0], sy * size[1], sz * size[2]]) / 2)
+                           for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+                pts = [xz(p) for p in corners]
+                xs, zs = [p[0] for p in pts], [p[1] for p in pts]
+                g.polygons.append([(min(xs), min(zs)), (max(xs), min(zs)), (max(xs), max(zs)), (min(xs), max(zs))])
+        if not (g.bars or g.disks or g.polygons) and len(g.points) >= 2:  # no drawing geometry: a stick figure
+            pts = list(g.points.values())
+            for a, c in zip(pts, pts[1:]):
+                g.bars.append((a, c, 0.04))
+        bodies.append(g)
+    sg = SceneGeometry("spatial", bodies, ground, [], [], [])
+    for j in data.get("joints", []):
+        if "body1" in j:
+            p1 = sg.point_of(j["body1"], j["point1"]) or (0.0, 0.0)
+            p2 = sg.point_of(j["body2"], j["point2"]) or p1
+            sg.joints.append(JointGeom(j["name"], j["type"], j["body1"], j["body2"], p1, p2))
+        else:
+            b = sg.body(j["body"])
+            p = b.com if b else (0.0, 0.0)
+            sg.joints.append(JointGeom(j["name"], j["type"], GROUND, j["body"], p, p))
+    return sg

@@ -1,0 +1,219 @@
+"""What happens when a palette element is dropped (or a second point clicked) on the canvas. No Qt here.
+
+:func:`place` takes the current (posed) model, its :class:`~gui.editor.geometry.SceneGeometry`, the palette kind
+and the drop point [m], and returns either a :class:`Placed` edit (new model + undo text + the new element's
+key), a :class:`Pending` connection (a joint or spring whose second end the next click gives), or a message
+saying why nothing can be placed there. Joints connect the bodies under the drop point: ground points first,
+then bodies in file order; a body point or ground point within the snap radius is reused, otherwise a named
+point is added to the body.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from core.model import GROUND, Model
+from core.model import edit
+from gui.editor.geometry import SceneGeometry, Vec2
+
+#: palette entries: kind -> (label, tooltip)
+PALETTE = {
+    "bar": ("Bar", "A uniform bar, 1 m and 1 kg/m; drag its end handle to resize and rotate"),
+    "disk": ("Disk", "A uniform disk, r = 0.25 m, 1 kg"),
+    "block": ("Block", "A rectangular block (polygon body), 0.4 m x 0.2 m, 1 kg"),
+    "ground": ("Ground point", "A fixed point of the ground"),
+    "revolute": ("Revolute joint", "Pin joint: drop on two bodies (or a body and a ground point), or drop on one "
+                                    "and click the other"),
+    "prismatic": ("Prismatic joint", "Slider along the global x axis at the drop point"),
+    "weld": ("Weld", "Rigid connection of two bodies"),
+    "spring": ("Spring-damper", "Translational spring-damper: drop on the first point, click the second"),
+    "rotational_spring": ("Rotational spring", "Rotational spring-damper: drop on a revolute joint"),
+    "driver": ("Driver", "Motor: drop on a revolute (angle) or prismatic (distance) joint"),
+    "force": ("Force", "Applied force (0, -10) N at the drop point of a body"),
+    "torque": ("Torque", "Applied torque 1 N m on a body"),
+    "knife_edge": ("Knife edge", "Nonholonomic blade on a body (no sideways velocity)"),
+}
+BODY_KINDS = ("bar", "disk", "block")
+CONNECTOR_KINDS = ("revolute", "prismatic", "weld", "spring")
+
+
+@dataclass(frozen=True)
+class Attach:
+    """One end of a connection: a body (or the ground), the point reference to write, its global position."""
+    body: str
+    ref: Any  # existing point name, or None when a new named point is to be created at ``world``
+    world: Vec2
+
+
+@dataclass(frozen=True)
+class Placed:
+    model: Model
+    text: str
+    key: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Pending:
+    kind: str
+    first: Attach
+
+
+def attachments_at(model: Model, sg: SceneGeometry, p: Vec2, tol: float) -> list[Attach]:
+    """Ground point and bodies under ``p`` (ground first, then bodies in file order), one per body."""
+    out: list[Attach] = []
+    near = [(math.dist(p, v), k) for k, v in sg.ground.items() if math.dist(p, v) <= tol]
+    if near:
+        name = min(near)[1]
+        out.append(Attach(GROUND, name, sg.ground[name]))
+    for b in sg.bodies:
+        pts = [(math.dist(p, v), k) for k, v in b.points.items() if math.dist(p, v) <= tol]
+        if pts:
+            name = min(pts)[1]
+            out.append(Attach(b.name, name, b.points[name]))
+        elif b.contains(p, tol):
+            out.append(Attach(b.name, None, p))
+    return out
+
+
+def joint_at(sg: SceneGeometry, p: Vec2, tol: float, types: tuple[str, ...] | None = None) -> str | None:
+    best = None
+    for j in sg.joints:
+        if types and j.type not in types:
+            continue
+        d = math.dist(p, j.p2)
+        if d <= tol and (best is None or d < best[0]):
+            best = (d, j.name)
+    return best[1] if best else None
+
+
+def _resolve(data: dict[str, Any], a: Attach, taken: set[str]) -> Any:
+    """Point reference for ``a``, adding a named point to the body (or a ground point) when needed."""
+    if a.ref is not None:
+        return a.ref
+    if a.body == GROUND:
+        name = edit.unique_name(data, "G", "ground_points", taken)
+        taken.add(name)
+        data.setdefault("ground", {}).setdefault("points", {})[name] = [float(a.world[0]), float(a.world[1])]
+        return name
+    body = edit.element(data, "bodies", a.body)
+    pts = body.setdefault("points", {})
+    k = 1
+    while f"p{k}" in pts:
+        k += 1
+    local = edit.to_body_frame(body, a.world)
+    pts[f"p{k}"] = [round(v, 12) for v in local]
+    return f"p{k}"
+
+
+def _phi(data: dict[str, Any], body: str) -> float:
+    return 0.0 if body == GROUND else edit.body_pose(edit.element(data, "bodies", body))[2]
+
+
+def connect(model: Model, kind: str, a: Attach, b: Attach) -> Placed | str:
+    """A joint (revolute, prismatic, weld) or spring-damper between two attachments."""
+    if a.body == b.body:
+        return "pick two different bodies"
+    order = {GROUND: -1, **{n: i for i, n in enumerate(edit.names(model, "bodies"))}}
+    a, b = sorted((a, b), key=lambda x: order.get(x.body, 0))
+    data = model.copy_data()
+    taken: set[str] = set()
+    r1, r2 = _resolve(data, a, taken), _resolve(data, b, taken)
+    if kind == "spring":
+        name = edit.unique_name(data, "S", "forces")
+        item = {"name": name, "type": "spring_damper", "body1": a.body, "point1": r1, "body2": b.body,
+                "point2": r2, "stiffness": 100.0, "damping": 1.0,
+                "free_length": round(math.dist(a.world, b.world), 12)}
+        data.setdefault("forces", []).append(item)
+        return Placed(edit.model_from_data(data, model.source), f"Add spring-damper {name}", ("forces", name))
+    name = edit.unique_name(data, "J", "joints", taken)
+    extra: dict[str, Any] = {}
+    if kind in ("weld", "prismatic"):
+        extra["angle"] = _phi(data, b.body) - _phi(data, a.body)
+    if kind == "prismatic":
+        phi1 = _phi(data, a.body)
+        extra["axis"] = [math.cos(-phi1), math.sin(-phi1)]  # global x in body1's frame
+    data.setdefault("joints", []).append(edit.joint_item(name, kind, a.body, r1, b.body, r2, **extra))
+    return Placed(edit.model_from_data(data, model.source), f"Add {kind} joint {name}", ("joints", name))
+
+
+def place(model: Model, sg: SceneGeometry, kind: str, p: Vec2, tol: float) -> Placed | Pending | str:
+    """Drop palette element ``kind`` at ``p`` (see module docstring)."""
+    if kind not in PALETTE:
+        return f"unknown palette element {kind!r}"
+    spatial = model.kind == "spatial"
+    if spatial and kind != "ground":
+        return "the planar palette edits planar models; use the spherical tree editor for this spatial model"
+    data = model.copy_data()
+    x, y = float(p[0]), float(p[1])
+    if kind in BODY_KINDS:
+        prefix = {"bar": "bar", "disk": "disk", "block": "block"}[kind]
+        name = edit.unique_name(data, prefix)
+        color = edit.next_color(data)
+        maker = {"bar": edit.bar_body, "disk": edit.disk_body, "block": edit.block_body}[kind]
+        data.setdefault("bodies", []).append(maker(name, pose=(x, y, 0.0), color=color))
+        return Placed(edit.model_from_data(data, model.source), f"Add {kind} {name}", ("bodies", name))
+    if kind == "ground":
+        name = edit.unique_name(data, "G", "ground_points")
+        data.setdefault("ground", {}).setdefault("points", {})[name] = [x, y]
+        return Placed(edit.model_from_data(data, model.source), f"Add ground point {name}", ("ground_points", name))
+    if kind in CONNECTOR_KINDS:
+        hits = attachments_at(model, sg, p, tol)
+        if len(hits) >= 2 and kind != "spring":
+            return connect(model, kind, hits[0], hits[1])
+        if hits:
+            return Pending(kind, hits[0])
+        return Pending(kind, Attach(GROUND, None, (x, y)))
+    if kind in ("rotational_spring", "driver"):
+        types = ("revolute",) if kind == "rotational_spring" else ("revolute", "prismatic")
+        jname = joint_at(sg, p, tol * 1.5, types)
+        if jname is None:
+            return f"drop the {PALETTE[kind][0].lower()} on a {' or '.join(types)} joint"
+        j = edit.element(data, "joints", jname)
+        rel = _phi(data, j["body2"]) - _phi(data, j["body1"])
+        if kind == "rotational_spring":
+            name = edit.unique_name(data, "RS", "forces")
+            data.setdefault("forces", []).append({"name": name, "type": "rotational_spring_damper", "joint": jname,
+                                                  "stiffness": 10.0, "damping": 0.1, "free_angle": rel})
+            return Placed(edit.model_from_data(data, model.source), f"Add rotational spring {name}",
+                          ("forces", name))
+        name = edit.unique_name(data, "M", "drivers")
+        if j["type"] == "revolute":
+            drv = {"name": name, "type": "joint_angle", "joint": jname,
+                   "function": {"type": "constant_speed", "initial": rel, "speed": 1.0}}
+        else:
+            jg = next(g for g in sg.joints if g.name == jname)
+            ax = jg.axis or (1.0, 0.0)
+            dist = ax[0] * (jg.p2[0] - jg.p1[0]) + ax[1] * (jg.p2[1] - jg.p1[1])
+            drv = {"name": name, "type": "joint_distance", "joint": jname,
+                   "function": {"type": "constant_speed", "initial": dist, "speed": 0.1}}
+        data.setdefault("drivers", []).append(drv)
+        return Placed(edit.model_from_data(data, model.source), f"Add driver {name}", ("drivers", name))
+    # force, torque, knife edge: on a body
+    hits = [h for h in attachments_at(model, sg, p, tol) if h.body != GROUND]
+    if not hits:
+        return f"drop the {PALETTE[kind][0].lower()} on a body"
+    h = hits[-1]
+    if kind == "torque":
+        name = edit.unique_name(data, "T", "forces")
+        data.setdefault("forces", []).append({"name": name, "type": "applied_torque", "body": h.body, "torque": 1.0})
+        return Placed(edit.model_from_data(data, model.source), f"Add torque {name}", ("forces", name))
+    ref = _resolve(data, h, set())
+    if kind == "force":
+        name = edit.unique_name(data, "F", "forces")
+        data.setdefault("forces", []).append({"name": name, "type": "applied_force", "body": h.body, "point": ref,
+                                              "force": [0.0, -10.0]})
+        return Placed(edit.model_from_data(data, model.source), f"Add force {name}", ("forces", name))
+    name = edit.unique_name(data, "K", "joints")
+    data.setdefault("joints", []).append({"name": name, "type": "knife_edge", "body": h.body, "point": ref,
+                                          "axis": [1.0, 0.0]})
+    return Placed(edit.model_from_data(data, model.source), f"Add knife edge {name}", ("joints", name))
+
+
+def complete(model: Model, sg: SceneGeometry, pending: Pending, p: Vec2, tol: float) -> Placed | str:
+    """Finish a pending connection with the click at ``p`` (on nothing: a new ground point there)."""
+    hits = [h for h in attachments_at(model, sg, p, tol) if h.body != pending.first.body]
+    second = hits[0] if hits else Attach(GROUND, None, (float(p[0]), float(p[1])))
+    if pending.first.body == GROUND and second.body == GROUND:
+        return "connect at least one moving body"
+    return connect(model, pending.kind, pending.first, second)

@@ -1,0 +1,563 @@
+"""The main window: menus, toolbar, the planar canvas in the centre, palette / outline / inspector / undo
+history / spherical-tree docks, a status bar with the live DOF, redundant constraints and assembly state, and
+empty docks for the live view (3D view, plots) of the live-simulation issue.
+
+Hook for the live view: :meth:`MainWindow.add_live_view` puts widgets into the "3D view" and "Plots" docks;
+:attr:`MainWindow.menu_simulation` and :attr:`MainWindow.toolbar_simulation` are empty until it fills them. If a
+module ``gui.simulation`` exists and defines ``install_live_view(window)``, the window calls it once at the end
+of its construction (see :meth:`_install_live_view`).
+
+The window talks to the user only through :attr:`messenger` (message boxes, file dialogs, questions), so tests
+replace it with a recorder instead of clicking modal dialogs.
+"""
+from __future__ import annotations
+
+import copy
+import importlib
+import importlib.util
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QMimeData, QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QUndoView,
+                               QWidget)
+
+from core.errors import Diagnostic, ModelError
+from core.model import GROUND, Model, empty_model_data, load_model, model_from_data, save_model
+from core.model import edit
+from gui.commands import macro
+from gui.document import Analysis, Document
+from gui.editor.canvas import PlanarCanvas
+from gui.editor.palette import Palette
+from gui.paths import config_dir, sample_models
+from gui.recovery import Autosaver, clear_recovery, find_recovery
+from gui.widgets.inspector import Inspector
+from gui.widgets.outline import Outline
+from gui.widgets.tree_editor import TreeEditor
+
+APP_NAME = "Mechanism Studio"
+MIME = "application/x-mechstudio-elements"
+MAX_RECENT = 8
+FILE_FILTER = "Mechanism Studio models (*.json);;All files (*)"
+
+
+def make_settings() -> QSettings:
+    """Settings in ``<config>/settings.ini`` (the config folder honours MECHSTUDIO_CONFIG_DIR)."""
+    return QSettings(str(config_dir() / "settings.ini"), QSettings.Format.IniFormat)
+
+
+class Messenger:
+    """Every interaction that needs the user's answer (replaced by a recorder in tests)."""
+
+    def error(self, parent: QWidget, title: str, text: str) -> None:
+        QMessageBox.critical(parent, title, text)
+
+    def diagnostics(self, parent: QWidget, title: str, diagnostics: list[Diagnostic]) -> None:
+        from gui.dialogs.diagnostics import DiagnosticsDialog
+        DiagnosticsDialog(title, diagnostics, parent).exec()
+
+    def ask(self, parent: QWidget, title: str, text: str) -> bool:
+        return QMessageBox.question(parent, title, text) == QMessageBox.StandardButton.Yes
+
+    def ask_save(self, parent: QWidget, name: str) -> str:
+        """"save", "discard" or "cancel"."""
+        b = QMessageBox.StandardButton
+        r = QMessageBox.question(parent, APP_NAME, f"Save the changes to {name}?",
+                                 b.Save | b.Discard | b.Cancel, b.Save)
+        return {b.Save: "save", b.Discard: "discard"}.get(r, "cancel")
+
+    def open_path(self, parent: QWidget, directory: str) -> str | None:
+        path, _ = QFileDialog.getOpenFileName(parent, "Open model", directory, FILE_FILTER)
+        return path or None
+
+    def save_path(self, parent: QWidget, suggestion: str) -> str | None:
+        path, _ = QFileDialog.getSaveFileName(parent, "Save model as", suggestion, FILE_FILTER)
+        if path and not path.lower().endswith(".json"):
+            path += ".json"
+        return path or None
+
+
+class MainWindow(QMainWindow):
+    """See the module docstring."""
+
+    def __init__(self, document: Document | None = None, *, messenger: Messenger | None = None,
+                 autosave_ms: int | None = None, restore_layout: bool = True):
+        super().__init__()
+        self.document = document or Document()
+        self.messenger = messenger or Messenger()
+        self.settings = make_settings()
+        self.setObjectName("MainWindow")
+        self.resize(1280, 820)
+        self.canvas = PlanarCanvas(self.document, self)
+        self.setCentralWidget(self.canvas)
+        self._build_docks()
+        self._build_actions()
+        self._build_menus()
+        self._build_status_bar()
+        self.autosaver = Autosaver(self.document, autosave_ms, self)
+        d = self.document
+        d.undo_stack.cleanChanged.connect(self._update_title)
+        d.sig_path_changed.connect(lambda _p: self._update_title())
+        d.sig_model_changed.connect(lambda _m: self._update_title())
+        d.sig_analysis_changed.connect(self._on_document_analysis_changed)
+        d.sig_selection_changed.connect(self._on_document_selection_changed)
+        self.canvas.sig_status.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        self.canvas.sig_pointer.connect(lambda x, y: self.pointer_label.setText(f"x {x:8.3f} m   y {y:8.3f} m"))
+        self._update_title()
+        self._on_document_analysis_changed(d.analysis)
+        self._on_document_selection_changed(d.selection)
+        if restore_layout:
+            self._restore_layout()
+        self._install_live_view()
+
+    # ---- construction ---------------------------------------------------------------------------------------
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        L, R, B = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
+                   Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.palette = Palette(self.canvas)
+        self.outline = Outline(self.document)
+        self.inspector = Inspector(self.document, self.angle_unit)
+        self.undo_view = QUndoView(self.document.undo_stack)
+        self.undo_view.setEmptyLabel("<original>")
+        self.tree_editor = TreeEditor(self.document)
+        self.dock_palette = self._dock("Palette", "dock_palette", self.palette, L)
+        self.dock_outline = self._dock("Outline", "dock_outline", self.outline, L)
+        self.dock_inspector = self._dock("Properties", "dock_inspector", self.inspector, R)
+        self.dock_tree = self._dock("Spherical tree", "dock_tree", self.tree_editor, R)
+        self.dock_history = self._dock("Undo history", "dock_history", self.undo_view, R)
+        self.tabifyDockWidget(self.dock_inspector, self.dock_tree)
+        self.tabifyDockWidget(self.dock_tree, self.dock_history)
+        self.dock_inspector.raise_()
+        placeholder3d = QLabel("3D view\n(live simulation view plugs in here)")
+        placeholder3d.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        placeholder_plots = QLabel("Plots\n(live plots plug in here)")
+        placeholder_plots.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.dock_view3d = self._dock("3D view", "dock_view3d", placeholder3d, R)
+        self.dock_plots = self._dock("Plots", "dock_plots", placeholder_plots, B)
+        self.dock_view3d.hide()
+        self.dock_plots.hide()
+        self.resizeDocks([self.dock_palette, self.dock_inspector], [210, 330], Qt.Orientation.Horizontal)
+
+    def _action(self, text: str, slot: Any, shortcut: Any = None, tip: str = "") -> QAction:
+        a = QAction(text, self)
+        if shortcut is not None:
+            a.setShortcut(QKeySequence(shortcut))
+        if tip:
+            a.setStatusTip(tip)
+        a.triggered.connect(lambda _checked=False: slot())
+        return a
+
+    def _build_actions(self) -> None:
+        S = QKeySequence.StandardKey
+        self.act_new = self._action("&New", self.new_model, S.New)
+        self.act_open = self._action("&Open…", self.open_dialog, S.Open)
+        self.act_save = self._action("&Save", self.save, S.Save)
+        self.act_save_as = self._action("Save &As…", self.save_as, S.SaveAs)
+        self.act_quit = self._action("&Quit", self.close, S.Quit)
+        self.act_undo = self.document.undo_stack.createUndoAction(self, "&Undo")
+        self.act_undo.setShortcut(QKeySequence(S.Undo))
+        self.act_redo = self.document.undo_stack.createRedoAction(self, "&Redo")
+        self.act_redo.setShortcut(QKeySequence(S.Redo))
+        self.act_copy = self._action("&Copy", self.copy_selection, S.Copy)
+        self.act_paste = self._action("&Paste", self.paste, S.Paste)
+        self.act_delete = self._action("&Delete", self.delete_selection, S.Delete)
+        self.act_select_all = self._action("Select &all", self.select_all, S.SelectAll)
+        self.act_fit = self._action("&Zoom to fit", self.canvas.zoom_to_fit, "F")
+        self.act_grid = QAction("Snap to &grid", self, checkable=True, checked=True)
+        self.act_grid.toggled.connect(lambda on: setattr(self.canvas, "snap_to_grid", on))
+        self.act_degrees = QAction("Angles in &degrees", self, checkable=True)
+        self.act_degrees.setChecked(self.settings.value("units/angle", "deg") == "deg")
+        self.act_degrees.toggled.connect(self._on_degrees_toggled)
+        self.act_reassemble = self._action("Re-&assemble", self.reassemble, "Ctrl+R",
+                                           "Write the assembled configuration into the model")
+        self.act_add_child = self._action("Add spherical &child body", self.tree_editor.add_child)
+        for a in (self.act_copy, self.act_delete):
+            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.canvas.addAction(a)
+            self.outline.addAction(a)
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        m = mb.addMenu("&File")
+        m.addActions([self.act_new, self.act_open])
+        self.menu_samples = m.addMenu("Open &sample")
+        for path, name, desc in sample_models():
+            a = self.menu_samples.addAction(name)
+            a.setToolTip(desc)
+            a.setStatusTip(desc[:200])
+            a.setData(str(path))
+            a.triggered.connect(lambda _c=False, p=str(path): self.open_file(p))
+        self.menu_samples.setToolTipsVisible(True)
+        self.menu_recent = m.addMenu("Open &recent")
+        self._update_recent_menu()
+        m.addSeparator()
+        m.addActions([self.act_save, self.act_save_as])
+        m.addSeparator()
+        m.addAction(self.act_quit)
+        m = mb.addMenu("&Edit")
+        m.addActions([self.act_undo, self.act_redo])
+        m.addSeparator()
+        m.addActions([self.act_copy, self.act_paste, self.act_delete, self.act_select_all])
+        m = mb.addMenu("&View")
+        m.addActions([self.act_fit, self.act_grid, self.act_degrees])
+        m.addSeparator()
+        for dock in (self.dock_palette, self.dock_outline, self.dock_inspector, self.dock_tree, self.dock_history,
+                     self.dock_view3d, self.dock_plots):
+            m.addAction(dock.toggleViewAction())
+        m = mb.addMenu("&Model")
+        m.addActions([self.act_reassemble, self.act_add_child])
+        self.menu_simulation = mb.addMenu("&Simulation")
+        m = mb.addMenu("&Help")
+        m.addAction(self._action("&About", lambda: QMessageBox.about(
+            self, APP_NAME, f"{APP_NAME}: build mechanisms and simulate constrained multibody dynamics.")))
+        tb = self.addToolBar("File")
+        tb.setObjectName("toolbar_file")
+        tb.addActions([self.act_new, self.act_open, self.act_save])
+        tb.addSeparator()
+        tb.addActions([self.act_undo, self.act_redo])
+        tb.addSeparator()
+        tb.addActions([self.act_fit, self.act_reassemble])
+        self.toolbar_simulation = self.addToolBar("Simulation")
+        self.toolbar_simulation.setObjectName("toolbar_simulation")
+
+    def _build_status_bar(self) -> None:
+        sb = self.statusBar()
+        self.pointer_label = QLabel("")
+        self.dof_label = QLabel("")
+        self.dof_label.setObjectName("status_dof")
+        self.redundant_label = QLabel("")
+        self.redundant_label.setObjectName("status_redundant")
+        self.assembly_label = QLabel("")
+        self.assembly_label.setObjectName("status_assembly")
+        for w in (self.pointer_label, self.dof_label, self.redundant_label, self.assembly_label):
+            sb.addPermanentWidget(w)
+
+    # ---- live view hook --------------------------------------------------------------------------------------
+    def add_live_view(self, view3d: QWidget | None = None, plots: QWidget | None = None) -> None:
+        """Put the live-simulation widgets into their docks (called by the live-view code)."""
+        if view3d is not None:
+            self.dock_view3d.setWidget(view3d)
+            self.dock_view3d.show()
+        if plots is not None:
+            self.dock_plots.setWidget(plots)
+            self.dock_plots.show()
+
+    def _install_live_view(self) -> None:
+        """Call ``gui.simulation.install_live_view(self)`` when the live-view package provides it."""
+        if os.environ.get("MECHSTUDIO_NO_LIVE_VIEW"):
+            return
+        try:
+            spec = importlib.util.find_spec("gui.simulation")
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None:
+            return
+        module = importlib.import_module("gui.simulation")
+        install = getattr(module, "install_live_view", None)
+        if callable(install):
+            install(self)
+
+    # ---- document -> window ---------------------------------------------------------------------------------
+    def _update_title(self) -> None:
+        self.setWindowTitle(f"{self.document.display_name}[*] — {APP_NAME}")
+        self.setWindowModified(self.document.modified)
+
+    def _on_document_analysis_changed(self, a: Analysis) -> None:
+        self.dof_label.setText(f"DOF: {a.dof}" if a.dof is not None else "DOF: –")
+        self.redundant_label.setText("Redundant: " + (", ".join(a.redundant) if a.redundant else "none"))
+        if a.state == "assembled":
+            self.assembly_label.setText(f"Assembled (‖Φ‖ = {a.residual:.1e})")
+            self.assembly_label.setStyleSheet("color: #0a7d32")
+            self.assembly_label.setToolTip("")
+        elif a.state == "empty":
+            self.assembly_label.setText("Empty model")
+            self.assembly_label.setStyleSheet("")
+            self.assembly_label.setToolTip("")
+        elif a.state == "failed":
+            who = ", ".join(a.offending)
+            self.assembly_label.setText(f"NOT assembled (‖Φ‖ = {a.residual:.2g}; check {who})")
+            self.assembly_label.setStyleSheet("color: #c00; font-weight: bold")
+            self.assembly_label.setToolTip(a.message)
+        else:
+            self.assembly_label.setText("Assembly n/a")
+            self.assembly_label.setStyleSheet("color: #777")
+            self.assembly_label.setToolTip(a.message)
+
+    def _on_document_selection_changed(self, keys: list[tuple[str, str]]) -> None:
+        self.act_delete.setEnabled(bool(keys))
+        self.act_copy.setEnabled(any(k[0] == "bodies" for k in keys))
+
+    def status_text(self) -> str:
+        """The status bar's permanent fields as one string (tests read it)."""
+        return "  |  ".join(w.text() for w in (self.dof_label, self.redundant_label, self.assembly_label))
+
+    def angle_unit(self) -> str:
+        return "deg" if getattr(self, "act_degrees", None) is None or self.act_degrees.isChecked() else "rad"
+
+    def _on_degrees_toggled(self, on: bool) -> None:
+        self.settings.setValue("units/angle", "deg" if on else "rad")
+        self.inspector.refresh(force=True)
+
+    # ---- files ----------------------------------------------------------------------------------------------
+    def maybe_save(self) -> bool:
+        """Ask to save unsaved changes; False when the user cancels."""
+        if not self.document.modified:
+            return True
+        answer = self.messenger.ask_save(self, self.document.display_name)
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    def new_model(self) -> None:
+        if not self.maybe_save():
+            return
+        self.document.reset(model_from_data(empty_model_data()), None)
+        clear_recovery()
+
+    def open_dialog(self) -> None:
+        start = os.path.dirname(self.document.path) if self.document.path else str(Path.cwd())
+        path = self.messenger.open_path(self, start)
+        if path:
+            self.open_file(path)
+
+    def open_file(self, path: str, *, ask: bool = True) -> bool:
+        """Open a model file; a bad file opens nothing and shows all its problems. True when opened."""
+        try:
+            model = load_model(path)
+        except ModelError as exc:
+            self.messenger.diagnostics(self, f"Cannot open {os.path.basename(path)}", exc.diagnostics)
+            return False
+        if ask and not self.maybe_save():
+            return False
+        self.document.reset(model, os.path.abspath(path))
+        self._add_recent(os.path.abspath(path))
+        clear_recovery()
+        self.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    def save(self) -> bool:
+        if not self.document.path:
+            return self.save_as()
+        return self.save_to(self.document.path)
+
+    def save_as(self, path: str | None = None) -> bool:
+        if path is None:
+            suggestion = self.document.path or str(Path.cwd() / f"{self.document.model.name or 'untitled'}.json")
+            path = self.messenger.save_path(self, suggestion)
+            if not path:
+                return False
+        return self.save_to(path)
+
+    def save_to(self, path: str) -> bool:
+        """Save atomically; on failure show why and keep everything (model, undo history, modified flag)."""
+        target = Path(path)
+        problem = None
+        if target.exists() and not (target.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)):
+            problem = "the file is read-only"
+        elif target.exists() and not os.access(target, os.W_OK):
+            problem = "permission denied"
+        if problem is None:
+            try:
+                save_model(self.document.model, target)
+            except OSError as exc:
+                problem = exc.strerror or str(exc)
+        if problem is not None:
+            self.messenger.error(self, "Save failed", f"Could not save to {path}: {problem}.\n"
+                                                      "Nothing was lost: the model is still open, unsaved.")
+            return False
+        self.document.set_path(os.path.abspath(path))
+        self.document.undo_stack.setClean()
+        self._add_recent(os.path.abspath(path))
+        clear_recovery()
+        self._update_title()
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent_files", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _add_recent(self, path: str) -> None:
+        files = [path] + [p for p in self.recent_files() if p != path]
+        self.settings.setValue("recent_files", files[:MAX_RECENT])
+        self._update_recent_menu()
+
+    def _update_recent_menu(self) -> None:
+        self.menu_recent.clear()
+        files = self.recent_files()
+        for p in files:
+            a = self.menu_recent.addAction(os.path.basename(p))
+            a.setToolTip(p)
+            a.setData(p)
+            a.triggered.connect(lambda _c=False, p=p: self.open_file(p))
+        self.menu_recent.setEnabled(bool(files))
+
+    # ---- recovery -------------------------------------------------------------------------------------------
+    def offer_recovery(self) -> bool:
+        """If the last session left an autosave, offer it; True when the recovered model was opened."""
+        rec = find_recovery()
+        if rec is None:
+            return False
+        where = rec.original_path or "an unsaved model"
+        if not self.messenger.ask(self, "Recover unsaved changes?",
+                                  f"Mechanism Studio did not exit normally. Recover the autosaved changes to "
+                                  f"{where}?"):
+            clear_recovery()
+            return False
+        base = None
+        if rec.original_path and os.path.exists(rec.original_path):
+            try:
+                base = load_model(rec.original_path)
+            except ModelError:
+                base = None
+        if base is None:
+            base = model_from_data(empty_model_data())
+        # the document starts from the file on disk; the recovered changes are one undoable, unsaved step
+        self.document.reset(base, rec.original_path)
+        if base != rec.model:
+            self.document.push_edit(rec.model, "Recovered changes", reassemble=False)
+        self.statusBar().showMessage("Recovered the autosaved model", 8000)
+        return True
+
+    # ---- edit menu ------------------------------------------------------------------------------------------
+    def select_all(self) -> None:
+        m = self.document.model
+        keys = [(c, n) for c in ("ground_points",) + edit.COLLECTIONS for n in edit.names(m, c)]
+        self.document.set_selection(keys)
+
+    def delete_selection(self) -> None:
+        keys = self.document.selection
+        if not keys:
+            return
+        model = self.document.base_model()
+        cascade: list[str] = []
+        for coll, name in keys:
+            if coll == "bodies":
+                refs = edit.references(model, name)
+            elif coll == "ground_points":
+                refs = {"joints": edit.ground_point_users(model, name)}
+            elif coll == "joints":
+                refs = {"drivers": [d["name"] for d in model.data.get("drivers", []) if d.get("joint") == name],
+                        "forces": [f["name"] for f in model.data.get("forces", []) if f.get("joint") == name]}
+            else:
+                refs = {}
+            cascade += [n for lst in refs.values() for n in lst if not any(n == k[1] for k in keys)]
+        if cascade and not self.messenger.ask(
+                self, "Delete", f"Deleting the selection also deletes what is attached to it: "
+                                f"{', '.join(sorted(set(cascade)))}. Continue?"):
+            return
+        with macro(self.document, f"Delete {len(keys)} element(s)"):
+            for coll, name in keys:
+                current = self.document.base_model()
+                if name not in edit.names(current, coll):
+                    continue
+                if coll == "joints":  # drivers and forces of the joint go with it
+                    current = edit.remove_elements(current, [("drivers", d["name"]) for d in
+                                                             current.data.get("drivers", []) if d.get("joint") == name]
+                                                   + [("forces", f["name"]) for f in current.data.get("forces", [])
+                                                      if f.get("joint") == name], validate=False)
+                new = edit.remove_elements(current, [(coll, name)])
+                self.document.push_edit(new, f"Delete {name}")
+        self.document.set_selection([])
+
+    def copy_selection(self) -> None:
+        model = self.document.base_model()
+        bodies = [n for c, n in self.document.selection if c == "bodies"]
+        if not bodies:
+            return
+        items: list[tuple[str, Any]] = [("bodies", edit.element(model, "bodies", n)) for n in bodies]
+        for coll in ("joints", "forces"):
+            for e in model.data.get(coll, []):
+                ends = [e.get(k) for k in ("body", "body1", "body2") if k in e]
+                if ends and all(b in bodies or b == GROUND for b in ends) and any(b in bodies for b in ends):
+                    items.append((coll, e))
+        joint_names = {e["name"] for c, e in items if c == "joints"}
+        for d in model.data.get("drivers", []):
+            if d.get("joint") in joint_names:
+                items.append(("drivers", d))
+        payload = json.dumps({"items": [[c, e] for c, e in items]})
+        mime = QMimeData()
+        mime.setData(MIME, QByteArray(payload.encode("utf-8")))
+        mime.setText(payload)
+        QApplication.clipboard().setMimeData(mime)
+        self.statusBar().showMessage(f"Copied {len(bodies)} bod{'y' if len(bodies) == 1 else 'ies'}", 4000)
+
+    def paste(self, offset: tuple[float, float] = (0.3, -0.3)) -> None:
+        mime = QApplication.clipboard().mimeData()
+        raw = bytes(mime.data(MIME)).decode("utf-8") if mime is not None and mime.hasFormat(MIME) else ""
+        if not raw:
+            return
+        try:
+            items = [(c, copy.deepcopy(e)) for c, e in json.loads(raw)["items"]]
+        except (ValueError, KeyError, TypeError):
+            return
+        model = self.document.base_model()
+        taken: set[str] = set()
+        renames: dict[str, dict[str, str]] = {c: {} for c in edit.COLLECTIONS}
+        for c, e in items:
+            prefix = e["name"].rstrip("0123456789") or c[:1]
+            new = edit.unique_name(model, prefix, None, taken)
+            taken.add(new)
+            renames[c][e["name"]] = new
+        keys = []
+        with macro(self.document, "Paste"):
+            for c, e in items:
+                e["name"] = renames[c][e["name"]]
+                for k in ("body", "body1", "body2"):
+                    if k in e and e[k] in renames["bodies"]:
+                        e[k] = renames["bodies"][e[k]]
+                if "joint" in e and e["joint"] in renames["joints"]:
+                    e["joint"] = renames["joints"][e["joint"]]
+                if c == "bodies":
+                    init = e.setdefault("initial", {})
+                    init["x"] = float(init.get("x", 0.0)) + offset[0]
+                    init["y"] = float(init.get("y", 0.0)) + offset[1]
+                try:
+                    new_model = edit.add_element(self.document.base_model(), c, e)
+                except ModelError as exc:
+                    self.statusBar().showMessage(f"Paste: {exc.diagnostics[0].message}", 6000)
+                    continue
+                self.document.push_edit(new_model, f"Paste {e['name']}")
+                keys.append((c, e["name"]))
+        self.document.set_selection([k for k in keys if k[0] == "bodies"])
+
+    def reassemble(self) -> None:
+        a = self.document.analysis
+        if a.state == "assembled" and a.posed is not self.document.model:
+            self.document.push_edit(a.posed, "Re-assemble", reassemble=False)
+
+    # ---- layout and close -----------------------------------------------------------------------------------
+    def _restore_layout(self) -> None:
+        geom = self.settings.value("window/geometry")
+        state = self.settings.value("window/state")
+        if geom is not None:
+            self.restoreGeometry(geom)
+        if state is not None:
+            self.restoreState(state)
+
+    def save_layout(self) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self.save_layout()
+        self.autosaver.timer.stop()
+        clear_recovery()
+        event.accept()

@@ -1,0 +1,1 @@
+"""Docked widgets of the main window: outline, property inspector, spherical-tree editor."""

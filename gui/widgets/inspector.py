@@ -1,0 +1,386 @@
+"""Property inspector: every field of the selected element, with units and validation.
+
+The form is generated from the element's JSON (so every field the file has is editable) and bound to JSON
+pointers. Typing or spinning previews live: each change pushes a command that merges with the previous ones of
+the same field-editing session, so when editing finishes (focus leaves, Enter) the whole session is one undo
+step. An edit the model rejects (negative mass, a name already used, ...) is not applied: the field turns red
+and the reason appears below the form. Model -> widget updates run under ``QSignalBlocker`` (no feedback loop).
+Time functions (drivers, loads) get a type selector and a preview plot over the simulation time.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any, Callable
+
+from PySide6.QtCore import QSignalBlocker
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
+
+from core.errors import ModelError
+from core.model import GROUND
+from core.model import edit
+from gui.document import Document
+
+_sessions = itertools.count(1)
+
+LENGTH_KEYS = {"x", "y", "z", "com", "radius", "width", "free_length", "size", "thickness", "from", "to",
+               "center", "point", "point1", "point2", "vertices", "points"}
+ANGLE_KEYS = {"phi", "angle", "free_angle", "phase", "psi", "theta"}
+UNITS = {"mass": "kg", "inertia": "kg m²", "stiffness": "N/m", "damping": "N s/m", "speed": "/s",
+         "frequency": "rad/s", "omega": "rad/s", "velocity": "m/s", "force": "N", "torque": "N m", "gravity": "m/s²",
+         "t_end": "s", "dt": "s", "rtol": "", "atol": "", "amplitude": "", "offset": "", "initial": "",
+         "spring": "N m/rad", "value": ""}
+MINIMA = {"mass": (1e-12, "must be positive"), "radius": (1e-9, "must be positive"),
+          "width": (1e-9, "must be positive"), "stiffness": (0.0, ""), "damping": (0.0, ""),
+          "free_length": (0.0, ""), "t_end": (1e-9, ""), "dt": (1e-9, ""), "spring": (0.0, "")}
+TIME_FUNCTION_DEFAULTS = {
+    "constant": 0.0,
+    "constant_speed": {"type": "constant_speed", "initial": 0.0, "speed": 1.0},
+    "polynomial": {"type": "polynomial", "coefficients": [0.0, 1.0]},
+    "harmonic": {"type": "harmonic", "amplitude": 1.0, "frequency": 6.283185307179586, "phase": 0.0, "offset": 0.0},
+    "expression": {"type": "expression", "expression": "sin(t)"},
+}
+TIME_FUNCTION_KEYS = {"function"}  # keys whose value is a time function (plus force/torque components)
+
+
+class Inspector(QScrollArea):
+    """See the module docstring. ``angle_unit()`` returns "deg" or "rad" (the View menu's units display)."""
+
+    def __init__(self, document: Document, angle_unit: Callable[[], str] = lambda: "deg", parent: Any = None):
+        super().__init__(parent)
+        self.document = document
+        self.angle_unit = angle_unit
+        self.setObjectName("inspector")
+        self.setWidgetResizable(True)
+        self._key: tuple[str, str] | None = None
+        self._shape: Any = None
+        self._fields: dict[str, QWidget] = {}
+        self._updaters: dict[str, Callable[[Any], None]] = {}
+        self._session = next(_sessions)
+        self.error_label = QLabel()
+        self.error_label.setStyleSheet("color: #c00")
+        self.error_label.setWordWrap(True)
+        self._plot: Any = None
+        document.sig_selection_changed.connect(lambda _k: self.refresh(force=True))
+        document.sig_model_changed.connect(lambda _m: self.refresh())
+        self.refresh(force=True)
+
+    # ---- building ----------------------------------------------------------------------------------------
+    def _element(self) -> tuple[str, Any] | None:
+        sel = self.document.selection
+        if len(sel) != 1:
+            return None
+        coll, name = sel[0]
+        model = self.document.model
+        try:
+            if coll == "ground_points":
+                return edit.element_pointer(model, coll, name), model.data["ground"]["points"][name]
+            return edit.element_pointer(model, coll, name), edit.element(model, coll, name)
+        except KeyError:
+            return None
+
+    @staticmethod
+    def _shape_of(value: Any) -> Any:
+        if isinstance(value, dict):
+            return tuple((k, Inspector._shape_of(v)) for k, v in value.items())
+        if isinstance(value, list):
+            return tuple(Inspector._shape_of(v) for v in value)
+        return type(value).__name__ if not isinstance(value, (int, float)) or isinstance(value, bool) else "num"
+
+    def refresh(self, force: bool = False) -> None:
+        found = self._element()
+        key = tuple(self.document.selection[0]) if found else None
+        shape = self._shape_of(found[1]) if found else None
+        if not force and key == self._key and shape == self._shape and found is not None:
+            self._update_values(found[0], found[1])
+            return
+        self._key, self._shape = key, shape
+        self._fields, self._updaters = {}, {}
+        self._plot = None
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        lay.addLayout(form)
+        self.error_label = QLabel()
+        self.error_label.setStyleSheet("color: #c00")
+        self.error_label.setWordWrap(True)
+        if found is None:
+            n = len(self.document.selection)
+            form.addRow(QLabel("Select one element to edit its properties." if n != 1 else ""))
+            if n > 1:
+                form.addRow(QLabel(f"{n} elements selected."))
+            self._model_fields(form)
+        else:
+            pointer, value = found
+            coll, name = self.document.selection[0]
+            title = QLabel(f"<b>{name}</b> — {coll.replace('_', ' ')[:-1]}")
+            form.addRow(title)
+            if coll == "ground_points":
+                self._name_row(form, coll, name)
+                self._vector_row(form, "position", pointer, value, "x, y" if len(value) == 2 else "x, y, z", "m")
+            else:
+                self._dict_rows(form, pointer, value, coll)
+        lay.addWidget(self.error_label)
+        lay.addStretch(1)
+        self.setWidget(page)
+
+    def _model_fields(self, form: QFormLayout) -> None:
+        data = self.document.model.data
+        form.addRow(QLabel("<b>Model</b>"))
+        w = QLineEdit(str(data.get("name", "")))
+        w.setObjectName("field:/name")
+        w.editingFinished.connect(lambda w=w: self._set("/name", w.text(), session_end=True))
+        form.addRow("name", w)
+        self._fields["/name"] = w
+        if "gravity" in data:
+            self._vector_row(form, "gravity", "/gravity", data["gravity"], "gravity", "m/s²")
+
+    def _name_row(self, form: QFormLayout, coll: str, name: str) -> None:
+        w = QLineEdit(name)
+        w.setObjectName("field:name")
+        w.editingFinished.connect(lambda w=w, coll=coll: self._rename(coll, w.text()))
+        form.addRow("name", w)
+        self._fields["name"] = w
+
+    def _dict_rows(self, form: QFormLayout, pointer: str, value: dict[str, Any], coll: str, depth: int = 0) -> None:
+        for key, v in value.items():
+            ptr = f"{pointer}/{edit.join_pointer(key)[1:]}"
+            label = ("  " * depth) + key
+            if key == "name" and depth == 0:
+                self._name_row(form, coll, v)
+            elif key == "type":
+                form.addRow(label, QLabel(str(v)))
+            elif key in ("body", "body1", "body2"):
+                self._choice_row(form, label, ptr, v, [GROUND] + edit.names(self.document.model, "bodies"))
+            elif key == "joint":
+                self._choice_row(form, label, ptr, v, edit.names(self.document.model, "joints"))
+            elif key == "coordinate":
+                self._choice_row(form, label, ptr, v, ["x", "y", "phi"] if self.document.model.kind == "planar"
+                                 else ["x", "y", "z", "phi", "psi", "theta"])
+            elif key in TIME_FUNCTION_KEYS or (key in ("force", "torque") and coll == "forces"):
+                self._time_function_rows(form, label, ptr, v)
+            elif isinstance(v, bool):
+                w = QCheckBox()
+                w.setChecked(v)
+                w.toggled.connect(lambda on, ptr=ptr: self._set(ptr, bool(on), session_end=True))
+                self._fields[ptr] = w
+                form.addRow(label, w)
+            elif isinstance(v, (int, float)):
+                self._number_row(form, label, ptr, key, v)
+            elif isinstance(v, str):
+                w = QLineEdit(v)
+                w.setObjectName(f"field:{ptr}")
+                w.editingFinished.connect(lambda w=w, ptr=ptr: self._set(ptr, w.text(), session_end=True))
+                self._fields[ptr] = w
+                self._updaters[ptr] = lambda val, w=w: w.setText(str(val))
+                form.addRow(label, w)
+            elif isinstance(v, list) and v and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                   for x in v):
+                self._vector_row(form, label, ptr, v, key, self._unit(key))
+            elif isinstance(v, list) and v and all(isinstance(x, list) for x in v):
+                form.addRow(QLabel(label))
+                for i, row in enumerate(v):
+                    self._vector_row(form, f"{'  ' * (depth + 1)}[{i}]", f"{ptr}/{i}", row, key, self._unit(key))
+            elif isinstance(v, list) and key == "hold":
+                form.addRow(label, QLabel(", ".join(map(str, v)) + "  (held during assembly)"))
+            elif isinstance(v, list):
+                form.addRow(QLabel(label))
+                for i, item in enumerate(v):
+                    if isinstance(item, dict):
+                        self._dict_rows(form, f"{ptr}/{i}", item, coll, depth + 1)
+            elif isinstance(v, dict):
+                form.addRow(QLabel(f"<i>{label}</i>"))
+                if key == "points":
+                    for pname, pv in v.items():
+                        self._vector_row(form, f"{'  ' * (depth + 1)}{pname}", f"{ptr}/{edit.join_pointer(pname)[1:]}",
+                                         pv, "points", "m")
+                else:
+                    self._dict_rows(form, ptr, v, coll, depth + 1)
+
+    def _unit(self, key: str) -> str:
+        if key in ANGLE_KEYS:
+            return "°" if self.angle_unit() == "deg" else "rad"
+        if key in LENGTH_KEYS:
+            return "m"
+        return UNITS.get(key, "")
+
+    def _spin(self, ptr: str, key: str, value: float) -> QDoubleSpinBox:
+        w = QDoubleSpinBox()
+        w.setObjectName(f"field:{ptr}")
+        w.setDecimals(6)
+        lo = MINIMA.get(key, (-1e9, ""))[0]
+        w.setRange(lo, 1e9)
+        w.setMinimumWidth(70)
+        w.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        w.setKeyboardTracking(True)
+        w.setAccelerated(True)
+        unit = self._unit(key)
+        if unit:
+            w.setSuffix(f" {unit}")
+        angle = key in ANGLE_KEYS and self.angle_unit() == "deg"
+        to_view = (lambda x: math.degrees(x)) if angle else (lambda x: x)
+        to_file = (lambda x: math.radians(x)) if angle else (lambda x: x)
+        w.setValue(to_view(float(value)))
+        is_int = isinstance(value, int) and key in ("spokes",)
+        if is_int:
+            w.setDecimals(0)
+        w.valueChanged.connect(lambda x, ptr=ptr: self._set(ptr, int(x) if is_int else to_file(x)))
+        w.editingFinished.connect(self._end_session)
+        self._fields[ptr] = w
+        self._updaters[ptr] = lambda val, w=w: w.setValue(to_view(float(val)))
+        return w
+
+    def _number_row(self, form: QFormLayout, label: str, ptr: str, key: str, value: float) -> None:
+        form.addRow(label, self._spin(ptr, key, value))
+
+    def _vector_row(self, form: QFormLayout, label: str, ptr: str, value: list[Any], key: str, unit: str) -> None:
+        row = QWidget()
+        h = QHBoxLayout(row)
+        h.setContentsMargins(0, 0, 0, 0)
+        for i, x in enumerate(value):
+            if isinstance(x, (int, float)) and not isinstance(x, bool):
+                w = self._spin(f"{ptr}/{i}", key if key in UNITS or key in ANGLE_KEYS or key in LENGTH_KEYS
+                               else "points", x)
+                if not unit:
+                    w.setSuffix("")
+                h.addWidget(w)
+            else:
+                h.addWidget(QLabel(str(x)))
+        form.addRow(label, row)
+
+    def _choice_row(self, form: QFormLayout, label: str, ptr: str, value: str, choices: list[str]) -> None:
+        w = QComboBox()
+        w.setObjectName(f"field:{ptr}")
+        w.addItems(choices if value in choices else [value] + choices)
+        w.setCurrentText(value)
+        w.currentTextChanged.connect(lambda text, ptr=ptr: self._set(ptr, text, session_end=True))
+        self._fields[ptr] = w
+        self._updaters[ptr] = lambda val, w=w: w.setCurrentText(str(val))
+        form.addRow(label, w)
+
+    def _time_function_rows(self, form: QFormLayout, label: str, ptr: str, value: Any) -> None:
+        if isinstance(value, list):  # force / torque components
+            for i, comp in enumerate(value):
+                self._time_function_rows(form, f"{label}[{i}]", f"{ptr}/{i}", comp)
+            return
+        kind = "constant" if isinstance(value, (int, float)) else value.get("type", "constant")
+        combo = QComboBox()
+        combo.setObjectName(f"field:{ptr}:type")
+        combo.addItems(list(TIME_FUNCTION_DEFAULTS))
+        combo.setCurrentText(kind)
+        combo.currentTextChanged.connect(
+            lambda k, ptr=ptr: self._set(ptr, TIME_FUNCTION_DEFAULTS[k], session_end=True, rebuild=True))
+        form.addRow(f"{label} (f(t))", combo)
+        if isinstance(value, (int, float)):
+            self._number_row(form, "  value", ptr, "value", value)
+        else:
+            for k, v in value.items():
+                if k == "type":
+                    continue
+                sub = f"{ptr}/{k}"
+                if isinstance(v, (int, float)):
+                    self._number_row(form, f"  {k}", sub, k if k in UNITS else "value", v)
+                elif isinstance(v, list):
+                    self._vector_row(form, f"  {k}", sub, v, "value", "")
+                else:
+                    w = QLineEdit(str(v))
+                    w.setObjectName(f"field:{sub}")
+                    w.editingFinished.connect(lambda w=w, sub=sub: self._set(sub, w.text(), session_end=True))
+                    self._fields[sub] = w
+                    self._updaters[sub] = lambda val, w=w: w.setText(str(val))
+                    form.addRow(f"  {k}", w)
+        self._add_preview(form, ptr)
+
+    def _add_preview(self, form: QFormLayout, ptr: str) -> None:
+        try:
+            import pyqtgraph as pg
+        except ImportError:  # pragma: no cover - pyqtgraph is a dependency
+            return
+        plot = pg.PlotWidget(background="w")
+        plot.setObjectName(f"preview:{ptr}")
+        plot.setMinimumHeight(110)
+        plot.setMaximumHeight(140)
+        plot.showGrid(x=True, y=True, alpha=0.3)
+        plot.setLabel("bottom", "t [s]")
+        curve = plot.plot(pen=pg.mkPen("#0a7d32", width=2))
+        form.addRow(plot)
+
+        def update(_val: Any = None, ptr: str = ptr) -> None:
+            from core.model.timefunc import ExpressionError, time_function
+            try:
+                spec = edit.get_value(self.document.model, ptr)
+                f = time_function(spec)
+            except (KeyError, ExpressionError, ValueError, TypeError):
+                curve.setData([], [])
+                return
+            t_end = float(self.document.model.data.get("simulation", {}).get("t_end", 5.0))
+            ts = [t_end * k / 200 for k in range(201)]
+            try:
+                curve.setData(ts, [f.value(t) for t in ts])
+            except (ValueError, ZeroDivisionError, OverflowError):
+                curve.setData([], [])
+        update()
+        self._updaters[f"{ptr}#preview"] = update
+        self._plot = plot
+
+    # ---- updating ------------------------------------------------------------------------------------------
+    def _update_values(self, pointer: str, value: Any) -> None:
+        for ptr, fn in self._updaters.items():
+            if ptr.endswith("#preview"):
+                fn(None)
+                continue
+            w = self._fields.get(ptr)
+            if w is not None and w.hasFocus():
+                continue
+            try:
+                val = edit.get_value(self.document.model, ptr)
+            except KeyError:
+                continue
+            blocker = QSignalBlocker(w) if w is not None else None
+            fn(val)
+            del blocker
+
+    # ---- edits ---------------------------------------------------------------------------------------------
+    def _end_session(self) -> None:
+        self._session = next(_sessions)
+
+    def _set(self, ptr: str, value: Any, session_end: bool = False, rebuild: bool = False) -> None:
+        w = self._fields.get(ptr)
+        try:
+            if edit.get_value(self.document.model, ptr, None) == value:
+                return
+            new = edit.set_value(self.document.base_model(), ptr, value)
+        except ModelError as exc:
+            self.error_label.setText("\n".join(d.message for d in exc.diagnostics[:5]))
+            if w is not None:
+                w.setStyleSheet("background: #ffd6d6")
+            return
+        if w is not None:
+            w.setStyleSheet("")
+        self.error_label.setText("")
+        self.document.push_edit(new, f"Set {ptr.rsplit('/', 1)[-1]}", ("field", ptr, self._session))
+        if session_end:
+            self._end_session()
+        if rebuild:
+            self.refresh(force=True)
+
+    def _rename(self, coll: str, new: str) -> None:
+        if self._key is None or new == self._key[1]:
+            return
+        old = self._key[1]
+        try:
+            model = edit.rename(self.document.base_model(), coll, old, new)
+        except ModelError as exc:
+            self.error_label.setText("\n".join(d.message for d in exc.diagnostics[:5]))
+            w = self._fields.get("name")
+            if w is not None:
+                w.setStyleSheet("background: #ffd6d6")
+            return
+        self.document.push_edit(model, f"Rename {old} to {new}")
+        self.document.set_selection([(coll, new)])
+
+    def field(self, ptr: str) -> QWidget | None:
+        """The editor widget bound to JSON pointer ``ptr`` (or "name") — for tests."""
+        return self._fields.get(ptr)
