@@ -136,6 +136,9 @@ class ConstrainedSystem:
 
 def compile_model(model: Model) -> ConstrainedSystem:
     """Compile a validated :class:`Model` into its numeric :class:`ConstrainedSystem`."""
+    if model.kind == "spatial" and any(j.type == "spherical" for j in model.joints):
+        from core.tree.maximal import TreeMaximalSystem  # spherical-joint trees (issue 4)
+        return TreeMaximalSystem(model)
     if model.kind == "spatial":
         from core.spatial_system import SpatialSystem
         return SpatialSystem(model)
