@@ -270,9 +270,41 @@ def _spatial_geometry(data: dict[str, Any]) -> SceneGeometry:
     ground = {k: xz(np.array(list(v) + [0.0] * (3 - len(v)), float))
               for k, v in data.get("ground", {}).get("points", {}).items()}
     bodies, frames = [], {}
+    by_name = {b["name"]: b for b in data.get("bodies", [])}
+    ground3 = {k: np.array((list(v) + [0.0] * 3)[:3], float) for k, v in data.get("ground", {}).get("points", {}).items()}
+
+    def local_point(body: dict[str, Any], ref: Any) -> np.ndarray:
+        if isinstance(ref, str):
+            return np.array((list(body.get("points", {}).get(ref, [0.0, 0.0, 0.0])) + [0.0] * 3)[:3], float)
+        return np.array((list(ref) + [0.0] * 3)[:3], float)
+
     for b in data.get("bodies", []):
-        r, R = _spatial_pose(b)
-        frames[b["name"]] = (r, R)
+        frames[b["name"]] = _spatial_pose(b)
+    # bodies of a spherical tree without a stored position hang from their parent's hinge point
+    placed = {n for n, b in by_name.items() if any(k in b.get("initial", {}) for k in ("x", "y", "z"))}
+    for _ in range(len(by_name)):
+        changed = False
+        for j in data.get("joints", []):
+            if j.get("type") != "spherical" or j["body2"] in placed or j["body2"] not in by_name:
+                continue
+            parent = j["body1"]
+            if parent == "ground":
+                hinge = ground3.get(j["point1"]) if isinstance(j["point1"], str) else local_point({}, j["point1"])
+            elif parent in placed:
+                r_p, R_p = frames[parent]
+                hinge = r_p + R_p @ local_point(by_name[parent], j["point1"])
+            else:
+                continue
+            if hinge is None:
+                continue
+            _, R_c = frames[j["body2"]]
+            frames[j["body2"]] = (hinge - R_c @ local_point(by_name[j["body2"]], j["point2"]), R_c)
+            placed.add(j["body2"])
+            changed = True
+        if not changed:
+            break
+    for b in data.get("bodies", []):
+        r, R = frames[b["name"]]
         local = {k: np.array(list(v) + [0.0] * (3 - len(v)), float) for k, v in b.get("points", {}).items()}
 
         def glob(v: Any, r: np.ndarray = r, R: np.ndarray = R, local: dict = local) -> np.ndarray:

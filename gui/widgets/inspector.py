@@ -13,7 +13,7 @@ import itertools
 import math
 from typing import Any, Callable
 
-from PySide6.QtCore import QSignalBlocker
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
@@ -53,6 +53,7 @@ class Inspector(QScrollArea):
         self.angle_unit = angle_unit
         self.setObjectName("inspector")
         self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._key: tuple[str, str] | None = None
         self._shape: Any = None
         self._fields: dict[str, QWidget] = {}
@@ -134,6 +135,12 @@ class Inspector(QScrollArea):
         w.editingFinished.connect(lambda w=w: self._set("/name", w.text(), session_end=True))
         form.addRow("name", w)
         self._fields["/name"] = w
+        d = QLineEdit(str(data.get("description", "")))
+        d.setObjectName("field:/description")
+        d.editingFinished.connect(lambda d=d: self._set("/description", d.text(), session_end=True))
+        form.addRow("description", d)
+        self._fields["/description"] = d
+        form.addRow("kind", QLabel(str(data.get("kind", "planar"))))
         if "gravity" in data:
             self._vector_row(form, "gravity", "/gravity", data["gravity"], "gravity", "m/s²")
 

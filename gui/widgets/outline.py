@@ -53,7 +53,8 @@ class Outline(QTreeWidget):
             else:
                 for e in data.get(coll, []):
                     self._add(group, coll, e["name"], e.get("type", self._body_type(e)))
-            group.setText(1, str(group.childCount()))
+            count = sum(1 for k in self._items if k[0] == coll)
+            group.setText(1, str(count))
             group.setExpanded(True)
         del blocker
         self._on_document_selection_changed(self.document.selection)

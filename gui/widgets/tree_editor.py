@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox,
-                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget)
+                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout,
+                               QWidget)
 
 from core.errors import ModelError
 from core.model import GROUND
@@ -27,6 +29,8 @@ def _spin(value: float = 0.0, lo: float = -1e6, hi: float = 1e6, decimals: int =
     w.setValue(value)
     if suffix:
         w.setSuffix(f" {suffix}")
+    w.setMinimumWidth(60)
+    w.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
     return w
 
 
@@ -56,6 +60,7 @@ class TreeEditor(QScrollArea):
         self.document = document
         self.setObjectName("tree_editor")
         self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         page = QWidget()
         lay = QVBoxLayout(page)
         self.info = QLabel("Build a tree of bodies connected by spherical joints (spatial model).")
@@ -83,7 +88,7 @@ class TreeEditor(QScrollArea):
         grid_box = QWidget()
         grid = QGridLayout(grid_box)
         grid.setContentsMargins(0, 0, 0, 0)
-        self.inertia = [[_spin(0.0, -1e6, 1e6) for _ in range(3)] for _ in range(3)]
+        self.inertia = [[_spin(0.0, -1e6, 1e6, decimals=12) for _ in range(3)] for _ in range(3)]
         for r in range(3):
             for c in range(3):
                 self.inertia[r][c].setObjectName(f"tree_inertia_{r}{c}")
@@ -98,6 +103,7 @@ class TreeEditor(QScrollArea):
         self.helper_kind.addItems(["rod", "box", "cylinder", "sphere"])
         self.helper_kind.setObjectName("tree_helper_kind")
         self.helper_dims = QLineEdit("0.5")
+        self.helper_dims.setMinimumWidth(50)
         self.helper_dims.setObjectName("tree_helper_dims")
         self.helper_dims.setToolTip("rod: length; box: a b c; cylinder: radius length; sphere: radius [m]")
         apply = QPushButton("Fill")
@@ -118,6 +124,7 @@ class TreeEditor(QScrollArea):
         self.rotvec = Vector([0.0, 0.0, 0.0], "rad", "tree_rotvec")
         form.addRow("orientation (rotation vector)", self.rotvec)
         self.quaternion = QLineEdit()
+        self.quaternion.setMinimumWidth(60)
         self.quaternion.setObjectName("tree_quaternion")
         self.quaternion.setPlaceholderText("or quaternion w x y z (overrides)")
         form.addRow("", self.quaternion)
