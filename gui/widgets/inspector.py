@@ -13,7 +13,7 @@ import itertools
 import math
 from typing import Any, Callable
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
@@ -31,9 +31,9 @@ UNITS = {"mass": "kg", "inertia": "kg m²", "stiffness": "N/m", "damping": "N s/
          "frequency": "rad/s", "omega": "rad/s", "velocity": "m/s", "force": "N", "torque": "N m", "gravity": "m/s²",
          "t_end": "s", "dt": "s", "rtol": "", "atol": "", "amplitude": "", "offset": "", "initial": "",
          "spring": "N m/rad", "value": ""}
-MINIMA = {"mass": (1e-12, "must be positive"), "radius": (1e-9, "must be positive"),
-          "width": (1e-9, "must be positive"), "stiffness": (0.0, ""), "damping": (0.0, ""),
-          "free_length": (0.0, ""), "t_end": (1e-9, ""), "dt": (1e-9, ""), "spring": (0.0, "")}
+MINIMA = {"mass": (1e-6, "must be positive"), "radius": (1e-6, "must be positive"),
+          "width": (1e-6, "must be positive"), "stiffness": (0.0, ""), "damping": (0.0, ""),
+          "free_length": (0.0, ""), "t_end": (1e-6, ""), "dt": (1e-6, ""), "spring": (0.0, "")}
 TIME_FUNCTION_DEFAULTS = {
     "constant": 0.0,
     "constant_speed": {"type": "constant_speed", "initial": 0.0, "speed": 1.0},
@@ -63,6 +63,9 @@ class Inspector(QScrollArea):
         self.error_label.setStyleSheet("color: #c00")
         self.error_label.setWordWrap(True)
         self._plot: Any = None
+        self._busy = 0
+        self._deferred = False
+        self._deferred_force = False
         document.sig_selection_changed.connect(lambda _k: self.refresh(force=True))
         document.sig_model_changed.connect(lambda _m: self.refresh())
         self.refresh(force=True)
@@ -90,6 +93,24 @@ class Inspector(QScrollArea):
         return type(value).__name__ if not isinstance(value, (int, float)) or isinstance(value, bool) else "num"
 
     def refresh(self, force: bool = False) -> None:
+        """Update the field values, or rebuild the form when the element or its structure changed.
+
+        A rebuild requested from inside one of the form's own signal handlers is deferred to the event loop:
+        the form must not delete the widget whose signal is being delivered.
+        """
+        if self._busy:
+            self._deferred_force = self._deferred_force or force
+            if not self._deferred:
+                self._deferred = True
+                QTimer.singleShot(0, self._run_deferred)
+            return
+        self._refresh(force)
+
+    def _run_deferred(self) -> None:
+        force, self._deferred, self._deferred_force = self._deferred_force, False, False
+        self._refresh(force)
+
+    def _refresh(self, force: bool) -> None:
         found = self._element()
         key = tuple(self.document.selection[0]) if found else None
         shape = self._shape_of(found[1]) if found else None
@@ -354,6 +375,13 @@ class Inspector(QScrollArea):
         self._session = next(_sessions)
 
     def _set(self, ptr: str, value: Any, session_end: bool = False, rebuild: bool = False) -> None:
+        self._busy += 1
+        try:
+            self._set_value(ptr, value, session_end, rebuild)
+        finally:
+            self._busy -= 1
+
+    def _set_value(self, ptr: str, value: Any, session_end: bool, rebuild: bool) -> None:
         w = self._fields.get(ptr)
         try:
             if edit.get_value(self.document.model, ptr, None) == value:
@@ -374,6 +402,13 @@ class Inspector(QScrollArea):
             self.refresh(force=True)
 
     def _rename(self, coll: str, new: str) -> None:
+        self._busy += 1
+        try:
+            self._rename_element(coll, new)
+        finally:
+            self._busy -= 1
+
+    def _rename_element(self, coll: str, new: str) -> None:
         if self._key is None or new == self._key[1]:
             return
         old = self._key[1]

@@ -56,3 +56,17 @@ def test_cli_headless_subcommand_needs_no_display() -> None:
                          env={"PATH": "/usr/bin:/bin", "QT_QPA_PLATFORM": "invalid"})
     assert out.returncode == 0, out.stderr
     assert "degrees of freedom" in out.stdout
+
+
+def test_bare_mechstudio_opens_the_default_sample(qtbot: Any) -> None:
+    """What `make run` / a bare `mechstudio` does: build_window on the default model, no recovery pending."""
+    from gui.app import build_window, create_application
+    from gui.paths import default_model
+    create_application()
+    w = build_window(None)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.document.path == str(default_model())
+    assert w.document.model.data.get("bodies")
+    assert not w.document.modified
