@@ -20,7 +20,8 @@ A' = A omega_b~ (omega_b~ the skew matrix). All functions work on batches: param
   :meth:`normalize` re-orthonormalises the stored elements at restarts.
 
 For the angle sets a constant reference R_ref per body may be used, A = R_ref A(angles) (re-parametrisation
-near a singularity: the angles are restarted at 0 about the current orientation). omega_b is unchanged by it,
+near a singularity: the angles restart at their ``home`` values, farthest from the singular set: (0, 0, 0) for
+Bryant, (0, pi/2, 0) for Euler 3-1-3, with R_ref = A A(home)^T). omega_b is unchanged by it,
 so the kinematic equations are the same.
 """
 from __future__ import annotations
@@ -166,6 +167,8 @@ class Parametrization:
     size = 0
     #: name of the singular configuration, "" when there is none
     singular = ""
+    #: parameters farthest from the singular set (re-parametrisation restarts there)
+    home: tuple[float, ...] = ()
 
     def to_matrix(self, a: FloatArray) -> FloatArray:
         raise NotImplementedError
@@ -201,7 +204,7 @@ class Quaternion(Parametrization):
 
 
 class Bryant(Parametrization):
-    name, size, singular = "bryant", 3, "cos(alpha2) = 0"
+    name, size, singular, home = "bryant", 3, "cos(alpha2) = 0", (0.0, 0.0, 0.0)
 
     def to_matrix(self, a: FloatArray) -> FloatArray:  # eq. (66)
         s1, s2, s3 = np.sin(a[:, 0]), np.sin(a[:, 1]), np.sin(a[:, 2])
@@ -227,7 +230,7 @@ class Bryant(Parametrization):
 
 
 class Euler313(Parametrization):
-    name, size, singular = "euler313", 3, "sin(theta) = 0"
+    name, size, singular, home = "euler313", 3, "sin(theta) = 0", (0.0, np.pi / 2, 0.0)
 
     def to_matrix(self, a: FloatArray) -> FloatArray:  # eq. (68)
         sp, st, sf = np.sin(a[:, 0]), np.sin(a[:, 1]), np.sin(a[:, 2])

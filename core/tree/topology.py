@@ -117,10 +117,16 @@ def tree_problems(ent: Any) -> list[tuple[str, str]]:
                 pu, pv = path(u), path(v)
                 common = next(x for x in pu if x in set(pv))
                 loop = pu[:pu.index(common) + 1] + list(reversed(pv[:pv.index(common)]))
-                problems.append((f"/joints/{j.index}",
-                                 f"joint {j.name!r} closes a loop of spherical joints through "
-                                 f"{', '.join(repr(x) for x in loop)}: the bodies and joints must form a tree "
-                                 "rooted at the ground (remove one joint of the loop)"))
+                ring = [parent[x][1] for x in pu[:pu.index(common)]] + \
+                    [parent[x][1] for x in pv[:pv.index(common)]] + [j]
+                ring.sort(key=lambda jj: jj.index)
+                last = ring[-1]
+                reported.update(jj.index for jj in ring)
+                problems.append((f"/joints/{last.index}",
+                                 f"joints {', '.join(repr(jj.name) for jj in ring)} form a closed loop of "
+                                 f"spherical joints through {', '.join(repr(x) for x in loop)}: the bodies and "
+                                 f"joints must form a tree rooted at the ground (remove one of them, e.g. "
+                                 f"{last.name!r})"))
                 continue
             parent[v] = (u, j)
             queue.append(v)

@@ -25,8 +25,8 @@ pack/unpack map y to and from the maximal coordinates (q, q') of :class:`core.tr
 
 Singularities of the angle sets: whenever the state is (re)packed (at every restart of the simulation driver,
 i.e. at each output time, and at the switching events of :func:`integrate`) a body whose |cos alpha2| (Bryant) or
-|sin theta| (Euler) is below ``switch_threshold`` (0.3) is re-parametrised: its angles restart at zero about
-the current orientation (A = R_ref A(angles), R_ref = the current A), far from the singular set. Every switch is
+|sin theta| (Euler) is below ``switch_threshold`` (0.3) is re-parametrised: its angles restart at the values farthest from the
+singular set (Bryant (0, 0, 0), Euler (0, pi/2, 0)) about the current orientation, A = R_ref A(angles). Every switch is
 appended to ``self.switches`` (time, body, measure, message) and issued as a :class:`ParametrizationSwitch`
 warning.
 
@@ -146,13 +146,14 @@ class WittenburgFormulation(Formulation):
                 meas = self.param.measure(a)
                 bad = np.flatnonzero(meas < self.threshold)
                 if bad.size:
-                    self.ref[bad] = A[bad]
+                    home = np.array(self.param.home)
+                    self.ref[bad] = A[bad] @ self.param.to_matrix(home[None])[0].T
                     self.has_ref = True
-                    a[bad] = 0.0
+                    a[bad] = home
                     for k in bad:
                         msg = (f"t = {t:.6g} s: body {self.tree.names[k]!r}: {self.param.name} angles near their "
                                f"singularity ({self.param.singular}; measure {meas[k]:.3g} < {self.threshold:g});"
-                               " re-parametrised about the current orientation (angles restarted at 0)")
+                               f" re-parametrised about the current orientation (angles restarted at {tuple(round(x, 4) for x in self.param.home)})")
                         self.switches.append({"t": float(t), "body": self.tree.names[k],
                                               "measure": float(meas[k]), "message": msg})
                         warnings.warn(msg, ParametrizationSwitch, stacklevel=2)
