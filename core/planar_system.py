@@ -182,10 +182,10 @@ class PlanarSystem(ConstrainedSystem):
     def _spring_state(self, qe: FloatArray, ve: FloatArray) -> tuple[FloatArray, ...]:
         b1, b2 = self.spring_b1, self.spring_b2
         a1, a2 = pk.rotate(qe[3 * b1 + 2], self.spring_s1), pk.rotate(qe[3 * b2 + 2], self.spring_s2)
-        p1 = np.stack((qe[3 * b1], qe[3 * b1 + 1]), 1) + a1
-        p2 = np.stack((qe[3 * b2], qe[3 * b2 + 1]), 1) + a2
-        v1 = np.stack((ve[3 * b1], ve[3 * b1 + 1]), 1) + pk.perp(a1) * ve[3 * b1 + 2][:, None]
-        v2 = np.stack((ve[3 * b2], ve[3 * b2 + 1]), 1) + pk.perp(a2) * ve[3 * b2 + 2][:, None]
+        p1 = pk._xy(qe, b1) + a1
+        p2 = pk._xy(qe, b2) + a2
+        v1 = pk._xy(ve, b1) + pk.perp(a1) * ve[3 * b1 + 2][:, None]
+        v2 = pk._xy(ve, b2) + pk.perp(a2) * ve[3 * b2 + 2][:, None]
         d = p2 - p1
         length = np.maximum(np.linalg.norm(d, axis=1), 1e-300)
         u = d / length[:, None]

@@ -74,10 +74,27 @@ class Formulation(ABC):
         return y[:n], y[n:2 * n]
 
     def rhs(self, t: float, y: FloatArray) -> FloatArray:
-        """y' = f(t, y). Default for y = [q; q']: [q'; q'']."""
+        """y' = f(t, y)."""
+        return self.rhs_and_power(t, y)[0]
+
+    def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
+        """y' = f(t, y) and the power [W] of the non-conservative forces plus the constraint forces,
+        P = P_nc(q, q', t) + q'^T (M q'' - h), whose integral is the work that makes
+        E_total - W constant (energy bookkeeping). Default for y = [q; q']: [q'; q'']."""
         q, v = self.unpack(y, t)
         self.rhs_evaluations += 1
-        return np.concatenate((v, self.accelerations(q, v, t).qdd))
+        acc = self.accelerations(q, v, t)
+        return np.concatenate((v, acc.qdd)), self.power(q, v, t, acc)
+
+    def power(self, q: FloatArray, v: FloatArray, t: float, acc: Accelerations) -> float:
+        """P_nc + q'^T C^T lambda, the latter as q'^T (M q'' - h) (uses ``acc.info['h']`` when present)."""
+        h = acc.info.get("h")
+        if h is None:
+            h = self.system.forces(q, v, t)
+        Mqdd = acc.info.get("Mqdd")
+        if Mqdd is None:
+            Mqdd = self.system.mass_matrix(q, t) @ acc.qdd
+        return float(self.system.nonconservative_power(q, v, t) + v @ (Mqdd - h))
 
     def restart(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         """Called when the driver restarts integration from (q, q') (after a correction); returns y."""
@@ -118,7 +135,7 @@ def _load_builtin() -> None:
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:
-            if exc.name != mod:
+            if exc.name is None or not mod.startswith(exc.name):
                 raise
 
 

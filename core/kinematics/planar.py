@@ -44,12 +44,26 @@ def q_ext(q: FloatArray) -> FloatArray:
 def rotate(phi: FloatArray, s: FloatArray) -> FloatArray:
     """A(phi) s for arrays phi (K,) and s (K, 2) -> (K, 2)."""
     c, sn = np.cos(phi), np.sin(phi)
-    return np.stack((c * s[:, 0] - sn * s[:, 1], sn * s[:, 0] + c * s[:, 1]), axis=1)
+    out = np.empty((len(phi), 2))
+    out[:, 0] = c * s[:, 0] - sn * s[:, 1]
+    out[:, 1] = sn * s[:, 0] + c * s[:, 1]
+    return out
 
 
 def perp(v: FloatArray) -> FloatArray:
     """Rotate (K, 2) vectors by +90 degrees: (-v_y, v_x); B(phi) s = perp(A(phi) s)."""
-    return np.stack((-v[:, 1], v[:, 0]), axis=1)
+    out = np.empty_like(v)
+    out[:, 0] = -v[:, 1]
+    out[:, 1] = v[:, 0]
+    return out
+
+
+def _xy(qe: FloatArray, body: FloatArray) -> FloatArray:
+    """Positions (K, 2) of bodies ``body`` from the padded coordinate vector."""
+    out = np.empty((len(body), 2))
+    out[:, 0] = qe[3 * body]
+    out[:, 1] = qe[3 * body + 1]
+    return out
 
 
 def _cols(body: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -104,8 +118,8 @@ class PointCoincidence(HolonomicElements):
 
     def phi(self, qe: FloatArray, t: float, out: FloatArray) -> None:
         ai, aj = self._terms(qe)
-        ri = np.stack((qe[3 * self.bi], qe[3 * self.bi + 1]), 1)
-        rj = np.stack((qe[3 * self.bj], qe[3 * self.bj + 1]), 1)
+        ri = _xy(qe, self.bi)
+        rj = _xy(qe, self.bj)
         out[self.rows] = ri + ai - rj - aj
 
     def jacobian(self, qe: FloatArray, t: float, out: FloatArray) -> None:
@@ -154,8 +168,8 @@ class PointLine(HolonomicElements):
     def _geometry(self, qe: FloatArray) -> tuple[FloatArray, ...]:
         phi_i, phi_j = qe[3 * self.bi + 2], qe[3 * self.bj + 2]
         ai, aj, v = rotate(phi_i, self.si), rotate(phi_j, self.sj), rotate(phi_i, self.vi)
-        ri = np.stack((qe[3 * self.bi], qe[3 * self.bi + 1]), 1)
-        rj = np.stack((qe[3 * self.bj], qe[3 * self.bj + 1]), 1)
+        ri = _xy(qe, self.bi)
+        rj = _xy(qe, self.bj)
         d = rj + aj - ri - ai
         return ai, aj, v, d
 
@@ -182,8 +196,8 @@ class PointLine(HolonomicElements):
     def gamma(self, qe: FloatArray, ve: FloatArray, t: float, out: FloatArray) -> None:
         ai, aj, v, d = self._geometry(qe)
         wi, wj = ve[3 * self.bi + 2], ve[3 * self.bj + 2]
-        vri = np.stack((ve[3 * self.bi], ve[3 * self.bi + 1]), 1)
-        vrj = np.stack((ve[3 * self.bj], ve[3 * self.bj + 1]), 1)
+        vri = _xy(ve, self.bi)
+        vrj = _xy(ve, self.bj)
         dd = vrj + perp(aj) * wj[:, None] - vri - perp(ai) * wi[:, None]
         quad = (-(wi ** 2) * np.einsum("ka,ka->k", v, d) + 2 * wi * np.einsum("ka,ka->k", perp(v), dd)
                 + np.einsum("ka,ka->k", v, ai * (wi ** 2)[:, None] - aj * (wj ** 2)[:, None]))
@@ -274,6 +288,6 @@ class KnifeEdge:
         phi, w = qe[3 * self.body + 2], ve[3 * self.body + 2]
         n, As = rotate(phi, self.normal), rotate(phi, self.s)
         bn = perp(n)
-        vr = np.stack((ve[3 * self.body], ve[3 * self.body + 1]), 1)
+        vr = _xy(ve, self.body)
         out[self.rows] = (w * np.einsum("ka,ka->k", bn, vr)
                           + w ** 2 * (np.einsum("ka,ka->k", bn, perp(As)) - np.einsum("ka,ka->k", n, As)))

@@ -1,0 +1,329 @@
+"""Running a simulation: settings, the interval-by-interval driver, frames and the trajectory.
+
+Procedure of :func:`iter_simulation` (headless, thread-agnostic; the GUI runs it on a worker thread):
+
+1. assemble the file's rough positions (Newton-Raphson, held coordinates kept) and solve the velocities from
+   the prescribed coordinate rates (C q' = -xi exactly);
+2. integrate the formulation's state y together with the work W of the non-conservative and constraint forces
+   (W' = P_nc + q'^T C^T lambda) from one output time to the next (t_k = k dt);
+3. at every output: measure ||Phi|| and ||C q' + xi||, correct the drift (``core.dynamics.correction``) unless
+   switched off, restart the integrator from the corrected state, and record q, q', lambda, the reactions of
+   every joint/driver/contact, the energies and the violations before and after correction;
+4. emit the frames in blocks (every ``block_frames`` frames or ``block_seconds`` of wall time).
+
+Numerical trouble never raises: the run ends with a :class:`~core.types.Status` and a message naming the cause
+and the time (assembly failure, singular matrix, integrator giving up, Newton not converging, cancel).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from core.dynamics.base import SolverFailure, get_formulation
+from core.dynamics.correction import correct
+from core.integrate.base import get_integrator
+from core.kinematics.assembly import assemble, solve_velocities
+from core.model.document import Model
+from core.system import ConstrainedSystem, compile_model
+from core.types import FloatArray, Status
+
+REACTION_COMPONENTS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
+
+
+@dataclass(frozen=True)
+class SimulationSettings:
+    """How to run: times in s; tolerances of adaptive integrators; fixed step for rk4/abm."""
+    t_end: float = 5.0
+    dt: float = 0.01  # output interval [s]
+    formulation: str = "projection"
+    integrator: str = "dop853"
+    rtol: float = 1e-8
+    atol: float = 1e-10
+    correction: bool = True
+    step: float | None = None  # fixed-step integrators: step [s] (default dt/10)
+    max_step: float | None = None
+    parametrization: str | None = None  # spherical trees (Wittenburg)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_model(cls, model: Model, **overrides: Any) -> "SimulationSettings":
+        sim = dict(model.data.get("simulation", {}))
+        known = {f for f in cls.__dataclass_fields__}
+        kw = {k: v for k, v in sim.items() if k in known}
+        kw.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**kw)
+
+    def validate(self) -> None:
+        if not (self.t_end > 0 and self.dt > 0 and math.isfinite(self.t_end) and math.isfinite(self.dt)):
+            raise ValueError("t_end and dt must be positive and finite")
+        get_formulation(self.formulation)
+        get_integrator(self.integrator)
+
+
+@dataclass
+class FrameBlock:
+    """Consecutive output frames (arrays copied, never modified after emission)."""
+    t: FloatArray  # (k,)
+    q: FloatArray  # (k, n)
+    v: FloatArray  # (k, n)
+    a: FloatArray  # (k, n)
+    reactions: FloatArray  # (k, n_constraints, 6) [N, N m]
+    kinetic: FloatArray
+    potential: FloatArray
+    work: FloatArray  # cumulative work of non-conservative and constraint forces [J]
+    violation_position_before: FloatArray
+    violation_position: FloatArray
+    violation_velocity_before: FloatArray
+    violation_velocity: FloatArray
+
+    @property
+    def total(self) -> FloatArray:
+        return self.kinetic + self.potential
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+
+_FRAME_FIELDS = [f for f in FrameBlock.__dataclass_fields__]
+
+
+@dataclass
+class Trajectory:
+    """A finished (or stopped) run: all frames plus status, message and statistics."""
+    system: ConstrainedSystem
+    settings: SimulationSettings
+    frames: FrameBlock
+    status: Status
+    message: str
+    stats: dict[str, Any]
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _FRAME_FIELDS or name == "total":
+            return getattr(self.frames, name)
+        raise AttributeError(name)
+
+    def columns(self) -> dict[str, FloatArray]:
+        """The documented CSV columns (docs/results-csv.md)."""
+        f, s = self.frames, self.system
+        cols: dict[str, FloatArray] = {"t": f.t}
+        for k, name in enumerate(s.coord_names):
+            cols[f"q.{name}"] = f.q[:, k]
+        for k, name in enumerate(s.coord_names):
+            cols[f"v.{name}"] = f.v[:, k]
+        planar = s.model.kind == "planar"
+        comps = ("Fx", "Fy", "Mz") if planar else REACTION_COMPONENTS
+        for c_idx, c in enumerate(s.constraints):
+            for comp in comps:
+                cols[f"reaction.{c.name}.{comp}"] = f.reactions[:, c_idx, REACTION_COMPONENTS.index(comp)]
+        cols["energy.kinetic"] = f.kinetic
+        cols["energy.potential"] = f.potential
+        cols["energy.total"] = f.kinetic + f.potential
+        cols["work.nonconservative"] = f.work
+        cols["violation.position"] = f.violation_position
+        cols["violation.velocity"] = f.violation_velocity
+        cols["violation.position_before"] = f.violation_position_before
+        cols["violation.velocity_before"] = f.violation_velocity_before
+        return cols
+
+    def to_csv(self, path: str) -> None:
+        from core.results import write_csv
+        write_csv(path, self.columns())
+
+    def coordinate(self, name: str) -> FloatArray:
+        """Time history of coordinate ``body.coord``."""
+        return self.frames.q[:, self.system.coord_names.index(name)]
+
+
+def concat_blocks(blocks: list[FrameBlock], n: int, nc: int) -> FrameBlock:
+    if not blocks:
+        z = np.zeros(0)
+        return FrameBlock(z, np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, nc, 6)),
+                          z, z, z, z, z, z, z)
+    return FrameBlock(**{k: np.concatenate([getattr(b, k) for b in blocks]) for k in _FRAME_FIELDS})
+
+
+@dataclass
+class InitialState:
+    q: FloatArray
+    v: FloatArray
+    status: Status
+    message: str
+
+
+def initial_state(system: ConstrainedSystem, t0: float = 0.0) -> InitialState:
+    """Assembled positions and consistent velocities of the file's initial conditions."""
+    res = assemble(system, system.initial_guess(), t0, hold=system.held_coordinates())
+    if not res.status.ok:
+        return InitialState(res.q, np.zeros(system.n), res.status, res.message)
+    v, vres = solve_velocities(system, res.q, t0, system.initial_velocity_specs())
+    if not np.all(np.isfinite(v)) or vres > 1e-8:
+        return InitialState(res.q, v, Status.FAILED, f"no consistent initial velocities (residual {vres:.3g})")
+    return InitialState(res.q, v, Status.CONVERGED, "")
+
+
+def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
+                    cancel: Callable[[], bool] | None = None, q0: FloatArray | None = None,
+                    v0: FloatArray | None = None, block_frames: int = 50, block_seconds: float = 0.05,
+                    outcome: dict[str, Any] | None = None) -> Iterator[FrameBlock]:
+    """Yield FrameBlocks of the run; the final status/message/stats are stored in ``outcome``."""
+    outcome = {} if outcome is None else outcome
+    outcome.update(status=Status.FAILED, message="", stats={})
+    try:
+        settings.validate()
+    except (ValueError, KeyError) as exc:
+        outcome["message"] = str(exc.args[0] if isinstance(exc, KeyError) else exc)
+        return
+    n, nc = system.n, len(system.constraints)
+    t = 0.0
+    if q0 is None:
+        init = initial_state(system, t)
+        if not init.status.ok:
+            outcome["message"] = init.message
+            return
+        q, v = init.q, init.v
+    else:
+        q, v = np.asarray(q0, float), np.zeros(n) if v0 is None else np.asarray(v0, float)
+    opts = dict(settings.options)
+    if settings.parametrization:
+        opts["parametrization"] = settings.parametrization
+    form = get_formulation(settings.formulation)(system, **opts)
+    integ = get_integrator(settings.integrator)(rtol=settings.rtol, atol=settings.atol, step=settings.step,
+                                                max_step=settings.max_step)
+    n_out = int(round(settings.t_end / settings.dt))
+    times = np.linspace(0.0, n_out * settings.dt, n_out + 1)
+    stats = {"rhs_evaluations": 0, "svd_count": 0, "steps": 0, "corrections": 0, "basis_restarts": 0,
+             "lambda_unique": True}
+    clock0 = time.process_time()
+    wall0 = time.perf_counter()
+    work = 0.0
+    buf: list[dict[str, Any]] = []
+    last_emit = time.perf_counter()
+
+    def record(q: FloatArray, v: FloatArray, t: float, work: float, pb: float, pa: float, vb: float,
+               va: float) -> None:
+        acc = form.reactions(q, v, t)
+        stats["lambda_unique"] = stats["lambda_unique"] and acc.lam_unique
+        reac = system.reactions(q, acc.lam, t) if acc.lam is not None and acc.lam.size else {}
+        R = np.zeros((nc, 6))
+        for i, c in enumerate(system.constraints):
+            if c.name in reac:
+                R[i] = reac[c.name]
+        buf.append(dict(t=t, q=q.copy(), v=v.copy(), a=acc.qdd.copy(), reactions=R,
+                        kinetic=system.kinetic_energy(q, v, t), potential=system.potential_energy(q, t),
+                        work=work, violation_position_before=pb, violation_position=pa,
+                        violation_velocity_before=vb, violation_velocity=va))
+
+    def flush() -> FrameBlock:
+        block = FrameBlock(**{k: np.array([b[k] for b in buf]) for k in _FRAME_FIELDS})
+        buf.clear()
+        return block
+
+    def violations(q: FloatArray, v: FloatArray, t: float) -> tuple[float, float]:
+        phi = system.phi(q, t)
+        C = system.constraint_matrix(q, t)
+        vel = C @ v + system.xi(q, t) if C.shape[0] else np.zeros(0)
+        return (float(np.linalg.norm(phi)) if phi.size else 0.0, float(np.linalg.norm(vel)) if vel.size else 0.0)
+
+    def finish(status: Status, message: str) -> None:
+        stats.update(rhs_evaluations=form.rhs_evaluations, svd_count=form.svd_count, steps=integ.steps,
+                     cpu_seconds=time.process_time() - clock0, wall_seconds=time.perf_counter() - wall0,
+                     simulated_seconds=float(t))
+        outcome.update(status=status, message=message, stats=stats)
+
+    try:
+        y = form.restart(q, v, t)
+        pa, va = violations(q, v, t)
+        record(q, v, t, work, pa, pa, va, va)
+
+        def fun(tt: float, yy: FloatArray) -> FloatArray:
+            ydot, power = form.rhs_and_power(tt, yy[:-1])
+            return np.append(ydot, power)
+
+        for k in range(1, n_out + 1):
+            if cancel is not None and cancel():
+                if buf:
+                    yield flush()
+                finish(Status.CANCELLED, f"cancelled at t = {t:.6g} s")
+                return
+            t1 = float(times[k])
+            svd_before = form.svd_count
+            try:
+                res = integ.advance(fun, t, np.append(y, work), t1)
+            except SolverFailure as exc:
+                if type(exc).__name__ == "BasisDegenerate" and hasattr(form, "refresh_basis"):
+                    form.refresh_basis(q, t)
+                    integ.reset()
+                    stats["basis_restarts"] += 1
+                    y = form.pack(q, v, t)
+                    res = integ.advance(fun, t, np.append(y, work), t1)
+                else:
+                    raise
+            if not res.ok:
+                if buf:
+                    yield flush()
+                finish(Status.FAILED, res.message)
+                return
+            y, work = res.y[:-1], float(res.y[-1])
+            q, v = form.unpack(y, t1)
+            t = t1
+            pb, vb = violations(q, v, t)
+            if settings.correction:
+                cr = correct(system, q, v, t)
+                stats["corrections"] += 1
+                if not cr.converged:
+                    if buf:
+                        yield flush()
+                    finish(Status.FAILED, f"the constraint correction (Newton-Raphson) did not converge at "
+                                          f"t = {t:.6g} s: ||Phi|| = {cr.position_after:.3g} after "
+                                          f"{cr.iterations} iterations")
+                    return
+                q, v = cr.q, cr.v
+                pa, va = cr.position_after, cr.velocity_after
+            else:
+                pa, va = pb, vb
+            y = form.restart(q, v, t)
+            if form.svd_count != svd_before:
+                integ.reset()
+            record(q, v, t, work, pb, pa, vb, va)
+            if len(buf) >= block_frames or time.perf_counter() - last_emit > block_seconds:
+                yield flush()
+                last_emit = time.perf_counter()
+        if buf:
+            yield flush()
+        finish(Status.FINISHED, f"finished at t = {t:.6g} s")
+    except SolverFailure as exc:
+        if buf:
+            yield flush()
+        finish(Status.FAILED, str(exc))
+    except (np.linalg.LinAlgError, FloatingPointError, ValueError, ZeroDivisionError, OverflowError) as exc:
+        if buf:
+            yield flush()
+        finish(Status.FAILED, f"numerical failure near t = {t:.6g} s: {type(exc).__name__}: {exc}")
+
+
+def run(system: ConstrainedSystem, settings: SimulationSettings, **kwargs: Any) -> Trajectory:
+    """Run to the end (or failure) and return the whole :class:`Trajectory`."""
+    outcome: dict[str, Any] = {}
+    blocks = list(iter_simulation(system, settings, outcome=outcome, **kwargs))
+    frames = concat_blocks(blocks, system.n, len(system.constraints))
+    return Trajectory(system, settings, frames, outcome["status"], outcome["message"], outcome["stats"])
+
+
+def simulate(model: Model | str, **settings: Any) -> Trajectory:
+    """Convenience: load (if a path), compile and run with the model's settings overridden by ``settings``.
+
+    >>> traj = simulate("sample_models/pendulum.json", t_end=1.0)
+    >>> traj.status, traj.frames.q.shape
+    """
+    if not isinstance(model, Model):
+        from core.model.io import load_model
+        model = load_model(model)
+    system = compile_model(model)
+    return run(system, SimulationSettings.from_model(model, **settings))
+
+
+__all__ = ["FrameBlock", "SimulationSettings", "Trajectory", "iter_simulation", "run", "simulate", "replace"]
