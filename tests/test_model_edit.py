@@ -110,3 +110,29 @@ def test_inertia_helpers():
     assert edit.inertia_sphere(5.0, 1.0)[1][1] == pytest.approx(2.0)
     c = edit.inertia_cylinder(2.0, 0.5, 1.0, axis=2)
     assert c[2][2] == pytest.approx(0.25) and c[0][0] == pytest.approx(2.0 * (0.75 + 1.0) / 12)
+
+
+def test_model_format_doc_describes_every_schema_element():
+    """docs/model-format.md names every key and element type of core/model/schema.json (kept in step)."""
+    root = Path(__file__).resolve().parents[1]
+    schema = json.loads((root / "core" / "model" / "schema.json").read_text())
+    doc = (root / "docs" / "model-format.md").read_text()
+    names: set[str] = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.get("properties", {}).items():
+                names.add(key)
+            if "const" in node and isinstance(node["const"], str):
+                names.add(node["const"])
+            if "enum" in node and all(isinstance(v, str) for v in node["enum"]):
+                names.update(node["enum"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+    walk(schema)
+    missing = sorted(n for n in names if f"`{n}`" not in doc and f'"{n}"' not in doc and f"`{n}." not in doc
+                     and f".{n}`" not in doc)
+    assert not missing, f"docs/model-format.md does not describe: {missing}"

@@ -303,9 +303,14 @@ def rename(model: Model, collection: str, old: str, new: str, *, validate: bool 
                     for key in ("body", "body1", "body2"):
                         if e.get(key) == old:
                             e[key] = new
-            for q in d.get("quasi_velocities", {}).get("choice", []):
-                q["coefficients"] = {re.sub(rf"^{re.escape(old)}\.", f"{new}.", k): v
-                                     for k, v in q["coefficients"].items()}
+            qv = d.get("quasi_velocities", {})
+            lists = [qv.get("choice", [])] + [a.get("choice", []) for a in qv.get("alternatives", {}).values()]
+            for q in (q for lst in lists for q in lst):
+                if "coefficients" in q:
+                    q["coefficients"] = {re.sub(rf"^{re.escape(old)}\.", f"{new}.", k): v
+                                         for k, v in q["coefficients"].items()}
+                if "expression" in q:
+                    q["expression"] = re.sub(rf"\b{re.escape(old)}\.", f"{new}.", q["expression"])
         elif collection == "joints":
             for coll in ("drivers", "forces"):
                 for e in d.get(coll, []):
