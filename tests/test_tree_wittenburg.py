@@ -182,7 +182,8 @@ def test_energy_is_conserved_on_a_fixed_base(name, param):
 def test_energy_minus_base_and_load_work_is_constant(name):
     s = compile_model(model_from_data(loaded_variant())) if name == "loaded" else system(name)
     q0, v0 = s.consistent_state(0.0)
-    out = integrate(WittenburgFormulation(s), q0, v0, 2.0, 0.1, rtol=1e-12, atol=1e-14, work=True)
+    t_end = 2.0 if name == "chain_on_shaking_base" else 1.0  # the loaded variant is slow (loads, time-varying omega0)
+    out = integrate(WittenburgFormulation(s), q0, v0, t_end, 0.1, rtol=1e-12, atol=1e-14, work=True)
     E = energy(s, out["q"], out["v"], out["t"])
     scale = max(np.abs(E).max(), np.abs(out["work"]).max())
     assert np.abs(out["work"]).max() > 1e-2 * scale  # the base really does work

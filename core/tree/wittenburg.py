@@ -69,6 +69,11 @@ for _i in range(3):
                 _BL[3 * _i + _j, 3 * _r + _c] = (_i == _j) * (_r == _c) - (_i == _c) * (_j == _r)
 
 
+_SKEW = np.zeros((3, 9))  # omega~ flattened = omega @ _SKEW
+for (_r, _c, _k, _s) in ((0, 1, 2, -1), (0, 2, 1, 1), (1, 0, 2, 1), (1, 2, 0, -1), (2, 0, 1, -1), (2, 1, 0, 1)):
+    _SKEW[_k, 3 * _r + _c] = _s
+
+
 def _cross(a: FloatArray, b: FloatArray) -> FloatArray:
     """Batched cross products a x b over the last axis (broadcasting), as (a (x) b) eps."""
     o = a[..., :, None] * b[..., None, :]
@@ -117,10 +122,15 @@ class WittenburgFormulation(Formulation):
         self.idx_diag = (rows(ar) * N3 + cols(ar)).ravel()
         self.idx_up = (rows(tr.pairs_i) * N3 + cols(tr.pairs_j)).ravel()
         self.idx_lo = (rows(tr.pairs_j) * N3 + cols(tr.pairs_i)).ravel()
+        self.idx_ul = np.concatenate([(rows(tr.pairs_i) * N3 + cols(tr.pairs_j)).reshape(-1, 9),
+                                      (rows(tr.pairs_j) * N3 + cols(tr.pairs_i)).reshape(-1, 9)], 1).ravel()
+        self._BULR = np.concatenate([_BU, _BL], 1)
         self.Vb = np.ascontiguousarray(np.stack([tr.c_in, tr.h], 2))
         self.eb = tr.e[:, :, None].copy()
         self.Kb = tr.K
         self.pj, self.pc = tr.pairs_j, tr.pairs_c
+        self.F_gravity = self.mass[:, None] * system.gravity[None, :]
+        self.K_flat = np.zeros(9 * n * n)
         self.simple = not (system.loads or system.torques or system.has_joint_moments)
         self.Pdd_zero = not system.base.moving
 
@@ -179,7 +189,7 @@ class WittenburgFormulation(Formulation):
         """Applied forces F_i and moments M_i + sum_a S_ia Y_a about the centres of mass (world)."""
         sysm = self.system
         if self.simple:
-            return self.mass[:, None] * sysm.gravity[None, :], np.zeros((self.n, 3))
+            return self.F_gravity, None
         pq = matrix_to_quat(A) if sysm.has_joint_moments else np.zeros((self.n, 4))
         F, nmom, _ = sysm.applied(A, pq, w, t)
         return F, nmom
@@ -200,24 +210,28 @@ class WittenburgFormulation(Formulation):
         e = (A[self.par] @ self.eb)[:, :, 0]  # d_ij = e[c], rotated by the parent; 0 for root-level bodies
         Kd = A @ self.Kb @ np.swapaxes(A, 1, 2)  # K_i, eq. (62)
         hd = (h[self.pj][:, :, None] * e[self.pc][:, None, :]).reshape(-1, 9)
-        K = np.zeros(9 * n * n)
+        K = self.K_flat  # every entry written below is overwritten at each call; the rest stays 0
         K[self.idx_diag] = Kd.ravel()
-        K[self.idx_up] = (hd @ _BU).ravel()  # K_ij = (h_j . d_ij) E - h_j d_ij^T, s_i < s_j   (61)
-        K[self.idx_lo] = (hd @ _BL).ravel()  # K_ji = K_ij^T
+        hd9 = hd @ self._BULR
+        K[self.idx_ul] = hd9.ravel()  # K_ij = (h_j . d_ij) E - h_j d_ij^T (s_i < s_j) and K_ji = K_ij^T  (61)
         # M'_i, eq. (55)/(63), plus M_i + sum_a S_ia Y_a
         F, mom = self.loads(A, w, t)
         Kw = (Kd @ w[:, :, None])[:, :, 0]
-        c1 = _cross(w[:, None, :], np.stack((h, Kw), 1))  # omega x h, omega x K omega
-        wp = w[self.par]
-        c2 = _cross(wp, e)
-        u = _cross(w, c1[:, 0])  # omega_j x (omega_j x h_j)
-        we = _cross(wp, c2)  # omega_p x (omega_p x d_pk)
+        wx = (w @ _SKEW).reshape(n, 3, 3)  # omega~
+        wh = (wx @ h[:, :, None])[:, :, 0]
+        u = (wx @ wh[:, :, None])[:, :, 0]  # omega_j x (omega_j x h_j)
+        wpx = wx[self.par]
+        c2 = (wpx @ e[:, :, None])
+        we = (wpx @ c2)[:, :, 0]  # omega_p x (omega_p x d_pk)
         anc = self.Tt @ we  # sum over the ancestors j of i of omega_j x (omega_j x d_ji)
         if not self.Pdd_zero:
             anc = anc - self.base_accelerations(t)
         # the sums over descendants: sum_{j > i} d_ij x (u_j + F_j) = sum_children e_c x (T (u + F))_c
-        rhs = mom - c1[:, 1] - self.P @ _cross(e, self.T @ (u + F)) - _cross(h, anc) - _cross(cin, F)
-        _, wd, info = _dposv(K.reshape(3 * n, 3 * n), rhs.ravel(), lower=0, overwrite_a=1, overwrite_b=0)
+        rhs = (self.P @ _cross(self.T @ (u + F), e) - (wx @ Kw[:, :, None])[:, :, 0] + _cross(anc, h)
+               - _cross(cin, F))
+        if mom is not None:
+            rhs += mom
+        _, wd, info = _dposv(K.reshape(3 * n, 3 * n), rhs.ravel(), lower=0, overwrite_a=0, overwrite_b=0)
         if info != 0:
             raise SolverFailure(f"the matrix K_ij of the tree is not positive definite at t = {t:.6g} s")
         return wd.reshape(n, 3), F
