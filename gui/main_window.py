@@ -147,7 +147,7 @@ class MainWindow(QMainWindow):
         self.dock_plots = self._dock("Plots", "dock_plots", placeholder_plots, B)
         self.dock_view3d.hide()
         self.dock_plots.hide()
-        self.resizeDocks([self.dock_palette, self.dock_inspector], [210, 330], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.dock_palette, self.dock_inspector], [200, 400], Qt.Orientation.Horizontal)
 
     def _action(self, text: str, slot: Any, shortcut: Any = None, tip: str = "") -> QAction:
         a = QAction(text, self)

@@ -24,6 +24,8 @@ def test_default_model_window_screenshot(qtbot: Any, window: Any, ui: Any) -> No
     assert window.outline.item_for(("bodies", "coupler")) is not None
     canvas_png = ui.save_screenshot(window.canvas, "editor_canvas_four_bar.png")
     assert ui.non_background_fraction(canvas_png) > 0.02  # bars, joints and grid are drawn
+    window.document.set_selection([("bodies", "coupler")])  # the inspector shows its fields, handles appear
+    qtbot.wait(30)
     shot = ui.save_screenshot(window, "editor_four_bar.png")
     assert ui.non_background_fraction(shot) > 0.05
     canvas_png.unlink()
@@ -70,3 +72,36 @@ def test_bare_mechstudio_opens_the_default_sample(qtbot: Any) -> None:
     assert w.document.path == str(default_model())
     assert w.document.model.data.get("bodies")
     assert not w.document.modified
+
+
+RUN_AND_GRAB = """
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+import gui.app as app_module
+
+def grab():
+    app = QApplication.instance()
+    app.primaryScreen().grabWindow(0).save(sys.argv[2])
+    app.quit()
+
+create = app_module.create_application
+def create_and_schedule(*args):
+    app = create(*args)
+    QTimer.singleShot(2500, grab)
+    return app
+app_module.create_application = create_and_schedule
+sys.exit(app_module.run(sys.argv[1]))
+"""
+
+
+def test_run_opens_the_window_on_the_model_screen_grab(tmp_path: Path, ui: Any) -> None:
+    """The real start-up path of `make run` (gui.app.run) in its own process; the X screen shows the model."""
+    import os
+    out = tmp_path / "screen.png"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", RUN_AND_GRAB, str(SAMPLES / "four_bar.json"), str(out)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 0, proc.stderr
+    assert out.exists()
+    assert ui.non_background_fraction(out) > 0.1
