@@ -8,8 +8,6 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.gui
-
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_models"
 
@@ -19,7 +17,6 @@ def isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     """Every GUI test gets its own MECHSTUDIO_CONFIG_DIR, so no test touches a user's settings."""
     d = tmp_path_factory.mktemp("config")
     monkeypatch.setenv("MECHSTUDIO_CONFIG_DIR", str(d))
-    monkeypatch.setenv("MECHSTUDIO_NO_LIVE_VIEW", "1")
     return d
 
 
@@ -62,7 +59,9 @@ def messenger() -> RecordingMessenger:
 
 
 @pytest.fixture
-def window(qtbot: Any, messenger: RecordingMessenger) -> Any:
+def window(qtbot: Any, messenger: RecordingMessenger, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The editor's main window without the live-view plug-in (the editor tests do not need OpenGL)."""
+    monkeypatch.setenv("MECHSTUDIO_NO_LIVE_VIEW", "1")
     from gui.main_window import MainWindow
     w = MainWindow(messenger=messenger, restore_layout=False)
     qtbot.addWidget(w)
