@@ -137,7 +137,9 @@ class Inspector(QScrollArea):
         else:
             pointer, value = found
             coll, name = self.document.selection[0]
-            title = QLabel(f"<b>{name}</b> — {coll.replace('_', ' ')[:-1]}")
+            what = {"bodies": "body", "joints": "joint", "drivers": "driver", "forces": "force",
+                    "ground_points": "ground point"}.get(coll, coll)
+            title = QLabel(f"<b>{name}</b> — {what}")
             form.addRow(title)
             if coll == "ground_points":
                 self._name_row(form, coll, name)
