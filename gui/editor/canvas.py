@@ -144,7 +144,7 @@ class PlanarCanvas(QGraphicsView):
     def rebuild(self) -> None:
         """Redraw everything from ``document.analysis.posed``."""
         analysis = self.document.analysis
-        self.geometry = scene_geometry(analysis.posed)
+        self.geometry = scene_geometry(analysis.posed, solver_frames(analysis))
         self._ghost = None
         self._rubber = None
         self._scene.clear()
@@ -667,6 +667,29 @@ class PlanarCanvas(QGraphicsView):
         painter.setPen(QPen(QColor("#9aa3ad"), 0))
         painter.drawLine(QLineF(rect.left(), 0, rect.right(), 0))
         painter.drawLine(QLineF(0, rect.top(), 0, rect.bottom()))
+
+
+def solver_frames(analysis: Any) -> dict[str, Any] | None:
+    """Assembled body frames (origin, rotation) of a spatial model from its compiled system, if available."""
+    model = analysis.posed
+    if model.kind != "spatial" or analysis.system is None or analysis.q is None or not analysis.assembled:
+        return None
+    import numpy as np
+    system, q, out = analysis.system, analysis.q, {}
+    try:
+        for b in model.data.get("bodies", []):
+            name = b["name"]
+            if hasattr(system, "body_frame_pose"):
+                r, R = system.body_frame_pose(q, name)
+            elif hasattr(system, "body_pose"):
+                c, R = system.body_pose(q, name)
+                r = np.asarray(c) - np.asarray(R) @ np.array((list(b.get("com", [])) + [0.0] * 3)[:3], float)
+            else:
+                return None
+            out[name] = (np.asarray(r, float), np.asarray(R, float))
+    except Exception:  # a solver without these accessors: fall back to the stored poses
+        return None
+    return out
 
 
 def body_under(canvas: PlanarCanvas, name: str) -> Any:

@@ -175,18 +175,30 @@ def _spatial_pose(b: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     r = np.array([float(init.get("x", 0.0)), float(init.get("y", 0.0)), float(init.get("z", 0.0))])
     if "quaternion" in init:
         R = quaternion_matrix(init["quaternion"])
-    else:  # planar-style angles or none: rotation about z by phi
-        phi = float(init.get("phi", 0.0))
-        R = np.array([[math.cos(phi), -math.sin(phi), 0.0], [math.sin(phi), math.cos(phi), 0.0], [0.0, 0.0, 1.0]])
+    else:  # Euler angles z-x-z: R = Rz(psi) Rx(theta) Rz(phi) (core.spatial_system's convention)
+        psi, theta, phi = (float(init.get(k, 0.0)) for k in ("psi", "theta", "phi"))
+        R = _rz(psi) @ _rx(theta) @ _rz(phi)
     return r, R
 
 
-def scene_geometry(model: Model) -> SceneGeometry:
-    """Global geometry of ``model`` as posed (see module docstring)."""
+def _rz(a: float) -> np.ndarray:
+    return np.array([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0], [0.0, 0.0, 1.0]])
+
+
+def _rx(a: float) -> np.ndarray:
+    return np.array([[1.0, 0.0, 0.0], [0.0, math.cos(a), -math.sin(a)], [0.0, math.sin(a), math.cos(a)]])
+
+
+def scene_geometry(model: Model, frames: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> SceneGeometry:
+    """Global geometry of ``model`` as posed (see module docstring).
+
+    ``frames``: for spatial models, the assembled body frames (origin (3,), rotation (3, 3)) from the solver;
+    without them the stored poses are used (tree bodies hang from their parents' hinge points).
+    """
     data = model.data
     kind = data.get("kind", "planar")
     if kind == "spatial":
-        return _spatial_geometry(data)
+        return _spatial_geometry(data, frames)
     ground = {k: (float(v[0]), float(v[1])) for k, v in data.get("ground", {}).get("points", {}).items()}
     bodies = []
     for b in data.get("bodies", []):
@@ -263,7 +275,7 @@ def scene_geometry(model: Model) -> SceneGeometry:
     return sg
 
 
-def _spatial_geometry(data: dict[str, Any]) -> SceneGeometry:
+def _spatial_geometry(data: dict[str, Any], solved: dict[str, Any] | None = None) -> SceneGeometry:
     def xz(v: np.ndarray) -> Vec2:
         return (float(v[0]), float(v[2]))
 
@@ -303,6 +315,8 @@ def _spatial_geometry(data: dict[str, Any]) -> SceneGeometry:
             changed = True
         if not changed:
             break
+    if solved:
+        frames.update({k: v for k, v in solved.items() if k in frames})
     for b in data.get("bodies", []):
         r, R = frames[b["name"]]
         local = {k: np.array(list(v) + [0.0] * (3 - len(v)), float) for k, v in b.get("points", {}).items()}
@@ -319,9 +333,20 @@ def _spatial_geometry(data: dict[str, Any]) -> SceneGeometry:
             if t in ("bar", "cylinder"):
                 w = float(s.get("width", 2 * s.get("radius", 0.02)))
                 g.bars.append((xz(glob(s["from"])), xz(glob(s["to"])), w))
-            elif t in ("sphere", "disk"):
-                g.disks.append((xz(glob(s.get("center", [0.0, 0.0, 0.0]))), float(s["radius"]),
-                                int(s.get("spokes", 0))))
+            elif t == "sphere":
+                g.disks.append((xz(glob(s.get("center", [0.0, 0.0, 0.0]))), float(s["radius"]), 0))
+            elif t == "disk":  # a circle in the body's x-y plane, projected: an ellipse in general
+                c = s.get("center", [0.0, 0.0, 0.0])
+                c = local[c] if isinstance(c, str) and c in local else np.array((list(c) + [0.0] * 3)[:3], float)
+                rad = float(s["radius"])
+                ring = [xz(r + R @ (c + rad * np.array([math.cos(a), math.sin(a), 0.0])))
+                        for a in np.linspace(0.0, 2 * math.pi, 48, endpoint=False)]
+                g.polygons.append(ring)
+                n = int(s.get("spokes", 6))
+                for k in range(n):
+                    a = 2 * math.pi * k / n
+                    g.bars.append((xz(r + R @ c), xz(r + R @ (c + rad * np.array([math.cos(a), math.sin(a), 0.0]))),
+                                   0.003))
             elif t == "box":
                 c = glob(s.get("center", [0.0, 0.0, 0.0]))
                 size = list(s["size"]) + [0.0] * 3
