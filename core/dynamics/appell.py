@@ -49,7 +49,8 @@ class AppellKinematics:
         self.f = choice.f
         self.singular_tol = singular_tol
         self.rank_rtol = rank_rtol
-        self.ref_sign: float | None = None  # sign of det(B) at the last (re)start
+        self.ref_sign: float | None = None  # orientation (see _orientation) at the last (re)start
+        self.rows: list[int] | None = None
 
     def basis(self, q: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         """(C, F, N, H) at (q, t); raises SolverFailure when the choice is singular there."""
@@ -69,8 +70,8 @@ class AppellKinematics:
         norms[norms == 0] = 1.0
         Bs = B / norms[:, None]
         U, s, Vt = np.linalg.svd(Bs)
-        sign = float(np.sign(np.linalg.det(B)))
-        if s[-1] < self.singular_tol or (self.ref_sign is not None and sign != self.ref_sign):
+        sign = self._orientation(C, F)
+        if s[-1] < self.singular_tol or (self.ref_sign is not None and sign != 0.0 and sign != self.ref_sign):
             raise SolverFailure(self._singular_message(q, t, N, U[:, -1], Vt[-1], float(s[-1])))
         return C, F, N, np.linalg.solve(B.T, N.T).T  # H = N B^-1
 
@@ -119,10 +120,25 @@ class AppellKinematics:
         p = -np.linalg.lstsq(C, xi, rcond=None)[0] if C.shape[0] else np.zeros(sysm.n)
         return p + H @ (u - F @ p - self.choice.f0_num(q, t))
 
+    def _orientation(self, C: FloatArray, F: FloatArray) -> float:
+        """sign det([C_ind; F]) with the independent constraint rows of the last (re)start: continuous in q
+        (unlike det(F N), whose sign depends on the SVD's arbitrary orientation of N); a change of sign means
+        the integration stepped across a configuration where the choice is singular. 0: not applicable."""
+        if self.rows is None:
+            return 0.0
+        A = np.vstack((C[self.rows], F))
+        if A.shape[0] != A.shape[1]:
+            return 0.0
+        return float(np.sign(np.linalg.det(A)))
+
     def set_reference(self, q: FloatArray, t: float) -> None:
-        self.ref_sign = None
-        _, F, N, _ = self.basis(q, t)
-        self.ref_sign = float(np.sign(np.linalg.det(F @ N))) if self.f else None
+        from core.kinematics.assembly import rank_analysis
+        self.ref_sign, self.rows = None, None
+        C, F, _, _ = self.basis(q, t)
+        if self.f:
+            red = set(rank_analysis(C).redundant_rows) if C.shape[0] else set()
+            self.rows = [r for r in range(C.shape[0]) if r not in red]
+            self.ref_sign = self._orientation(C, F) or None
 
 
 def solve_reduced(Mr: FloatArray, br: FloatArray, names: list[str], t: float) -> FloatArray:
