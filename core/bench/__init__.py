@@ -1,0 +1,68 @@
+"""Benchmark suites printed by ``mechstudio bench`` (speed and accuracy; never asserted in timed tests).
+
+A suite is a function ``run(**options) -> BenchTable``; register it in ``SUITES`` by dotted path
+("module:function") so that importing this package stays cheap. The GUI registers GUI-only suites (the
+frame-rate benchmark of the live view) from ``gui/cli.py`` before delegating to the core command line.
+"""
+from __future__ import annotations
+
+import importlib
+import platform
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+SUITES: dict[str, str | Callable[..., "BenchTable"]] = {
+    "speed": "core.bench.speed:run",
+    "trees": "core.bench.trees:run",
+    "iftomm": "core.bench.iftomm:run",
+}
+
+
+@dataclass
+class BenchTable:
+    """Rows of one benchmark suite (dicts with the same keys), with a title and notes."""
+    title: str
+    rows: list[dict[str, Any]]
+    notes: list[str] = field(default_factory=list)
+
+    def columns(self) -> list[str]:
+        cols: list[str] = []
+        for r in self.rows:
+            cols += [k for k in r if k not in cols]
+        return cols
+
+    def to_markdown(self) -> str:
+        cols = self.columns()
+
+        def fmt(v: Any) -> str:
+            if isinstance(v, float):
+                return f"{v:.3g}"
+            return str(v)
+        lines = [f"### {self.title}", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+        lines += ["| " + " | ".join(fmt(r.get(c, "")) for c in cols) + " |" for r in self.rows]
+        lines += [""] + [f"- {n}" for n in self.notes]
+        return "\n".join(lines) + "\n"
+
+    def to_csv(self) -> str:
+        cols = self.columns()
+        out = [",".join(cols)]
+        out += [",".join(str(r.get(c, "")) for c in cols) for r in self.rows]
+        return "\n".join(out) + "\n"
+
+
+def machine_description() -> str:
+    import os
+    return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"{platform.system()} {platform.release()}; measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+
+
+def get_suite(name: str) -> Callable[..., BenchTable]:
+    from core.errors import UnknownNameError
+    if name not in SUITES:
+        raise UnknownNameError("benchmark suite", name, list(SUITES))
+    target = SUITES[name]
+    if callable(target):
+        return target
+    module, func = target.split(":")
+    return getattr(importlib.import_module(module), func)
