@@ -50,19 +50,24 @@ class AppellKinematics:
         self.singular_tol = singular_tol
         self.rank_rtol = rank_rtol
         self.ref_sign: float | None = None  # orientation (see _orientation) at the last (re)start
-        self.rows: list[int] | None = None
+        self.N_prev: FloatArray | None = None
 
     def basis(self, q: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         """(C, F, N, H) at (q, t); raises SolverFailure when the choice is singular there."""
         sysm = self.system
         C = sysm.constraint_matrix(q, t)
         F = self.choice.F_num(q, t)
-        N, rank = null_space(C, self.rank_rtol)
+        N, rank, gap = self._null_space(C)
         if N.shape[1] != self.f:
             raise SolverFailure(
                 f"at t = {t:.6g} s the constraints leave {N.shape[1]} velocity degrees of freedom "
                 f"(n - rank C = {sysm.n} - {rank}) but the quasi-velocity choice has {self.f} "
                 f"({', '.join(self.choice.names) or 'none'}): the mechanism is at a singular position")
+        if gap < self.rank_rtol:
+            raise SolverFailure(
+                f"at t = {t:.6g} s the mechanism is at a singular position: the constraints gain a velocity "
+                f"degree of freedom (singular value ratio {gap:.2e} of C); the {self.f} quasi-velocities "
+                f"({', '.join(self.choice.names) or 'none'}) no longer determine q'")
         if self.f == 0:
             return C, F, N, np.zeros((sysm.n, 0))
         B = F @ N
@@ -70,7 +75,7 @@ class AppellKinematics:
         norms[norms == 0] = 1.0
         Bs = B / norms[:, None]
         U, s, Vt = np.linalg.svd(Bs)
-        sign = self._orientation(C, F)
+        sign = self._orientation(N, B)
         if s[-1] < self.singular_tol or (self.ref_sign is not None and sign != 0.0 and sign != self.ref_sign):
             raise SolverFailure(self._singular_message(q, t, N, U[:, -1], Vt[-1], float(s[-1])))
         return C, F, N, np.linalg.solve(B.T, N.T).T  # H = N B^-1
@@ -120,25 +125,47 @@ class AppellKinematics:
         p = -np.linalg.lstsq(C, xi, rcond=None)[0] if C.shape[0] else np.zeros(sysm.n)
         return p + H @ (u - F @ p - self.choice.f0_num(q, t))
 
-    def _orientation(self, C: FloatArray, F: FloatArray) -> float:
-        """sign det([C_ind; F]) with the independent constraint rows of the last (re)start: continuous in q
-        (unlike det(F N), whose sign depends on the SVD's arbitrary orientation of N); a change of sign means
-        the integration stepped across a configuration where the choice is singular. 0: not applicable."""
-        if self.rows is None:
-            return 0.0
-        A = np.vstack((C[self.rows], F))
-        if A.shape[0] != A.shape[1]:
-            return 0.0
-        return float(np.sign(np.linalg.det(A)))
+    def _null_space(self, C: FloatArray) -> tuple[FloatArray, int, float]:
+        """(N, rank, gap): the f right singular vectors of C with the smallest singular values. The rank is
+        n - f by construction (so drift of a redundant constraint, which makes a tiny singular value grow, is
+        harmless); ``gap`` = sigma_(n-f) / sigma_max tells how far from a singular position (rank drop) we are.
+        A rank above n - f (sigma_(n-f+1) not small) is reported as N with fewer columns."""
+        n = self.system.n
+        r = n - self.f
+        if C.shape[0] == 0 or r == 0:
+            N, rank = null_space(C, self.rank_rtol)
+            return N, rank, 1.0
+        _, s, vt = np.linalg.svd(C)
+        smax = max(float(s[0]), 1e-300)
+        if s.size < r:
+            return vt[s.size:].T, int(s.size), 0.0
+        if s.size > r and s[r] > 1e-4 * smax:  # more independent constraints than n - f
+            rank = int(np.sum(s > self.rank_rtol * smax))
+            return vt[rank:].T, rank, 1.0
+        return vt[r:].T, r, float(s[r - 1]) / smax
+
+    def _orientation(self, N: FloatArray, B: FloatArray) -> float:
+        """sign det(F N) with N's orientation carried along continuously from evaluation to evaluation
+        (the SVD's orientation of N is arbitrary): a change of sign means the integration stepped across a
+        configuration where the choice is singular. When tracking starts (or N turned too far since the
+        last evaluation to be followed) the current sign becomes the reference."""
+        sign = float(np.sign(np.linalg.det(B)))
+        d = float(np.linalg.det(self.N_prev.T @ N)) if self.N_prev is not None \
+            and self.N_prev.shape == N.shape else 0.0
+        if abs(d) < 0.5:
+            self.N_prev, self.ref_sign = N, sign
+            return sign
+        if d < 0:  # flip the orientation of N to follow the previous one
+            N = N.copy()
+            N[:, 0] *= -1.0
+            sign = -sign
+        self.N_prev = N
+        return sign
 
     def set_reference(self, q: FloatArray, t: float) -> None:
-        from core.kinematics.assembly import rank_analysis
-        self.ref_sign, self.rows = None, None
-        C, F, _, _ = self.basis(q, t)
-        if self.f:
-            red = set(rank_analysis(C).redundant_rows) if C.shape[0] else set()
-            self.rows = [r for r in range(C.shape[0]) if r not in red]
-            self.ref_sign = self._orientation(C, F) or None
+        """Restart the tracking of the choice's orientation (at a (re)start of the integration)."""
+        self.ref_sign, self.N_prev = None, None
+        self.basis(q, t)
 
 
 def solve_reduced(Mr: FloatArray, br: FloatArray, names: list[str], t: float) -> FloatArray:
