@@ -1,0 +1,1 @@
+"""Live pyqtgraph plots of a run (reactions, violation, energy, coordinates)."""

@@ -1,0 +1,345 @@
+"""Live plots (pyqtgraph) of a run: reactions, constraint violation, energy, and coordinates on request.
+
+Each :class:`LivePlot` is a small header (title, selectors, an export button with PNG / SVG / CSV) over a
+PlotWidget. :meth:`PlotPanel.refresh` copies the buffer's arrays into the curves and is driven by a QTimer
+(never once per frame); it does nothing when the buffer's version did not change. A vertical time cursor on
+every plot follows the animation (:meth:`PlotPanel.set_cursor`).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QMenu, QSplitter, QToolButton,
+                               QVBoxLayout, QWidget)
+
+from core.simulate import REACTION_COMPONENTS
+
+PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f",
+           "#bcbd22"]
+LOG_FLOOR = 1e-18  # violations are plotted on a log axis: exact zeros are shown at this floor
+
+
+def _pen(i: int, style: Qt.PenStyle = Qt.PenStyle.SolidLine, width: float = 1.0) -> Any:
+    return pg.mkPen(PALETTE[i % len(PALETTE)], width=width, style=style)
+
+
+class LivePlot(QWidget):
+    """One titled plot with its selectors and an export button; subclasses fill ``update_curves``."""
+
+    sig_export = Signal(str, str)  # (plot key, format)
+
+    key = ""
+    title = ""
+    ylabel = ""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName(f"plot_{self.key}")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.setSpacing(2)
+        self.header = QHBoxLayout()
+        self.header.setSpacing(4)
+        lbl = QLabel(f"<b>{self.title}</b>")
+        self.header.addWidget(lbl)
+        self.header.addStretch(1)
+        lay.addLayout(self.header)
+        self.plot_widget = pg.PlotWidget(background="w")
+        self.plot_item: pg.PlotItem = self.plot_widget.getPlotItem()
+        self.plot_item.showGrid(x=True, y=True, alpha=0.25)
+        self.plot_item.setLabel("bottom", "t", units="s")
+        if self.ylabel:
+            self.plot_item.setLabel("left", self.ylabel)
+        # pyqtgraph's in-plot legend costs ~100 ms per live repaint: a cheap coloured key label is shown live, the
+        # legend only in exported images (export_plot turns it on for the export)
+        self.legend = self.plot_item.addLegend(offset=(5, 5), labelTextSize="8pt")
+        self.legend.setVisible(False)
+        self.key_label = QLabel("")
+        self.key_label.setObjectName(f"key_{self.key}")
+        self.key_label.setWordWrap(True)
+        self.key_label.setStyleSheet("font-size: 8pt")
+        self.cursor = pg.InfiniteLine(0.0, angle=90, pen=pg.mkPen("#555", width=1, style=Qt.PenStyle.DashLine))
+        self.plot_item.addItem(self.cursor, ignoreBounds=True)
+        lay.addWidget(self.key_label)
+        lay.addWidget(self.plot_widget, 1)
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.system: Any = None
+        self._buffer: Any = None
+
+    def add_export_button(self) -> None:
+        btn = QToolButton(self)
+        btn.setText("Export")
+        btn.setObjectName(f"export_{self.key}")
+        btn.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(btn)
+        for fmt in ("png", "svg", "csv"):
+            menu.addAction(f"{fmt.upper()}…", lambda f=fmt: self.sig_export.emit(self.key, f))
+        btn.setMenu(menu)
+        self.header.addWidget(btn)
+
+    def set_system(self, system: Any) -> None:
+        self.system = system
+        self.clear()
+
+    def clear(self) -> None:
+        for c in self.curves.values():
+            self.plot_item.removeItem(c)
+        self.curves.clear()
+        self.legend.clear()
+
+    def curve(self, name: str, pen: Any) -> pg.PlotDataItem:
+        c = self.curves.get(name)
+        if c is None:
+            c = self.plot_item.plot([], [], pen=pen, name=name)
+            c.setClipToView(True)
+            c.setDownsampling(auto=True, method="peak")
+            self.curves[name] = c
+        return c
+
+    def series(self, buffer: Any) -> list[tuple[str, np.ndarray, Any]]:
+        """(name, y, pen) of every curve to show."""
+        return []
+
+    def update_curves(self, buffer: Any) -> None:
+        self._buffer = buffer
+        if buffer is None or self.system is None:
+            return
+        t = buffer.t
+        wanted = self.series(buffer)
+        names = {n for n, _y, _p in wanted}
+        for stale in [n for n in self.curves if n not in names]:
+            self.plot_item.removeItem(self.curves.pop(stale))
+            self.legend.removeItem(stale)
+        for name, y, pen in wanted:
+            self.curve(name, pen).setData(t, y)
+        key = "  ".join(f'<span style="color:{p.color().name()}">{"┅" if p.style() != Qt.PenStyle.SolidLine else "━"}'
+                        f' {n}</span>' for n, _y, p in wanted)
+        if key != self.key_label.text():
+            self.key_label.setText(key)
+
+    def data_range(self) -> tuple[float, float]:
+        """(t_min, t_max) over the curves' data (tests check the plots hold data up to t_end)."""
+        ts = [c.getData()[0] for c in self.curves.values()]
+        ts = [x for x in ts if x is not None and len(x)]
+        if not ts:
+            return (0.0, 0.0)
+        return (float(min(x[0] for x in ts)), float(max(x[-1] for x in ts)))
+
+
+class ReactionPlot(LivePlot):
+    key, title, ylabel = "reactions", "Reactions λ", "force [N] / moment [N m]"
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.which = QComboBox()
+        self.which.setObjectName("reaction_constraint")
+        self.which.setToolTip("constraint (joint, driver or contact) whose reaction is shown")
+        self.which.currentIndexChanged.connect(lambda _i: self._changed())
+        self.header.addWidget(self.which)
+        self.boxes: dict[str, QCheckBox] = {}
+        for comp in REACTION_COMPONENTS:
+            cb = QCheckBox(comp)
+            cb.setChecked(comp.startswith("F"))
+            cb.toggled.connect(lambda _on: self._changed())
+            self.boxes[comp] = cb
+            self.header.addWidget(cb)
+        self.add_export_button()
+
+    def set_system(self, system: Any) -> None:
+        super().set_system(system)
+        self.which.blockSignals(True)
+        self.which.clear()
+        self.which.addItem("all constraints", None)
+        names = [c.name for c in system.constraints if c.type != "quaternion_norm"] if system is not None else []
+        for n in names:
+            self.which.addItem(n, n)
+        self.which.setCurrentIndex(0 if len(names) != 1 else 1)
+        self.which.blockSignals(False)
+        planar = system is not None and system.model.kind == "planar"
+        for comp, cb in self.boxes.items():
+            cb.setVisible(not planar or comp in ("Fx", "Fy", "Mz"))
+            if planar and comp == "Mz":
+                cb.setChecked(False)
+
+    def components(self) -> list[str]:
+        return [c for c, cb in self.boxes.items() if cb.isChecked() and cb.isVisibleTo(self)]
+
+    def set_components(self, comps: list[str]) -> None:
+        for c, cb in self.boxes.items():
+            cb.setChecked(c in comps)
+
+    def _changed(self) -> None:
+        self.update_curves(self._buffer)
+
+    def series(self, buffer: Any) -> list[tuple[str, np.ndarray, Any]]:
+        sel = self.which.currentData()
+        R = buffer.field("reactions")
+        out = []
+        i = 0
+        for k, c in enumerate(self.system.constraints):
+            if c.type == "quaternion_norm" or (sel is not None and c.name != sel):
+                continue
+            for comp in self.components():
+                out.append((f"{c.name}.{comp}", R[:, k, REACTION_COMPONENTS.index(comp)], _pen(i)))
+                i += 1
+        return out
+
+
+class ViolationPlot(LivePlot):
+    key, title, ylabel = "violation", "Constraint violation", "norm"
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.plot_item.setLogMode(x=False, y=True)
+        self.add_export_button()
+
+    def series(self, buffer: Any) -> list[tuple[str, np.ndarray, Any]]:
+        f = lambda k: np.maximum(np.abs(buffer.field(k)), LOG_FLOOR)  # noqa: E731
+        dash = Qt.PenStyle.DashLine
+        return [("‖Φ‖ before", f("violation_position_before"), _pen(0, dash)),
+                ("‖Φ‖ after", f("violation_position"), _pen(0)),
+                ("‖Cq'+ξ‖ before", f("violation_velocity_before"), _pen(1, dash)),
+                ("‖Cq'+ξ‖ after", f("violation_velocity"), _pen(1))]
+
+
+class EnergyPlot(LivePlot):
+    key, title, ylabel = "energy", "Energy", "J"
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.add_export_button()
+
+    def series(self, buffer: Any) -> list[tuple[str, np.ndarray, Any]]:
+        T, V, W = buffer.field("kinetic"), buffer.field("potential"), buffer.field("work")
+        E = T + V
+        return [("kinetic", T, _pen(0)), ("potential", V, _pen(1)), ("total", E, _pen(2, width=1.5)),
+                ("work (nc + constraints)", W, _pen(3, Qt.PenStyle.DashLine)),
+                ("balance total − work", E - W, _pen(4, Qt.PenStyle.DotLine, 2.0))]
+
+
+class CoordinatePlot(LivePlot):
+    key, title, ylabel = "coordinates", "Coordinates", ""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.pick = QComboBox()
+        self.pick.setObjectName("coordinate_pick")
+        self.pick.setToolTip("add a coordinate (q) or velocity (v) to the plot")
+        self.header.addWidget(self.pick)
+        add = QToolButton()
+        add.setText("+")
+        add.setToolTip("add the selected coordinate or velocity")
+        add.clicked.connect(lambda: self.add_series(self.pick.currentData()))
+        rem = QToolButton()
+        rem.setText("clear")
+        rem.clicked.connect(self.clear_series)
+        self.header.addWidget(add)
+        self.header.addWidget(rem)
+        self.add_export_button()
+        self.shown: list[str] = []
+
+    def set_system(self, system: Any) -> None:
+        super().set_system(system)
+        self.pick.clear()
+        self.shown = []
+        if system is None:
+            return
+        for kind in ("q", "v"):
+            for name in system.coord_names:
+                self.pick.addItem(f"{kind}.{name}", f"{kind}.{name}")
+        if system.coord_names:
+            self.shown = [f"q.{system.coord_names[0]}"]
+
+    def add_series(self, name: str | None) -> None:
+        if name and name not in self.shown:
+            self.shown.append(name)
+            self.update_curves(self._buffer)
+
+    def clear_series(self) -> None:
+        self.shown = []
+        self.update_curves(self._buffer)
+
+    def series(self, buffer: Any) -> list[tuple[str, np.ndarray, Any]]:
+        out = []
+        for i, name in enumerate(self.shown):
+            kind, coord = name.split(".", 1)
+            k = self.system.coord_names.index(coord)
+            out.append((name, buffer.field(kind)[:, k], _pen(i)))
+        return out
+
+
+class PlotPanel(QWidget):
+    """The four live plots side by side (a splitter); see the module docstring."""
+
+    sig_export = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("plot_panel")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.reactions = ReactionPlot()
+        self.violation = ViolationPlot()
+        self.energy = EnergyPlot()
+        self.coordinates = CoordinatePlot()
+        self.plots: dict[str, LivePlot] = {p.key: p for p in (self.reactions, self.violation, self.energy,
+                                                              self.coordinates)}
+        for p in self.plots.values():
+            self.splitter.addWidget(p)
+            p.sig_export.connect(self.sig_export)
+        lay.addWidget(self.splitter)
+        self._version = -1
+        self._versions: dict[str, int] = {}
+        self._buffer: Any = None
+        self.refresh_count = 0
+
+    def set_system(self, system: Any) -> None:
+        for p in self.plots.values():
+            p.set_system(system)
+        self._version = -1
+        self._buffer = None
+
+    def set_time_range(self, t_end: float | None) -> None:
+        """Fix the time axis to [0, t_end] during a run (a steady axis is not re-rendered at every refresh);
+        None: automatic."""
+        for p in self.plots.values():
+            if t_end:
+                p.plot_item.setXRange(0.0, t_end, padding=0.01)
+                p.plot_item.enableAutoRange(x=False)
+            else:
+                p.plot_item.enableAutoRange(x=True)
+
+    def refresh(self, buffer: Any, force: bool = False) -> bool:
+        """Copy the buffer into the curves when it changed; True when something was redrawn.
+
+        Live (``force`` False) one plot is updated per call, in turn, so that one event-loop iteration never
+        paints all four (pyqtgraph's axis text costs ~25 ms per plot with a software renderer under load); with
+        ``force`` every plot is brought up to date at once.
+        """
+        if buffer is None:
+            return False
+        if buffer is not self._buffer:
+            self._buffer = buffer
+            self._versions = {k: -1 for k in self.plots}
+        stale = [k for k in self.plots if self._versions.get(k) != buffer.version]
+        if not stale:
+            return False
+        keys = stale if force else [min(stale, key=lambda k: (self._versions.get(k, -1), list(self.plots).index(k)))]
+        for k in keys:
+            self.plots[k].update_curves(buffer)
+            self._versions[k] = buffer.version
+        self._version = buffer.version
+        self.refresh_count += 1
+        return True
+
+    def set_cursor(self, t: float) -> None:
+        for p in self.plots.values():
+            if p.cursor.value() != t:
+                p.cursor.setValue(t)
+
+    def for_each(self, fn: Callable[[LivePlot], Any]) -> list[Any]:
+        return [fn(p) for p in self.plots.values()]

@@ -1,0 +1,94 @@
+"""TrajectoryBuffer: the GUI-thread store of the frames of a run, appended block by block.
+
+The worker thread emits :class:`~core.simulate.FrameBlock` objects (copied arrays, never modified again); the
+controller appends them here on the GUI thread. Views and plots read from the buffer on their own timers:
+``version`` changes on every append, so a timer can skip repainting when nothing arrived.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from core.simulate import FrameBlock, Trajectory, _FRAME_FIELDS
+from core.types import Status
+
+
+class TrajectoryBuffer:
+    """Growable arrays of every FrameBlock field; ``view()`` returns the filled part as a FrameBlock."""
+
+    def __init__(self, n: int = 0, nc: int = 0):
+        self.reset(n, nc)
+
+    def reset(self, n: int, nc: int) -> None:
+        self.n, self.nc = n, nc
+        self.size = 0
+        self.version = 0
+        self.blocks_received = 0
+        self._cap = 0
+        self._data: dict[str, np.ndarray] = {}
+        self._grow(256)
+
+    def _shape(self, name: str, cap: int) -> tuple[int, ...]:
+        if name in ("q", "v", "a"):
+            return (cap, self.n)
+        if name == "reactions":
+            return (cap, self.nc, 6)
+        return (cap,)
+
+    def _grow(self, cap: int) -> None:
+        new = {k: np.zeros(self._shape(k, cap)) for k in _FRAME_FIELDS}
+        for k, arr in self._data.items():
+            new[k][:self.size] = arr[:self.size]
+        self._data, self._cap = new, cap
+
+    def append(self, block: FrameBlock) -> None:
+        k = len(block)
+        if k == 0:
+            return
+        if self.size + k > self._cap:
+            self._grow(max(2 * self._cap, self.size + k))
+        for name in _FRAME_FIELDS:
+            self._data[name][self.size:self.size + k] = getattr(block, name)
+        self.size += k
+        self.version += 1
+        self.blocks_received += 1
+
+    def __len__(self) -> int:
+        return self.size
+
+    @property
+    def t(self) -> np.ndarray:
+        return self._data["t"][:self.size]
+
+    def field(self, name: str) -> np.ndarray:
+        return self._data[name][:self.size]
+
+    @property
+    def t_latest(self) -> float:
+        return float(self._data["t"][self.size - 1]) if self.size else 0.0
+
+    def view(self) -> FrameBlock:
+        """The filled frames as a FrameBlock of views (copy before keeping them)."""
+        return FrameBlock(**{k: self._data[k][:self.size] for k in _FRAME_FIELDS})
+
+    def copy(self) -> FrameBlock:
+        return FrameBlock(**{k: self._data[k][:self.size].copy() for k in _FRAME_FIELDS})
+
+    def index_at(self, t: float) -> tuple[int, int, float]:
+        """(i, j, s): the frames around time t and the interpolation fraction (t clamped to the data)."""
+        if self.size == 0:
+            raise IndexError("empty buffer")
+        ts = self.t
+        if t <= ts[0] or self.size == 1:
+            return 0, 0, 0.0
+        if t >= ts[-1]:
+            return self.size - 1, self.size - 1, 0.0
+        j = int(np.searchsorted(ts, t, side="right"))
+        i = j - 1
+        dt = ts[j] - ts[i]
+        return i, j, float((t - ts[i]) / dt) if dt > 0 else 0.0
+
+    def to_trajectory(self, system: Any, settings: Any, status: Status = Status.FINISHED, message: str = "",
+                      stats: dict[str, Any] | None = None) -> Trajectory:
+        return Trajectory(system, settings, self.copy(), status, message, dict(stats or {}))

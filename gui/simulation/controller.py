@@ -1,0 +1,359 @@
+"""SimulationController: compiles on the GUI thread, runs the worker on a QThread, feeds the buffer, and drives
+the 3D view (display timer, up to 60 fps, interpolating between output frames) and the plots (plot timer).
+
+States: ``idle`` (no results) → ``running`` ⇄ ``paused`` → ``finished`` | ``stopped`` | ``failed``. The run
+never touches the Document: an edit during (or after) a run only marks the results ``stale``; opening another
+file stops the run and clears them. A failure (compile error, unassemblable model, Newton divergence, integrator
+giving up) reaches the user through ``report_error`` and the window stays usable.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import numpy as np
+from PySide6.QtCore import QObject, QThread, QTimer, Signal
+
+from core.simulate import SimulationSettings
+from core.system import compile_model
+from core.types import Status
+from gui.simulation.buffer import TrajectoryBuffer
+from gui.simulation.playback import PlaybackClock
+from gui.simulation.worker import SimulationWorker
+from gui.view3d.geometry import Poser
+
+def _ptr(obj: Any) -> int:
+    from shiboken6 import getCppPointer
+    return int(getCppPointer(obj)[0])
+
+
+DISPLAY_MS = 16  # ~60 fps
+PLOT_MS = 60  # one of the four plots repaints per tick (each ~4 Hz) from the buffer
+
+
+class SimulationController(QObject):
+    """See the module docstring."""
+
+    sig_state_changed = Signal(str)
+    sig_time_changed = Signal(float)  # displayed time [s]
+    sig_progress = Signal(float, float, float)  # (t simulated, t_end, real-time factor)
+    sig_failed = Signal(str)
+    sig_finished = Signal(object)  # outcome dict
+
+    def __init__(self, document: Any, view: Any, plots: Any, parent: QObject | None = None,
+                 report_error: Callable[[str, str], None] | None = None):
+        super().__init__(parent)
+        self.document, self.view, self.plots = document, view, plots
+        self.report_error = report_error or (lambda title, text: None)
+        self.buffer = TrajectoryBuffer()
+        self.clock = PlaybackClock()
+        self.overrides: dict[str, Any] = {}
+        self.system: Any = None
+        self.settings: SimulationSettings | None = None
+        self.model: Any = None
+        self.poser: Poser | None = None
+        self.state = "idle"
+        self.stale = False
+        self.outcome: dict[str, Any] = {}
+        self.last_error = ""
+        self.sim_thread: QThread | None = None
+        self.worker: SimulationWorker | None = None
+        self.block_log: list[tuple[bool, int, float]] = []  # (arrived on the GUI thread, frames, wall time)
+        self._wall0 = 0.0
+        self._dirty = True
+        self.display_timer = QTimer(self)
+        self.display_timer.setInterval(DISPLAY_MS)
+        self.display_timer.timeout.connect(self._on_display_tick)
+        self.plot_timer = QTimer(self)
+        self.plot_timer.setInterval(PLOT_MS)
+        self.plot_timer.timeout.connect(self._on_plot_tick)
+        document.sig_model_changed.connect(self._on_document_model_changed)
+        document.sig_path_changed.connect(self._on_document_path_changed)
+        self.show_model()
+
+    # ---- state -------------------------------------------------------------------------------------------
+    def _set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+        self.sig_state_changed.emit(state)
+
+    @property
+    def active(self) -> bool:
+        """A worker thread exists (running, paused or stopping)."""
+        return self.sim_thread is not None
+
+    def effective_settings(self, model: Any = None) -> SimulationSettings:
+        model = model or self.document.model
+        return SimulationSettings.from_model(model, **self.overrides)
+
+    def set_overrides(self, **kw: Any) -> None:
+        """Settings that override the model's ``simulation`` section (the settings dialog writes these)."""
+        self.overrides.update({k: v for k, v in kw.items() if v is not None})
+
+    # ---- the model preview ----------------------------------------------------------------------------------
+    def show_model(self) -> None:
+        """Draw the document's model in its assembled initial pose (no run)."""
+        model = self.document.model
+        self.model = model
+        a = getattr(self.document, "analysis", None)
+        system, q = None, None
+        try:
+            if a is not None and a.system is not None and a.q is not None and np.all(np.isfinite(a.q)):
+                system, q = a.system, np.asarray(a.q, float)
+            elif model.data.get("bodies"):
+                system = compile_model(model)
+                q = system.initial_guess()
+        except Exception:
+            system, q = None, None
+        self.system, self.poser = system, (Poser(system) if system is not None else None)
+        try:
+            self.view.set_model(model, system, q, 0.0)
+        except Exception as exc:  # drawing must never break the editor
+            self.view.spec = None
+            self.last_error = f"cannot draw the model: {exc}"
+        self.plots.set_system(system)
+        try:  # imports the formulation and integrator modules now, not when Run is pressed
+            self.effective_settings(model).validate()
+        except Exception:
+            pass
+        self.buffer.reset(system.n if system else 0, len(system.constraints) if system else 0)
+        self.plots.refresh(self.buffer, force=True)
+        self.clock.pause()
+        self.clock.seek(0.0)
+        self.stale = False
+        self._set_state("idle")
+
+    def _on_document_model_changed(self, _model: Any) -> None:
+        if self.active or self.state in ("finished", "stopped", "paused") and len(self.buffer):
+            self.stale = True
+            self.sig_state_changed.emit(self.state)
+        else:
+            self.show_model()
+
+    def _on_document_path_changed(self, _path: str) -> None:
+        self.reset()
+
+    # ---- commands ----------------------------------------------------------------------------------------
+    def start(self, *, paused: bool = False) -> bool:
+        """Start a new run of the document's current model; False (and a message) when it cannot start."""
+        if self.active:
+            if self.worker is not None and self.worker.paused and not paused:
+                self.resume()
+            return False
+        model = self.document.model
+        try:
+            if not model.data.get("bodies"):
+                raise ValueError("the model has no bodies")
+            system = compile_model(model)
+            settings = self.effective_settings(model)
+            settings.validate()
+        except Exception as exc:
+            self._fail(f"cannot start the simulation: {exc}")
+            return False
+        self.model, self.system, self.settings = model, system, settings
+        self.poser = Poser(system)
+        q_preview = system.initial_guess()
+        a = getattr(self.document, "analysis", None)
+        if a is not None and a.system is not None and a.q is not None and len(a.q) == system.n:
+            q_preview = np.asarray(a.q, float)
+        self.view.set_model(model, system, q_preview, 0.0)
+        self.plots.set_system(system)
+        self.plots.set_time_range(settings.t_end)
+        self.buffer.reset(system.n, len(system.constraints))
+        self.block_log = []
+        self.outcome = {}
+        self.stale = False
+        self.last_error = ""
+        self.worker = SimulationWorker(system, settings, start_paused=paused)
+        self.sim_thread = QThread()
+        self.sim_thread.setObjectName("simulation")
+        self.worker.moveToThread(self.sim_thread)
+        self.sim_thread.started.connect(self.worker.run)
+        self.worker.sig_block.connect(self._on_block)
+        self.worker.sig_finished.connect(self._on_finished)
+        self._wall0 = time.perf_counter()
+        self.clock.seek(0.0)
+        if not paused:
+            self.clock.play()
+        self.display_timer.start()
+        self.plot_timer.start()
+        self.sim_thread.start()
+        self._set_state("paused" if paused else "running")
+        return True
+
+    def pause(self) -> None:
+        if self.worker is not None and self.state == "running":
+            self.worker.pause()
+            self.clock.pause()
+            self._set_state("paused")
+        elif self.state in ("finished", "stopped") and self.clock.playing:
+            self.clock.pause()
+
+    def resume(self) -> None:
+        if self.worker is not None and self.state == "paused":
+            self.worker.resume()
+            self.clock.play()
+            self._set_state("running")
+
+    def run_or_resume(self) -> None:
+        if self.state == "paused":
+            self.resume()
+        else:
+            self.start()
+
+    def step(self) -> None:
+        """One output interval forward (starts a paused run when idle)."""
+        if not self.active:
+            if not self.start(paused=True):
+                return
+        elif self.state == "running":
+            self.pause()
+        assert self.worker is not None
+        self.worker.step()
+
+    def stop(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+        self.clock.pause()
+
+    def wait(self, ms: int = 10000) -> bool:
+        """Block until the worker thread ended (tests, shutdown)."""
+        if self.sim_thread is None:
+            return True
+        ok = bool(self.sim_thread.wait(ms))
+        return ok
+
+    def reset(self) -> None:
+        """Stop any run, drop the results and show the model's initial pose."""
+        self.shutdown()
+        self.display_timer.stop()
+        self.plot_timer.stop()
+        self.show_model()
+
+    def shutdown(self) -> None:
+        """Stop the worker and join its thread (window close)."""
+        if self.worker is not None:
+            self.worker.stop()
+        if self.sim_thread is not None:
+            self.sim_thread.quit()
+            self.sim_thread.wait(15000)
+            self._release_thread()
+
+    def _release_thread(self) -> None:
+        if self.worker is not None:
+            try:
+                self.worker.sig_block.disconnect(self._on_block)
+                self.worker.sig_finished.disconnect(self._on_finished)
+            except (RuntimeError, TypeError):
+                pass
+            self.worker.deleteLater()
+        if self.sim_thread is not None:
+            self.sim_thread.deleteLater()
+        self.worker, self.sim_thread = None, None
+
+    def replay(self) -> None:
+        """Play the animation of the finished run from the start."""
+        if len(self.buffer):
+            self.clock.seek(0.0)
+            self.clock.play()
+            self.display_timer.start()
+            self.plot_timer.start()
+
+    def seek(self, t: float) -> None:
+        """Scrub: show time ``t`` (the mechanism and the plots' cursor move together)."""
+        self.clock.pause()
+        self.clock.seek(min(max(t, 0.0), self.buffer.t_latest))
+        self._dirty = True
+        self._on_display_tick()
+        self.plots.set_cursor(self.clock.t)
+
+    def set_speed(self, speed: float) -> None:
+        self.clock.speed = float(speed)
+
+    # ---- worker → GUI (queued, GUI thread) ---------------------------------------------------------------
+    def _from_current_worker(self) -> bool:
+        """Ignore signals still queued from a worker of an earlier run."""
+        sender = self.sender()
+        return self.worker is not None and (sender is None or _ptr(sender) == _ptr(self.worker))
+
+    def _on_block(self, block: Any) -> None:
+        if not self._from_current_worker():
+            return
+        on_gui = _ptr(QThread.currentThread()) == _ptr(QObject.thread(self))
+        self.block_log.append((on_gui, len(block), time.perf_counter()))
+        self.buffer.append(block)
+        if self.state == "paused":  # single steps: show the newest frame
+            self.clock.seek(self.buffer.t_latest)
+            self._dirty = True
+        elapsed = max(time.perf_counter() - self._wall0, 1e-9)
+        t_end = self.settings.t_end if self.settings else 0.0
+        self.sig_progress.emit(self.buffer.t_latest, t_end, self.buffer.t_latest / elapsed)
+
+    def _on_finished(self, outcome: dict[str, Any]) -> None:
+        if not self._from_current_worker():
+            return
+        self.outcome = outcome
+        if self.sim_thread is not None:
+            self.sim_thread.quit()
+            self.sim_thread.wait(5000)
+        self._release_thread()
+        status = outcome.get("status", Status.FAILED)
+        self._dirty = True
+        self.plots.refresh(self.buffer, force=True)
+        self._on_plot_tick()
+        if status == Status.CANCELLED:
+            self._set_state("stopped")
+        elif getattr(status, "ok", False) or status == Status.FINISHED:
+            self._set_state("finished")
+        else:
+            self._fail(outcome.get("message") or "the simulation failed")
+        self.sig_finished.emit(outcome)
+
+    def _fail(self, message: str) -> None:
+        self.last_error = message
+        self.clock.pause()
+        self._set_state("failed")
+        self.sig_failed.emit(message)
+        self.report_error("Simulation failed", message + "\n\nThe model is unchanged.")
+
+    # ---- timers ------------------------------------------------------------------------------------------
+    def _on_display_tick(self) -> None:
+        if not len(self.buffer) or self.poser is None:
+            return
+        changed = self.clock.tick(self.buffer.t_latest)
+        if self.state in ("finished", "stopped") and self.clock.playing and self.clock.t >= self.buffer.t_latest:
+            self.clock.pause()
+        if self.state == "running" and not self.clock.playing:
+            self.clock.play()
+        if changed or self._dirty:
+            self._dirty = False
+            self.render_at(self.clock.t)
+            self.sig_time_changed.emit(self.clock.t)
+        if not self.active and not self.clock.playing and self.state != "idle":
+            self.plot_timer.stop() if not self._dirty else None
+
+    def render_at(self, t: float) -> None:
+        b = self.buffer
+        i, j, s = b.index_at(t)
+        q = b.field("q")
+        qt = self.poser.interpolate(q[i], q[j], s) if self.poser else q[i]
+        names = [c.name for c in self.system.constraints] if self.system is not None else None
+        self.view.set_state(qt, t, b.field("reactions")[i], names)
+
+    def _on_plot_tick(self) -> None:
+        self.plots.refresh(self.buffer)
+        self._cursor_ticks = getattr(self, "_cursor_ticks", 0) + 1
+        if self._cursor_ticks % 3 == 0 or not self.active:
+            self.plots.set_cursor(self.clock.t)
+        if not self.active and not self.clock.playing:
+            self.plot_timer.stop()
+            self.display_timer.stop() if not self._dirty else None
+
+    # ---- results -----------------------------------------------------------------------------------------
+    def trajectory(self) -> Any:
+        """The buffered frames as a :class:`~core.simulate.Trajectory` (for the exports)."""
+        if self.system is None or self.settings is None or not len(self.buffer):
+            raise ValueError("there are no results to export: run the simulation first")
+        o = self.outcome
+        return self.buffer.to_trajectory(self.system, self.settings, o.get("status", Status.FINISHED),
+                                         o.get("message", ""), o.get("stats", {}))

@@ -1,0 +1,312 @@
+"""The live-simulation UI plugged into the main window: 3D view and plot docks, the Simulation toolbar and menu
+(Run / Pause / Stop / Step / Reset / Replay / Settings, time slider, speed, progress with ETA), view options and
+the exports. Installed by :func:`install_live_view` through the window's hook (``MainWindow.add_live_view``).
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QProgressBar, QSlider, QWidget
+
+from gui.plots.panel import PlotPanel
+from gui.simulation.controller import SimulationController
+from gui.view3d.scene import SceneContainer
+
+SLIDER_STEPS = 1000
+SPEEDS = ("0.1", "0.25", "0.5", "1", "2", "4")
+
+
+class LiveView(QObject):
+    """Everything the live simulation adds to a MainWindow (``window.live``)."""
+
+    def __init__(self, window: Any):
+        super().__init__(window)
+        self.window = window
+        self.container = SceneContainer()
+        self.view = self.container.scene  # the scene (a QOpenGLWindow in a window container)
+        self.plots = PlotPanel()
+        self.controller = SimulationController(window.document, self.view, self.plots, self,
+                                               report_error=self._report_error)
+        window.add_live_view(self.container, self.plots)
+        self._last_label = self._last_progress = 0.0
+        self.ask_directory = self._ask_directory  # tests replace these
+        self.ask_file = self._ask_file
+        self._build_actions()
+        self._build_toolbar()
+        self._build_menu()
+        c = self.controller
+        c.sig_state_changed.connect(self._on_state_changed)
+        c.sig_time_changed.connect(self._on_time_changed)
+        c.sig_progress.connect(self._on_progress)
+        self.plots.sig_export.connect(self._on_plot_export)
+        window.installEventFilter(self)
+        self._on_state_changed(c.state)
+
+    # ---- UI ----------------------------------------------------------------------------------------------
+    def _act(self, text: str, slot: Any, shortcut: str | None = None, tip: str = "", name: str = "") -> QAction:
+        a = QAction(text, self.window)
+        a.setObjectName(name or f"act_{text.strip('&').lower().replace(' ', '_').replace('…', '')}")
+        if shortcut:
+            a.setShortcut(QKeySequence(shortcut))
+        if tip:
+            a.setStatusTip(tip)
+            a.setToolTip(tip)
+        a.triggered.connect(lambda _c=False: slot())
+        return a
+
+    def _build_actions(self) -> None:
+        c = self.controller
+        self.act_run = self._act("▶ Run", c.run_or_resume, "F5", "run the simulation (or resume)", "act_run")
+        self.act_pause = self._act("⏸ Pause", c.pause, "F6", "pause the run", "act_pause")
+        self.act_stop = self._act("■ Stop", c.stop, "Shift+F5", "stop the run (results are kept)", "act_stop")
+        self.act_step = self._act("⏭ Step", c.step, "F7", "advance one output interval", "act_step")
+        self.act_reset = self._act("⟲ Reset", c.reset, None, "drop the results, show the initial pose", "act_reset")
+        self.act_replay = self._act("↻ Replay", c.replay, None, "play the finished run again", "act_replay")
+        self.act_settings = self._act("Settings…", self.edit_settings, None, "formulation, integrator, tolerances",
+                                      "act_sim_settings")
+        self.act_trails = QAction("Trails of the centres of mass", self.window, checkable=True)
+        self.act_trails.toggled.connect(self._on_trails)
+        self.act_reactions = QAction("Reaction-force arrows", self.window, checkable=True)
+        self.act_reactions.toggled.connect(self._on_reaction_arrows)
+        self.act_follow = QAction("Camera follows the mechanism", self.window, checkable=True, checked=True)
+        self.act_follow.toggled.connect(lambda on: setattr(self.view, "follow", on))
+        self.act_camera = self._act("Reset 3D camera", self.view.reset_camera, None, "", "act_reset_camera")
+        self.act_export_csv = self._act("Run to CSV…", self.export_csv_dialog, None, "", "act_export_csv")
+        self.act_export_plots = self._act("All plots (PNG, SVG, CSV)…", self.export_plots_dialog, None, "",
+                                          "act_export_plots")
+        self.act_export_mp4 = self._act("Animation to MP4…", lambda: self.export_video_dialog(".mp4"), None, "",
+                                        "act_export_mp4")
+        self.act_export_gif = self._act("Animation to GIF…", lambda: self.export_video_dialog(".gif"), None, "",
+                                        "act_export_gif")
+        self.act_export_bundle = self._act("Export bundle…", self.export_bundle_dialog, None,
+                                           "model, settings, CSV, plots and video in one folder", "act_export_bundle")
+
+    def _build_toolbar(self) -> None:
+        tb = self.window.toolbar_simulation
+        tb.addActions([self.act_run, self.act_pause, self.act_stop, self.act_step, self.act_reset, self.act_replay])
+        tb.addSeparator()
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setObjectName("time_slider")
+        self.slider.setRange(0, SLIDER_STEPS)
+        self.slider.setMinimumWidth(160)
+        self.slider.setToolTip("scrub: the mechanism and the plots' cursor move together")
+        self.slider.sliderMoved.connect(self._on_slider_moved)
+        tb.addWidget(self.slider)
+        self.time_label = QLabel("t = 0.000 s")
+        self.time_label.setObjectName("time_label")
+        self.time_label.setMinimumWidth(80)
+        tb.addWidget(self.time_label)
+        self.speed = QComboBox()
+        self.speed.setObjectName("speed")
+        self.speed.addItems([f"{s}×" for s in SPEEDS])
+        self.speed.setCurrentText("1×")
+        self.speed.setToolTip("playback speed (1× = real time)")
+        self.speed.currentTextChanged.connect(lambda s: self.controller.set_speed(float(s.rstrip("×"))))
+        tb.addWidget(self.speed)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("sim_progress")
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumWidth(140)
+        self.progress.setTextVisible(True)
+        self.progress.setFormat("")
+        tb.addWidget(self.progress)
+        self.state_label = QLabel("")
+        self.state_label.setObjectName("sim_state")
+        tb.addWidget(self.state_label)
+        tb.addAction(self.act_settings)
+
+    def _build_menu(self) -> None:
+        m = self.window.menu_simulation
+        m.addActions([self.act_run, self.act_pause, self.act_stop, self.act_step, self.act_reset, self.act_replay])
+        m.addSeparator()
+        m.addAction(self.act_settings)
+        v = m.addMenu("3D &view")
+        v.addActions([self.act_trails, self.act_reactions, self.act_follow, self.act_camera])
+        e = m.addMenu("&Export")
+        e.addActions([self.act_export_csv, self.act_export_plots, self.act_export_mp4, self.act_export_gif])
+        e.addSeparator()
+        e.addAction(self.act_export_bundle)
+
+    # ---- state -> UI -------------------------------------------------------------------------------------
+    def _on_state_changed(self, state: str) -> None:
+        c = self.controller
+        running, paused = state == "running", state == "paused"
+        has_results = len(c.buffer) > 0
+        self.act_run.setEnabled(not running)
+        self.act_run.setText("▶ Resume" if paused else "▶ Run")
+        self.act_pause.setEnabled(running or (state in ("finished", "stopped") and c.clock.playing))
+        self.act_stop.setEnabled(c.active)
+        self.act_step.setEnabled(state in ("idle", "paused", "running", "finished", "stopped", "failed"))
+        self.act_replay.setEnabled(not c.active and has_results)
+        self.act_settings.setEnabled(not c.active)
+        for a in (self.act_export_csv, self.act_export_plots, self.act_export_mp4, self.act_export_gif,
+                  self.act_export_bundle):
+            a.setEnabled(not c.active and has_results)
+        self.slider.setEnabled(has_results)
+        text = {"idle": "ready", "running": "running", "paused": "paused", "finished": "finished",
+                "stopped": "stopped", "failed": "FAILED"}.get(state, state)
+        if c.stale:
+            text += " (stale: the model was edited)"
+        self.state_label.setText(text)
+        self.state_label.setStyleSheet("color: #c00; font-weight: bold" if state == "failed" else
+                                       ("color: #a60" if c.stale else ""))
+        if state == "idle":
+            self.progress.setValue(0)
+            self.progress.setFormat("")
+            self.time_label.setText("t = 0.000 s")
+            self.slider.setValue(0)
+        if state == "finished":
+            self.progress.setValue(1000)
+            self.progress.setFormat("done")
+        if state == "failed" and c.last_error:
+            self.window.statusBar().showMessage(f"Simulation failed: {c.last_error}", 15000)
+
+    def _on_time_changed(self, t: float) -> None:
+        # throttled to ~10 Hz: every widget repaint re-composes the window that holds the GL view
+        now = time.perf_counter()
+        if now - self._last_label < 0.1 and self.controller.clock.playing:
+            return
+        self._last_label = now
+        self.time_label.setText(f"t = {t:.3f} s")
+        t_max = self.controller.settings.t_end if self.controller.settings else 0.0
+        if t_max > 0 and not self.slider.isSliderDown():
+            self.slider.blockSignals(True)
+            self.slider.setValue(int(round(SLIDER_STEPS * min(t / t_max, 1.0))))
+            self.slider.blockSignals(False)
+
+    def _on_progress(self, t: float, t_end: float, rate: float) -> None:
+        now = time.perf_counter()
+        if now - self._last_progress < 0.25 and t < t_end:  # QProgressBar.setValue repaints synchronously
+            return
+        self._last_progress = now
+        frac = t / t_end if t_end > 0 else 0.0
+        self.progress.setValue(int(1000 * frac))
+        if rate < 1.0 and rate > 0:
+            eta = (t_end - t) / rate
+            self.progress.setFormat(f"{100 * frac:.0f}%  ETA {eta:.0f} s")
+            self.progress.setToolTip(f"{rate:.2f}× real time")
+        else:
+            self.progress.setFormat(f"{100 * frac:.0f}%")
+            self.progress.setToolTip(f"{rate:.2f}× real time")
+
+    def _on_slider_moved(self, value: int) -> None:
+        c = self.controller
+        t_max = c.settings.t_end if c.settings else 0.0
+        c.seek(value / SLIDER_STEPS * t_max)
+
+    def _on_trails(self, on: bool) -> None:
+        self.view.show_trails = on
+        self.view.clear_trails()
+        self.controller._dirty = True
+        self.controller._on_display_tick()
+
+    def _on_reaction_arrows(self, on: bool) -> None:
+        self.view.show_reactions = on
+        self.controller._dirty = True
+        self.controller._on_display_tick()
+
+    def _report_error(self, title: str, text: str) -> None:
+        self.window.statusBar().showMessage(f"{title}: {text.splitlines()[0]}", 15000)
+        # after the current event: a modal box must not run inside the worker's signal delivery
+        QTimer.singleShot(0, lambda: self.window.messenger.error(self.window, title, text))
+
+    def edit_settings(self) -> None:
+        from gui.simulation.settings_dialog import SettingsDialog
+        dlg = SettingsDialog(self.controller.effective_settings(), self.window)
+        if dlg.exec():
+            self.controller.set_overrides(**dlg.values())
+
+    # ---- exports -----------------------------------------------------------------------------------------
+    def _ask_directory(self, title: str) -> str | None:
+        d = QFileDialog.getExistingDirectory(self.window, title, str(Path.cwd()))
+        return d or None
+
+    def _ask_file(self, title: str, suggestion: str, filt: str) -> str | None:
+        p, _ = QFileDialog.getSaveFileName(self.window, title, suggestion, filt)
+        return p or None
+
+    def _stem(self) -> str:
+        doc = self.window.document
+        return Path(doc.path).stem if doc.path else (doc.model.name or "run")
+
+    def _guard(self, fn: Any) -> Any:
+        try:
+            return fn()
+        except Exception as exc:
+            self.window.messenger.error(self.window, "Export failed", f"{type(exc).__name__}: {exc}")
+            return None
+
+    def export_csv_dialog(self) -> None:
+        from gui.export import export_run_csv
+        path = self.ask_file("Export the run to CSV", f"{self._stem()}_results.csv", "CSV (*.csv)")
+        if path:
+            self._guard(lambda: export_run_csv(self.controller.trajectory(), path))
+            self.window.statusBar().showMessage(f"Wrote {path}", 5000)
+
+    def export_plots_dialog(self) -> None:
+        from gui.export import export_plots
+        d = self.ask_directory("Export all plots into a folder")
+        if d:
+            self._guard(lambda: export_plots(self.plots, d))
+            self.window.statusBar().showMessage(f"Wrote the plots to {d}", 5000)
+
+    def _on_plot_export(self, key: str, fmt: str) -> None:
+        from gui.export import export_plot
+        path = self.ask_file(f"Export the {key} plot", f"{self._stem()}_{key}.{fmt}", f"{fmt.upper()} (*.{fmt})")
+        if path:
+            self._guard(lambda: export_plot(self.plots.plots[key], path))
+
+    def export_video_dialog(self, suffix: str) -> None:
+        path = self.ask_file("Export the animation", f"{self._stem()}{suffix}", f"Video (*{suffix})")
+        if path:
+            self._guard(lambda: self.export_video(path))
+
+    def export_video(self, path: str, fps: float = 30.0) -> int:
+        from gui.export import export_video
+        c = self.controller
+        if not len(c.buffer) or c.poser is None:
+            raise ValueError("there are no results to export: run the simulation first")
+        self.window.statusBar().showMessage("Rendering the animation…")
+        names = [x.name for x in c.system.constraints]
+        n = export_video(self.view, c.buffer, c.poser, path, fps=fps, speed=c.clock.speed, constraint_names=names)
+        c.seek(c.clock.t)
+        self.window.statusBar().showMessage(f"Wrote {n} frames to {path}", 5000)
+        return n
+
+    def export_bundle_dialog(self) -> None:
+        d = self.ask_directory("Export bundle: choose an empty folder")
+        if d:
+            self._guard(lambda: self.export_bundle(d))
+
+    def export_bundle(self, directory: str, video: str | None = "animation.mp4") -> dict[str, Any]:
+        from gui.export import export_bundle
+        c = self.controller
+        out = export_bundle(directory, c.model, c.trajectory(), self.plots, self.view, c.buffer, c.poser, video)
+        c.seek(c.clock.t)
+        self.window.statusBar().showMessage(f"Wrote the export bundle to {directory}", 5000)
+        return out
+
+    # ---- window close ------------------------------------------------------------------------------------
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.window and event.type() == QEvent.Type.Close:
+            QTimer.singleShot(0, self._after_close)
+        return False
+
+    def _after_close(self) -> None:
+        if not self.window.isVisible():
+            self.controller.shutdown()
+
+
+def install_live_view(window: Any) -> LiveView:
+    """The window's hook: build the live view into ``window`` (available as ``window.live``)."""
+    live = LiveView(window)
+    window.live = live
+    return live
+
+
+__all__ = ["LiveView", "install_live_view", "os", "QWidget"]

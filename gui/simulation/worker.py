@@ -1,0 +1,205 @@
+"""SimulationWorker: runs ``core.simulate.iter_simulation`` for a QThread and emits blocks of frames.
+
+On Linux the integration itself runs in a forked child process and the QThread relays its blocks: Python's
+GIL would otherwise make every Python call of the GUI thread (each pyqtgraph paint, each PyOpenGL call) queue
+behind the CPU-bound integrator, and the window would stall for hundreds of ms under load. Elsewhere (no fork)
+it runs in the thread itself with a short GIL switch interval. Either way the worker is fed only immutable
+inputs (the compiled system, frozen settings, optional initial state) and owns no GUI
+object. Pause, resume, single step and stop are thread-safe: the driver calls ``cancel()`` once per output
+interval, and that callback blocks while paused (releasing the GIL), lets one interval through per step, and
+returns True after stop. Errors never escape: a failed run ends with ``sig_finished`` carrying its status and
+message (and an unexpected exception becomes a FAILED outcome too).
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import sys
+import threading
+import time
+import traceback
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from core.simulate import SimulationSettings, iter_simulation
+from core.types import Status
+
+
+CHILD_NICE = 10  # the simulation process yields the CPU to the GUI
+SWITCH_INTERVAL = 0.0001  # [s] GIL switch interval while a run is going
+
+
+class SimulationWorker(QObject):
+    """See the module docstring. Move it to a QThread and connect ``thread.started`` to :meth:`run`."""
+
+    sig_block = Signal(object)
+    """A :class:`~core.simulate.FrameBlock` (arrays copied; the worker never touches it again)."""
+    sig_finished = Signal(object)
+    """The outcome dict: status (:class:`~core.types.Status`), message, stats."""
+
+    def __init__(self, system: Any, settings: SimulationSettings, *, block_seconds: float = 0.04,
+                 block_frames: int = 25, start_paused: bool = False, use_process: bool | None = None):
+        super().__init__()
+        self.system, self.settings = system, settings
+        self.block_seconds, self.block_frames = block_seconds, block_frames
+        self._cond = threading.Condition()
+        self._paused = start_paused
+        self._stop = False
+        self._steps = 0
+        if use_process is None:
+            use_process = sys.platform.startswith("linux") and "fork" in mp.get_all_start_methods() \
+                and not os.environ.get("MECHSTUDIO_SIM_IN_THREAD")
+        self.use_process = use_process
+        if use_process:
+            ctx = mp.get_context("fork")
+            self._ctx = ctx
+            self._p_stop, self._p_pause = ctx.Event(), ctx.Event()
+            self._p_steps = ctx.Value("i", 0)
+            if start_paused:
+                self._p_pause.set()
+
+    # ---- control (any thread) ----------------------------------------------------------------------------
+    def pause(self) -> None:
+        with self._cond:
+            self._paused = True
+        if self.use_process:
+            self._p_pause.set()
+
+    def resume(self) -> None:
+        with self._cond:
+            self._paused = False
+            self._cond.notify_all()
+        if self.use_process:
+            self._p_pause.clear()
+
+    def step(self, n: int = 1) -> None:
+        """While paused: let ``n`` more output intervals through."""
+        with self._cond:
+            self._steps += n
+            self._cond.notify_all()
+        if self.use_process:
+            with self._p_steps.get_lock():
+                self._p_steps.value += n
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stop = True
+            self._cond.notify_all()
+        if self.use_process:
+            self._p_stop.set()
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def _cancel(self) -> bool:
+        with self._cond:
+            while self._paused and not self._stop and self._steps == 0:
+                self._cond.wait(0.1)
+            if self._paused and self._steps > 0:
+                self._steps -= 1
+            return self._stop
+
+    # ---- the run (worker thread) -------------------------------------------------------------------------
+    @Slot()
+    def run(self) -> None:
+        if self.use_process:
+            self._run_process()
+        else:
+            self._run_thread()
+
+    def _run_process(self) -> None:
+        t0 = time.perf_counter()
+        parent, child = self._ctx.Pipe(duplex=False)
+        proc = self._ctx.Process(target=_child_main, name="mechstudio-simulation", daemon=True,
+                                 args=(child, self.system, self.settings, self._p_stop, self._p_pause, self._p_steps,
+                                       self.block_frames, self.block_seconds))
+        outcome: dict[str, Any] | None = None
+        try:
+            proc.start()
+            child.close()
+            while outcome is None:
+                if parent.poll(0.05):
+                    try:
+                        kind, payload = parent.recv()
+                    except (EOFError, OSError):
+                        break
+                    if kind == "block":
+                        self.sig_block.emit(payload)
+                    else:
+                        outcome = payload
+                elif not proc.is_alive() and not parent.poll(0):
+                    break
+        except Exception as exc:
+            outcome = dict(status=Status.FAILED, message=f"internal error: {type(exc).__name__}: {exc}", stats={})
+        finally:
+            proc.join(2.0)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(2.0)
+            parent.close()
+        if outcome is None:
+            outcome = dict(status=Status.FAILED, stats={},
+                           message=f"the simulation process ended unexpectedly (exit code {proc.exitcode})")
+        outcome["wall_seconds"] = time.perf_counter() - t0
+        self.sig_finished.emit(outcome)
+
+    def _run_thread(self) -> None:
+        outcome: dict[str, Any] = {}
+        t0 = time.perf_counter()
+        # The GUI thread calls into Python for every pyqtgraph paint; with the default 5 ms switch interval a
+        # CPU-bound worker makes each of those calls wait for the GIL (a convoy of up to 5 ms per call, seconds
+        # per repaint). A short interval keeps the GUI responsive at a small cost to the worker.
+        old_interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        try:
+            for block in iter_simulation(self.system, self.settings, cancel=self._cancel, outcome=outcome,
+                                         block_frames=self.block_frames, block_seconds=self.block_seconds):
+                self.sig_block.emit(block)
+        except Exception as exc:  # a bug in a formulation must not take the window down
+            outcome.update(status=Status.FAILED, message=f"internal error: {type(exc).__name__}: {exc}",
+                           traceback=traceback.format_exc())
+        finally:
+            sys.setswitchinterval(old_interval)
+        outcome.setdefault("status", Status.FAILED)
+        outcome.setdefault("message", "")
+        outcome.setdefault("stats", {})
+        outcome["wall_seconds"] = time.perf_counter() - t0
+        self.sig_finished.emit(outcome)
+
+
+def _child_main(conn: Any, system: Any, settings: SimulationSettings, stop: Any, pause: Any, steps: Any,
+                block_frames: int, block_seconds: float) -> None:
+    """The forked simulation process: run, send ("block", FrameBlock)... then ("done", outcome).
+
+    It lowers its own scheduling priority so that the window (same user, same cores) always gets the CPU
+    first: the run may slow down, the GUI never stalls."""
+    try:
+        os.nice(CHILD_NICE)
+    except (OSError, AttributeError):
+        pass
+    def cancel() -> bool:
+        while pause.is_set() and not stop.is_set():
+            with steps.get_lock():
+                if steps.value > 0:
+                    steps.value -= 1
+                    break
+            time.sleep(0.01)
+        return stop.is_set()
+
+    outcome: dict[str, Any] = {}
+    try:
+        for block in iter_simulation(system, settings, cancel=cancel, outcome=outcome, block_frames=block_frames,
+                                     block_seconds=block_seconds):
+            conn.send(("block", block))
+    except Exception as exc:  # a bug in a formulation must not take the window down
+        outcome.update(status=Status.FAILED, message=f"internal error: {type(exc).__name__}: {exc}",
+                       traceback=traceback.format_exc())
+    outcome.setdefault("status", Status.FAILED)
+    outcome.setdefault("message", "")
+    outcome.setdefault("stats", {})
+    try:
+        conn.send(("done", outcome))
+    finally:
+        conn.close()

@@ -1,0 +1,399 @@
+"""The 3D view: a pyqtgraph GLViewWidget showing a model's bodies and moving them frame by frame.
+
+:meth:`SceneView.set_model` builds the GL items once from the model's geometry (``gui.view3d.geometry``): one
+mesh item and one line item per body (moved by a per-body transform), joints, the ground markers, the ground
+plane with its grid (translated with ``plane_position(t)``), a gravity arrow, springs as coils, optional trails
+of the bodies' centres of mass and optional reaction-force arrows. :meth:`SceneView.set_state` only sets
+transforms and a few vertex arrays, so it is cheap enough for 60 fps. Mouse: left-drag orbits, middle-drag (or
+ctrl+left) pans, the wheel zooms (GLViewWidget's own controls). Planar models get a top camera.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph.opengl as gl
+from pyqtgraph.opengl.GLViewWidget import GLViewMixin
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QMatrix4x4
+from PySide6.QtOpenGL import QOpenGLWindow
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from core.model.document import GROUND, Model
+from gui.view3d.geometry import Poser, darker, SceneSpec, build_scene, coil, disk_contact_point, world
+
+BACKGROUND = (236, 239, 243)
+TRAIL_COLOR = (0.15, 0.35, 0.85, 0.9)
+ARROW_COLOR = (0.05, 0.6, 0.15, 1.0)
+
+
+def _lit_shader() -> str:
+    """A two-sided headlight shader (pyqtgraph's 'shaded' lights faces from behind the camera)."""
+    from pyqtgraph.opengl import shaders
+    name = "mechstudio_lit"
+    if name not in shaders.ShaderProgram.names:
+        shaders.ShaderProgram(name, [
+            shaders.VertexShader("""
+                uniform mat4 u_mvp;
+                uniform mat3 u_normal;
+                attribute vec4 a_position;
+                attribute vec3 a_normal;
+                attribute vec4 a_color;
+                varying vec4 v_color;
+                varying vec3 v_normal;
+                void main() {
+                    v_normal = normalize(u_normal * a_normal);
+                    v_color = a_color;
+                    gl_Position = u_mvp * a_position;
+                }
+            """),
+            shaders.FragmentShader("""
+                #ifdef GL_ES
+                precision mediump float;
+                #endif
+                varying vec4 v_color;
+                varying vec3 v_normal;
+                void main() {
+                    float p = abs(dot(normalize(v_normal), normalize(vec3(0.35, 0.45, 1.0))));
+                    vec3 rgb = v_color.rgb * (0.38 + 0.62 * p);
+                    gl_FragColor = vec4(rgb, v_color.a);
+                }
+            """)])
+    return name
+
+
+def _matrix(origin: np.ndarray, R: np.ndarray) -> QMatrix4x4:
+    m = np.eye(4)
+    m[:3, :3] = R
+    m[:3, 3] = origin
+    return QMatrix4x4(*m.ravel())
+
+
+class SceneLogic:
+    """The scene: items built from a model and moved per frame (mixed into a GL widget or GL window)."""
+
+    def _init_scene(self) -> None:
+        self.setBackgroundColor(BACKGROUND)
+        self.spec: SceneSpec | None = None
+        self.poser: Poser | None = None
+        self.show_trails = False
+        self.show_reactions = False
+        self.follow = True
+        self._trail: list[np.ndarray] = []
+        self._trail_t: list[float] = []
+        self._reaction_scale: float | None = None
+        self._items: dict[str, Any] = {}
+        self.frames_drawn = 0
+        self.current_t = 0.0
+
+    # ---- building ----------------------------------------------------------------------------------------
+    def set_model(self, model: Model, system: Any = None, q: np.ndarray | None = None, t: float = 0.0) -> None:
+        """(Re)build every item for ``model``; pose it with ``q`` of ``system`` when given."""
+        for it in list(self.items):
+            self.removeItem(it)
+        self._items = {}
+        self.spec = spec = build_scene(model)
+        self.poser = Poser(system) if system is not None else None
+        self._trail, self._trail_t = [], []
+        self._reaction_scale = None
+        if self.poser is not None and q is not None:
+            self._fit_to(q)
+        ext = spec.extent
+        self.bodies: dict[str, tuple[Any, Any | None]] = {}
+        if spec.plane:
+            self._build_plane(ext)
+        elif spec.kind == "planar":
+            grid = gl.GLGridItem(color=(0, 0, 0, 40))
+            sp = self._nice_spacing(ext / 8)
+            grid.setSize(4 * ext, 4 * ext)
+            grid.setSpacing(sp, sp)
+            grid.translate(spec.center[0], spec.center[1], -0.1 * ext)
+            self.addItem(grid)
+            self._items["grid"] = grid
+        if not spec.ground.empty:
+            g = gl.GLMeshItem(vertexes=spec.ground.vertices, faces=spec.ground.faces, faceColors=spec.ground.colors,
+                              shader=_lit_shader(), smooth=False)
+            self.addItem(g)
+        for bv in spec.bodies:
+            mesh = gl.GLMeshItem(vertexes=bv.mesh.vertices, faces=bv.mesh.faces, faceColors=bv.mesh.colors,
+                                 shader=_lit_shader(), smooth=False) if not bv.mesh.empty else None
+            lines = None
+            if len(bv.lines):
+                lines = gl.GLLinePlotItem(pos=bv.lines.reshape(-1, 3), mode="lines", color=darker(bv.color, 0.35),
+                                          width=2.0, antialias=True)
+                lines.setDepthValue(1)
+            for it in (mesh, lines):
+                if it is not None:
+                    self.addItem(it)
+            self.bodies[bv.name] = (mesh, lines)
+        self.springs = []
+        for _ in spec.springs:
+            it = gl.GLLinePlotItem(pos=np.zeros((2, 3)), color=(0.3, 0.3, 0.3, 1.0), width=2.0, antialias=True)
+            self.addItem(it)
+            self.springs.append(it)
+        # gravity arrow: beside the mechanism, length ~ extent / 4
+        g = spec.gravity
+        if np.linalg.norm(g) > 0:
+            gdir = g / np.linalg.norm(g)
+            L = 0.15 * ext
+            base = spec.center + (np.array([0.45 * ext, 0.3 * ext, 0.0]) if spec.kind == "planar"
+                                  else np.array([0.3 * ext, 0.3 * ext, 0.35 * ext]))
+            tip = base + gdir * L
+            side = np.cross(gdir, [0, 0, 1.0]) if spec.kind == "planar" else np.cross(gdir, [1.0, 0, 0])
+            side = side / max(np.linalg.norm(side), 1e-12) * 0.08 * L
+            pts = np.array([base, tip, tip, tip - 0.25 * L * gdir + side, tip, tip - 0.25 * L * gdir - side])
+            arrow = gl.GLLinePlotItem(pos=pts, mode="lines", color=(0.1, 0.1, 0.1, 1.0), width=3.0, antialias=True)
+            self.addItem(arrow)
+            self._items["gravity"] = arrow
+        self.trail_item = gl.GLLinePlotItem(pos=np.zeros((2, 3)), mode="lines", color=TRAIL_COLOR, width=1.5,
+                                            antialias=True)
+        self.trail_item.setVisible(False)
+        self.addItem(self.trail_item)
+        self.reaction_item = gl.GLLinePlotItem(pos=np.zeros((2, 3)), mode="lines", color=ARROW_COLOR, width=3.0,
+                                               antialias=True)
+        self.reaction_item.setVisible(False)
+        self.reaction_item.setDepthValue(2)
+        self.addItem(self.reaction_item)
+        self.reset_camera()
+        if self.poser is not None and q is not None:
+            self.set_state(q, t)
+
+    def _fit_to(self, q: np.ndarray) -> None:
+        """Centre and size of the posed mechanism (its mesh vertices in the world frame)."""
+        assert self.spec is not None and self.poser is not None
+        poses = self.poser.poses(q)
+        pts = [poses[bv.name][0] + bv.mesh.vertices @ poses[bv.name][1].T for bv in self.spec.bodies
+               if bv.name in poses and not bv.mesh.empty]
+        if not self.spec.ground.empty:
+            pts.append(self.spec.ground.vertices)
+        if pts:
+            P = np.vstack(pts)
+            lo, hi = P.min(axis=0), P.max(axis=0)
+            self.spec.center = (lo + hi) / 2
+            self.spec.extent = float(max(np.linalg.norm(hi - lo), 0.2))
+
+    def _nice_spacing(self, x: float) -> float:
+        e = 10 ** np.floor(np.log10(max(x, 1e-6)))
+        for m in (1, 2, 5, 10):
+            if m * e >= x:
+                return float(m * e)
+        return float(10 * e)
+
+    def _build_plane(self, ext: float) -> None:
+        half = 2.0 * ext
+        self.plane_spacing = sp = self._nice_spacing(ext / 5)
+        self.plane_half = half
+        quad = np.array([[-half, -half, -1e-3], [half, -half, -1e-3], [half, half, -1e-3], [-half, half, -1e-3]])
+        plane = gl.GLMeshItem(vertexes=quad, faces=np.array([[0, 1, 2], [0, 2, 3]]), color=(0.80, 0.84, 0.88, 1.0),
+                              shader=None, smooth=False)
+        self.addItem(plane)
+        n = int(np.ceil(half / sp)) + 1
+        ks = np.arange(-n, n + 1) * sp
+        segs = []
+        for k in ks:
+            segs += [[k, -half - sp, 0], [k, half + sp, 0], [-half - sp, k, 0], [half + sp, k, 0]]
+        grid = gl.GLLinePlotItem(pos=np.array(segs, float), mode="lines", color=(0.35, 0.4, 0.5, 0.9), width=1.0,
+                                 antialias=True)
+        self.addItem(grid)
+        self._items["plane"], self._items["plane_grid"] = plane, grid
+
+    def reset_camera(self) -> None:
+        spec = self.spec
+        if spec is None:
+            return
+        c = spec.center
+        if spec.kind == "planar":
+            self.opts["center"] = _vec3(c[0], c[1], 0.0)
+            self.setCameraPosition(distance=1.25 * spec.extent, elevation=90, azimuth=-90)
+        else:
+            self.opts["center"] = _vec3(c[0], c[1], c[2])
+            self.setCameraPosition(distance=1.7 * spec.extent, elevation=20, azimuth=-60)
+
+    # ---- per frame ---------------------------------------------------------------------------------------
+    def set_state(self, q: np.ndarray, t: float, reactions: np.ndarray | None = None,
+                  constraint_names: list[str] | None = None) -> None:
+        """Move everything to configuration ``q`` at time ``t`` (reactions (nc, 6) for the arrows)."""
+        if self.spec is None or self.poser is None:
+            return
+        spec = self.spec
+        poses = self.poser.poses(q)
+        for name, (mesh, lines) in self.bodies.items():
+            pose = poses.get(name)
+            if pose is None:
+                continue
+            m = _matrix(*pose)
+            for it in (mesh, lines):
+                if it is not None:
+                    it.setTransform(m)
+        for it, (b1, p1, b2, p2) in zip(self.springs, spec.springs):
+            a = world(poses[b1], p1) if b1 in poses else p1
+            b = world(poses[b2], p2) if b2 in poses else p2
+            it.setData(pos=coil(a, b, 0.03 * spec.extent))
+        if spec.plane:
+            rp = self.poser.plane_position(t)
+            sp = self.plane_spacing
+            # the grid lines sit at rp + k * spacing; keep the finite patch under the mechanism
+            focus = np.mean([p[0] for p in poses.values()], axis=0) if poses else np.zeros(3)
+            shift = rp[:2] + np.round((focus[:2] - rp[:2]) / sp) * sp
+            self._items["plane_grid"].setTransform(_matrix(np.array([shift[0], shift[1], rp[2]]), np.eye(3)))
+            self._items["plane"].setTransform(_matrix(np.array([focus[0], focus[1], rp[2]]), np.eye(3)))
+            if self.follow:
+                self.opts["center"] = _vec3(focus[0], focus[1], self.opts["center"].z())
+        # trails of the centres of mass
+        if self.show_trails:
+            coms = np.array([world(poses[bv.name], bv.com) for bv in spec.bodies if bv.name in poses])
+            if self._trail_t and t < self._trail_t[-1]:
+                self._trail, self._trail_t = [], []
+            self._trail.append(coms)
+            self._trail_t.append(t)
+            if len(self._trail) > 600:
+                self._trail, self._trail_t = self._trail[-600:], self._trail_t[-600:]
+            if len(self._trail) >= 2:
+                T = np.array(self._trail)  # (k, nb, 3)
+                segs = np.stack((T[:-1], T[1:]), axis=2).transpose(1, 0, 2, 3).reshape(-1, 3)
+                self.trail_item.setData(pos=segs)
+                self.trail_item.setVisible(True)
+        else:
+            self.trail_item.setVisible(False)
+        if self.show_reactions and reactions is not None and constraint_names is not None:
+            self._draw_reactions(poses, reactions, constraint_names, t)
+        else:
+            self.reaction_item.setVisible(False)
+        self.current_t = t
+        self.frames_drawn += 1
+        self.update()
+
+    def _draw_reactions(self, poses: dict[str, Any], reactions: np.ndarray, names: list[str], t: float) -> None:
+        spec = self.spec
+        assert spec is not None
+        segs = []
+        forces = np.asarray(reactions)[:, :3]
+        fmax = float(np.max(np.linalg.norm(forces, axis=1))) if len(forces) else 0.0
+        if fmax <= 0:
+            self.reaction_item.setVisible(False)
+            return
+        if self._reaction_scale is None or fmax * self._reaction_scale > 0.8 * spec.extent:
+            self._reaction_scale = 0.5 * spec.extent / fmax
+        s = self._reaction_scale
+        for k, name in enumerate(names):
+            F = forces[k] * s
+            if name in spec.joint_points:
+                b, p = spec.joint_points[name]
+                if b not in poses:
+                    continue
+                at = world(poses[b], p)
+            elif name in spec.disk_contacts:
+                b, r = spec.disk_contacts[name]
+                bv = next(bv for bv in spec.bodies if bv.name == b)
+                at = disk_contact_point(poses[b], bv.com, r)
+            else:
+                continue
+            if np.linalg.norm(F) < 1e-9:
+                continue
+            tip = at + F
+            e = F / np.linalg.norm(F)
+            side = np.cross(e, [0, 0, 1.0])
+            if np.linalg.norm(side) < 1e-6:
+                side = np.cross(e, [1.0, 0, 0])
+            side = side / np.linalg.norm(side) * 0.06 * np.linalg.norm(F)
+            head = 0.2 * F
+            segs += [at, tip, tip, tip - head + side, tip, tip - head - side]
+        if segs:
+            self.reaction_item.setData(pos=np.array(segs))
+            self.reaction_item.setVisible(True)
+
+    def clear_trails(self) -> None:
+        self._trail, self._trail_t = [], []
+        self.trail_item.setVisible(False) if hasattr(self, "trail_item") else None
+
+    # ---- GL context ----------------------------------------------------------------------------------------
+    def paint(self, *args: Any, **kwargs: Any) -> None:
+        _ensure_shaders_for_current_context()
+        super().paint(*args, **kwargs)
+
+    # ---- pixels ------------------------------------------------------------------------------------------
+    def render_image(self, width: int, height: int) -> np.ndarray:
+        """Render offscreen at (width, height): RGB uint8 array (height, width, 3)."""
+        bgra = self.renderToArray((width, height))
+        return np.ascontiguousarray(bgra[:, :, [2, 1, 0]])
+
+
+_LAST_GROUP: list[int | None] = [None]
+
+
+def _ensure_shaders_for_current_context() -> None:
+    """pyqtgraph caches compiled shader programs globally, which breaks a second GL view whose context is not
+    shared with the first (tests open many windows; the export renders offscreen). Recompile on a switch of
+    context share group (a no-op when Qt.AA_ShareOpenGLContexts is set)."""
+    from PySide6.QtGui import QOpenGLContext
+    from shiboken6 import getCppPointer
+    ctx = QOpenGLContext.currentContext()
+    if ctx is None:
+        return
+    key = getCppPointer(ctx.shareGroup())[0]
+    if key == _LAST_GROUP[0]:
+        return
+    if _LAST_GROUP[0] is not None:
+        from pyqtgraph.opengl import items, shaders
+        for prog in shaders.ShaderProgram.names.values():
+            prog.prog = None
+            for sh in prog.shaders:
+                sh.compiled = None
+        for name in ("GLImageItem", "GLLinePlotItem", "GLScatterPlotItem", "GLVolumeItem"):
+            klass = getattr(getattr(items, name, None), name, None)
+            if klass is not None and hasattr(klass, "_shaderProgram"):
+                klass._shaderProgram = None
+    _LAST_GROUP[0] = key
+
+
+class SceneView(SceneLogic, gl.GLViewWidget):
+    """The scene in a QOpenGLWidget (offscreen rendering: video export, benchmark, tests)."""
+
+    def __init__(self, parent: Any = None):
+        super().__init__(parent)
+        self.setObjectName("view3d")
+        self.setMinimumSize(240, 200)
+        self._init_scene()
+
+
+class SceneWindow(SceneLogic, GLViewMixin, QOpenGLWindow):
+    """The scene in a QOpenGLWindow. Embedded with :func:`QWidget.createWindowContainer` it renders into its
+    own native surface, so the main window is not composed through OpenGL on every repaint of any widget (with
+    a software rasteriser such as llvmpipe that composition costs ~40 ms per repaint of a 1280x820 window)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._init_scene()
+
+    def devicePixelRatioF(self) -> float:  # GLViewMixin expects the QWidget API
+        return float(self.devicePixelRatio())
+
+    def setFocusPolicy(self, *_a: Any) -> None:
+        pass
+
+
+class SceneContainer(QWidget):
+    """The QWidget that holds a :class:`SceneWindow` (``.scene``) in a dock."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("view3d")
+        self.scene = SceneWindow()
+        self.container = QWidget.createWindowContainer(self.scene, self)
+        self.container.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.container.setMinimumSize(240, 200)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.container)
+
+    def grab_scene(self) -> Any:
+        """The rendered scene as a QImage (the GL window's framebuffer)."""
+        return self.scene.grabFramebuffer()
+
+
+def _vec3(x: float, y: float, z: float) -> Any:
+    from PySide6.QtGui import QVector3D
+    return QVector3D(float(x), float(y), float(z))
+
+
+__all__ = ["SceneView", "SceneWindow", "SceneContainer", "GROUND"]
