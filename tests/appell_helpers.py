@@ -27,11 +27,15 @@ def choice_keys_of(name: str) -> list[str]:
 def consistent_state(system, rng: np.random.Generator, t: float = 0.0, spread: float = 0.05,
                      angle_range: tuple[int, float] | None = None):
     """A random (q, q') with Phi(q, t) = 0 (Newton from a perturbed start) and C q' + xi = 0."""
-    q0 = system.initial_guess() + spread * rng.standard_normal(system.n)
-    if angle_range is not None:
-        k, a = angle_range
-        q0[k] = rng.uniform(-a, a)
-    res = assemble(system, q0, t, tol=1e-13)
+    base = system.initial_guess()
+    for attempt in range(12):
+        q0 = base + spread * 0.5 ** attempt * rng.standard_normal(system.n)
+        if angle_range is not None:
+            k, a = angle_range
+            q0[k] = rng.uniform(-a, a)
+        res = assemble(system, q0, t)
+        if res.status.ok:
+            break
     assert res.status.ok, res.message
     q = res.q
     C = system.constraint_matrix(q, t)
