@@ -76,7 +76,10 @@ def parse_state_expression(text: str, coords: Mapping[str, sp.Symbol],
                                       f"{', '.join(sorted(_FUNCTIONS))}")
             return _FUNCTIONS[node.func.id](*[convert(a) for a in node.args])
         if isinstance(node, ast.Attribute):
-            raise ExpressionError(f"unknown coordinate {ast.unparse(node)!r}; coordinates: "
+            text = ast.unparse(node)
+            for key, name in table.items():
+                text = text.replace(key, name)
+            raise ExpressionError(f"unknown coordinate {text!r}; coordinates: "
                                   f"{', '.join(coords) or '(none)'}")
         raise ExpressionError(f"not allowed in an expression: {ast.dump(node)[:60]}")
 
