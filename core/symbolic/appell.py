@@ -293,3 +293,21 @@ def derivation_time(model: Model, key: str | None = None) -> tuple[float, float]
     derive_appell(model, key)
     t2 = time.perf_counter()
     return t1 - t0, t2 - t1
+
+
+def benchmark(paths: list[str] | None = None) -> list[tuple[str, float, float]]:
+    """Derivation benchmark of the planar samples: [(file, fresh seconds, cached seconds)] (issue 5: < 5 s)."""
+    from pathlib import Path
+
+    from core.model.io import load_model
+    if paths is None:
+        root = Path(__file__).resolve().parents[2] / "sample_models"
+        paths = [str(p) for p in sorted(root.glob("*.json"))]
+    out = []
+    for p in paths:
+        model = load_model(p)
+        if model.kind != "planar":
+            continue
+        fresh, cached = derivation_time(model)
+        out.append((Path(p).name, fresh, cached))
+    return out
