@@ -336,6 +336,9 @@ class PlotPanel(QWidget):
         self.refresh_count += 1
         return True
 
+    def up_to_date(self, buffer: Any) -> bool:
+        return buffer is self._buffer and all(v == buffer.version for v in self._versions.values())
+
     def set_cursor(self, t: float) -> None:
         for p in self.plots.values():
             if p.cursor.value() != t:

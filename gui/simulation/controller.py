@@ -141,22 +141,31 @@ class SimulationController(QObject):
                 self.resume()
             return False
         model = self.document.model
+        a = getattr(self.document, "analysis", None)
         try:
             if not model.data.get("bodies"):
                 raise ValueError("the model has no bodies")
-            system = compile_model(model)
+            if a is not None and a.system is not None and self.document.model is model and a.q is not None:
+                system = a.system  # compiled from this very model by the document's analysis
+            else:
+                system = compile_model(model)
             settings = self.effective_settings(model)
             settings.validate()
         except Exception as exc:
             self._fail(f"cannot start the simulation: {exc}")
             return False
+        same_scene = model is self.model and system is self.system and getattr(self.view, "spec", None) is not None
         self.model, self.system, self.settings = model, system, settings
         self.poser = Poser(system)
         q_preview = system.initial_guess()
-        a = getattr(self.document, "analysis", None)
         if a is not None and a.system is not None and a.q is not None and len(a.q) == system.n:
             q_preview = np.asarray(a.q, float)
-        self.view.set_model(model, system, q_preview, 0.0)
+        if same_scene:  # keep the GL items (rebuilding them stalls the window); just pose them
+            self.view.poser = self.poser
+            self.view.clear_trails()
+            self.view.set_state(q_preview, 0.0)
+        else:
+            self.view.set_model(model, system, q_preview, 0.0)
         self.plots.set_system(system)
         self.plots.set_time_range(settings.t_end)
         self.buffer.reset(system.n, len(system.constraints))
@@ -299,8 +308,7 @@ class SimulationController(QObject):
         self._release_thread()
         status = outcome.get("status", Status.FAILED)
         self._dirty = True
-        self.plots.refresh(self.buffer, force=True)
-        self._on_plot_tick()
+        self.plot_timer.start()  # the remaining plots catch up one per tick
         if status == Status.CANCELLED:
             self._set_state("stopped")
         elif getattr(status, "ok", False) or status == Status.FINISHED:
@@ -329,8 +337,6 @@ class SimulationController(QObject):
             self._dirty = False
             self.render_at(self.clock.t)
             self.sig_time_changed.emit(self.clock.t)
-        if not self.active and not self.clock.playing and self.state != "idle":
-            self.plot_timer.stop() if not self._dirty else None
 
     def render_at(self, t: float) -> None:
         b = self.buffer
@@ -345,7 +351,8 @@ class SimulationController(QObject):
         self._cursor_ticks = getattr(self, "_cursor_ticks", 0) + 1
         if self._cursor_ticks % 3 == 0 or not self.active:
             self.plots.set_cursor(self.clock.t)
-        if not self.active and not self.clock.playing:
+        if not self.active and not self.clock.playing and self.plots.up_to_date(self.buffer):
+            self.plots.set_cursor(self.clock.t)
             self.plot_timer.stop()
             self.display_timer.stop() if not self._dirty else None
 

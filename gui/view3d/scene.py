@@ -362,7 +362,10 @@ class SceneWindow(SceneLogic, GLViewMixin, QOpenGLWindow):
     a software rasteriser such as llvmpipe that composition costs ~40 ms per repaint of a 1280x820 window)."""
 
     def __init__(self) -> None:
-        super().__init__()
+        # Created with a (hidden, permanent) parent QWindow so that PySide hands ownership to C++: the window
+        # container deletes the window in C++, and a Python-owned wrapper would be deleted a second time at exit
+        # (segmentation fault, PySide 6.10).
+        super().__init__(QOpenGLWindow.UpdateBehavior.NoPartialUpdate, _anchor_window())
         self._init_scene()
 
     def devicePixelRatioF(self) -> float:  # GLViewMixin expects the QWidget API
@@ -370,6 +373,16 @@ class SceneWindow(SceneLogic, GLViewMixin, QOpenGLWindow):
 
     def setFocusPolicy(self, *_a: Any) -> None:
         pass
+
+
+_ANCHOR: list[Any] = []
+
+
+def _anchor_window() -> Any:
+    from PySide6.QtGui import QWindow
+    if not _ANCHOR:
+        _ANCHOR.append(QWindow())
+    return _ANCHOR[0]
 
 
 class SceneContainer(QWidget):
