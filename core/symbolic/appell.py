@@ -73,9 +73,11 @@ def simplify_small(e: sp.Expr, limit: int = SIMPLIFY_OPS) -> sp.Expr:
     return e
 
 
-def simplify_velocity(e: sp.Expr, limit: int = 150) -> sp.Expr:
-    """Cheap simplification of an entry of q'(q, u, t) (cancel, then trigsimp: removes sin^2 + cos^2)."""
-    if e == 0 or sp.count_ops(e) > limit:
+def simplify_velocity(e: sp.Expr, n: int, limit: int = 150) -> sp.Expr:
+    """Simplification of an entry of q'(q, u, t) (cancel, then trigsimp: removes the sin^2 + cos^2 that the
+    elimination leaves in the denominators). trigsimp dominates the derivation time, so it is applied to small
+    systems (n <= 6) only; bigger ones (closed loops) keep the raw elimination result."""
+    if e == 0 or n > 6 or sp.count_ops(e) > limit:
         return e
     return sp.trigsimp(sp.cancel(sp.together(e)))
 
@@ -261,7 +263,7 @@ def derive_appell(model: Model, key: str | None = None, system: Any = None) -> A
     rhs = [-xi[r] for r in used] + [u[v] - choice.f0[v] for v in range(f)]
     at = {**dict(zip(sm.q, map(float, q0))), T: 0.0}
     qd_list = solve_sparse(A, sp.Matrix(rhs), at) if sm.n else []
-    qd_expr = sp.Matrix([simplify_velocity(e) for e in qd_list]) if qd_list else sp.zeros(0, 1)
+    qd_expr = sp.Matrix([simplify_velocity(e, sm.n) for e in qd_list]) if qd_list else sp.zeros(0, 1)
     H = qd_expr.jacobian(u) if f else sp.zeros(sm.n, 0)
     h0 = qd_expr.subs({s: 0 for s in u})
     qdd_vel = velocity_derivative(qd_expr, sm.q, [*qd_expr]).applyfunc(sp.expand)  # H' u + h0'
