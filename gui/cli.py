@@ -23,6 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     from core.cli import build_parser, run_parsed
     parser, sub = build_parser("mechstudio")
     sub.add_parser("open", help="open a model file in the editor (the default without arguments)").add_argument("file")
+    from gui.simulate_cli import extend  # --plots DIR --video FILE for simulate (Qt only when used)
+    extend(sub)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
