@@ -223,7 +223,7 @@ class AppellDerivation:
 
     def compiled(self) -> dict[str, Callable[..., Any]]:
         """lambdified (q, u, t) -> (M_r, b_r, q'), and (q, u, u', t) -> q'' (numpy, common subexpressions)."""
-        if not self._compiled:
+        if "rhs" not in self._compiled:
             q, u, ud = self.sm.q, self.u, self.ud
             f = len(u)
             main = sp.lambdify((q, u, T), [self.M_r, self.b_r, self.qd_expr], modules="numpy", cse=True)
