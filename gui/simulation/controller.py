@@ -163,6 +163,9 @@ class SimulationController(QObject):
         if same_scene:  # keep the GL items (rebuilding them stalls the window); just pose them
             self.view.poser = self.poser
             self.view.clear_trails()
+            if not getattr(self.view, "_user_camera", False):
+                self.view._fit_to(q_preview)
+                self.view.reset_camera()
             self.view.set_state(q_preview, 0.0)
         else:
             self.view.set_model(model, system, q_preview, 0.0)

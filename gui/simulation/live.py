@@ -62,9 +62,9 @@ class LiveView(QObject):
     def _build_actions(self) -> None:
         c = self.controller
         self.act_run = self._act("▶ Run", c.run_or_resume, "F5", "run the simulation (or resume)", "act_run")
-        self.act_pause = self._act("⏸ Pause", c.pause, "F6", "pause the run", "act_pause")
+        self.act_pause = self._act("Pause", c.pause, "F6", "pause the run", "act_pause")
         self.act_stop = self._act("■ Stop", c.stop, "Shift+F5", "stop the run (results are kept)", "act_stop")
-        self.act_step = self._act("⏭ Step", c.step, "F7", "advance one output interval", "act_step")
+        self.act_step = self._act("Step", c.step, "F7", "advance one output interval", "act_step")
         self.act_reset = self._act("⟲ Reset", c.reset, None, "drop the results, show the initial pose", "act_reset")
         self.act_replay = self._act("↻ Replay", c.replay, None, "play the finished run again", "act_replay")
         self.act_settings = self._act("Settings…", self.edit_settings, None, "formulation, integrator, tolerances",

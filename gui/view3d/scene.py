@@ -202,12 +202,15 @@ class SceneLogic:
         if spec is None:
             return
         c = spec.center
+        # the field of view spans the width: fit the extent into the shorter of width and height
+        w, h = max(self.width(), 1), max(self.height(), 1)
+        fit = 1.0 / (2 * np.tan(np.radians(self.opts.get("fov", 60)) / 2) * min(1.0, h / w))
         if spec.kind == "planar":
             self.opts["center"] = _vec3(c[0], c[1], 0.0)
-            self.setCameraPosition(distance=1.25 * spec.extent, elevation=90, azimuth=-90)
+            self.setCameraPosition(distance=1.1 * fit * spec.extent, elevation=90, azimuth=-90)
         else:
             self.opts["center"] = _vec3(c[0], c[1], c[2])
-            self.setCameraPosition(distance=1.7 * spec.extent, elevation=20, azimuth=-60)
+            self.setCameraPosition(distance=1.7 * fit * spec.extent, elevation=20, azimuth=-60)
 
     # ---- per frame ---------------------------------------------------------------------------------------
     def set_state(self, q: np.ndarray, t: float, reactions: np.ndarray | None = None,
@@ -367,6 +370,15 @@ class SceneWindow(SceneLogic, GLViewMixin, QOpenGLWindow):
         # (segmentation fault, PySide 6.10).
         super().__init__(QOpenGLWindow.UpdateBehavior.NoPartialUpdate, _anchor_window())
         self._init_scene()
+
+    def resizeEvent(self, ev: Any) -> None:
+        super().resizeEvent(ev)
+        if not getattr(self, "_user_camera", False):
+            self.reset_camera()
+
+    def mousePressEvent(self, ev: Any) -> None:
+        self._user_camera = True  # the user took over the camera: resizes no longer re-fit it
+        super().mousePressEvent(ev)
 
     def devicePixelRatioF(self) -> float:  # GLViewMixin expects the QWidget API
         return float(self.devicePixelRatio())
