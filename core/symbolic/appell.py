@@ -251,6 +251,9 @@ def derive_appell(model: Model, key: str | None = None, system: Any = None) -> A
         return _APPELL_CACHE[(mh, resolved)]
     t0 = time.perf_counter()
     sm = symbolic_model(model)
+    if list(sm.coord_names) != list(system.coord_names):
+        raise SymbolicUnsupported("the symbolic model's coordinates differ from the compiled system's "
+                                  f"({len(sm.coord_names)} vs {len(system.coord_names)})")
     q0 = initial_configuration(system)
     choice = load_choice(system, resolved, q0)
     C_num = system.constraint_matrix(q0, 0.0)
@@ -273,7 +276,11 @@ def derive_appell(model: Model, key: str | None = None, system: Any = None) -> A
     Q = sm.Q.subs(subs_v)
     Ht = H.T
     M_r = (Ht * sm.M * H).applyfunc(lambda e: simplify_small(sp.expand(e), 30))
-    Ma0 = Ht * sm.M * a0
+    inertial = sm.extra.get("inertial")  # velocity terms k of dS/dq'' = M q'' + k (spatial bodies)
+    if inertial is not None:
+        Ma0 = (Ht * (sm.M * a0 + inertial.subs(subs_v))).applyfunc(lambda e: simplify_small(sp.expand(e), 400))
+    else:
+        Ma0 = Ht * sm.M * a0
     Q_tilde = Ht * Q
     b_r = Q_tilde - Ma0
     udm = sp.Matrix(ud)
