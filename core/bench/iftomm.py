@@ -232,7 +232,7 @@ def problems(quick: bool = False) -> list[dict[str, Any]]:
 
 def run(quick: bool = False, budget: float | None = None, formulations: list[str] | None = None,
         only: list[str] | None = None, **_: Any) -> BenchTable:
-    budget = budget if budget is not None else (60.0 if quick else 600.0)
+    budget = budget if budget is not None else (60.0 if quick else 300.0)
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
     for p in problems(quick):
@@ -242,6 +242,7 @@ def run(quick: bool = False, budget: float | None = None, formulations: list[str
             if formulations and label not in formulations and form not in formulations:
                 continue
             tr, settings = _run(p["doc"], label, form, corr, budget)
+            m = None
             m = p["measure"](tr) if len(tr.frames.t) else None
             rows.append(_row(p["problem"], label, tr, settings, m))
             if p.get("rank_log") and len(tr.frames.t):
