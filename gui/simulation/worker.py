@@ -26,7 +26,7 @@ from core.simulate import SimulationSettings, iter_simulation
 from core.types import Status
 
 
-CHILD_NICE = 10  # the simulation process yields the CPU to the GUI
+CHILD_NICE = 4  # the simulation process yields the CPU to the GUI
 SWITCH_INTERVAL = 0.0001  # [s] GIL switch interval while a run is going
 
 
