@@ -92,7 +92,7 @@ def test_trajectories_match_kkt_reference_over_the_span(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", planar_samples())
+@pytest.mark.parametrize("name", planar_samples() + ["rolling_disk.json", "rolling_disk_accelerating_plane.json"])
 def test_driver_runs_agree_with_projection(name):
     """The simulation driver (with drift correction) with appell, appell_symbolic and projection."""
     simulate = pytest.importorskip("core.simulate").simulate
