@@ -3,7 +3,12 @@
 Two methods of Bayo and co-workers, written in the notation of source 001 (M q'' = h + C^T lambda,
 C q' + xi = 0, C q'' + eta = 0):
 
-1. ``augmented_lagrangian`` (registered formulation, state y = [q; q'], any of the driver's integrators): the
+Status: method 2 (ALI3-P) carries the N four-bar (MBS benchmark A02) through all its singular configurations
+and is used by ``mechstudio bench --suite iftomm``. Method 1 is EXPERIMENTAL and deliberately not registered in
+core/dynamics/base.py: its fixed-point iteration stagnates on badly scaled systems (Andrews' mechanism: inertias
+of 4e-7 kg m^2) and it has not been validated; import the module to register it.
+
+1. ``augmented_lagrangian`` (formulation, state y = [q; q'], any of the driver's integrators): the
    index-1 augmented Lagrangian of Bayo, Garcia de Jalon and Serna (1988) with Baumgarte-type penalty terms,
 
        M q'' + C^T alpha (C q'' + eta + 2 xi_b omega Phi' + omega^2 Phi) + C^T lambda* = h,
@@ -150,9 +155,10 @@ def _force_jacobians(system: ConstrainedSystem, q: FloatArray, v: FloatArray, t:
 
 
 def simulate_ali3p(system: ConstrainedSystem, settings: Any, *, step: float | None = None,
-                   alpha: float | None = None, newton_tol: float = 1e-11, max_newton: int = 20,
-                   accept_tol: float = 1e-8,
-                   q0: FloatArray | None = None, v0: FloatArray | None = None) -> Any:
+                   alpha: float | None = None, newton_tol: float = 1e-11, max_newton: int = 50,
+                   accept_tol: float = 1e-6,
+                   q0: FloatArray | None = None, v0: FloatArray | None = None,
+                   cancel: Any = None) -> Any:
     """Run ALI3-P (module docstring, method 2) from the file's initial state with a fixed step ``step``
     (default settings.step or settings.dt / 10); output every settings.dt. Returns a Trajectory."""
     from core.simulate import FrameBlock, InitialState, Trajectory, concat_blocks, initial_state  # noqa: F401
@@ -223,6 +229,9 @@ def simulate_ali3p(system: ConstrainedSystem, settings: Any, *, step: float | No
     status, message = Status.FINISHED, ""
     try:
         for k in range(1, n_out + 1):
+            if cancel is not None and cancel():
+                status, message = Status.CANCELLED, f"cancelled at t = {t:.6g} s"
+                break
             for s in range(sub):
                 t1 = (k - 1) * settings.dt + (s + 1) * dt
                 qhat_v = 2 / dt * q + v
@@ -268,7 +277,8 @@ def simulate_ali3p(system: ConstrainedSystem, settings: Any, *, step: float | No
                 t = t1
                 stats["steps"] += 1
             record(k * settings.dt, q, v, acc)
-        message = f"finished at t = {t:.6g} s"
+        else:
+            message = f"finished at t = {t:.6g} s"
     except (SolverFailure, np.linalg.LinAlgError) as exc:
         status, message = Status.FAILED, str(exc)
     stats.update(cpu_seconds=time.process_time() - clock0, wall_seconds=time.perf_counter() - wall0,
