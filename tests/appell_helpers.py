@@ -45,6 +45,24 @@ def consistent_state(system, rng: np.random.Generator, t: float = 0.0, spread: f
     return q, v
 
 
+def regular_state(system, q, t: float, rank: int, gap: float = 1e-3) -> bool:
+    """True when C(q, t) has the regular rank ``rank`` with a clear gap: sigma_rank > gap sigma_1 and the
+    remaining (redundant) singular values below 1e-12 sigma_1. Near a singular position (the parallelogram's
+    flat change point) every formulation is ill-conditioned (KKT, projection and Appell differ by up to 1e-2
+    there), so accuracy comparisons use regular states."""
+    C = system.constraint_matrix(q, t)
+    if C.shape[0] == 0 or rank == 0:
+        return True
+    s = np.linalg.svd(C, compute_uv=False)
+    return bool(s[rank - 1] > gap * s[0] and (s.size == rank or s[rank] < 1e-12 * s[0]))
+
+
+def regular_rank(system) -> int:
+    """Rank of C at the assembled initial configuration (tolerance 1e-9 sigma_1)."""
+    q0, _ = initial_state(system)
+    return null_space(system.constraint_matrix(q0, 0.0))[1]
+
+
 def kkt_accelerations(system, q, v, t):
     """q'' from the KKT system [M C^T; C 0] [q''; -lambda] = [h; -eta] (Lagrange multipliers; least squares
     for redundant constraints). Independent of quasi-velocities, null spaces and symbolic code."""
