@@ -4,8 +4,10 @@ Prints the equations Mechanism Studio derives symbolically (sympy) for a model:
 
 * ``appell`` (default): the quasi-velocities u = F q' + f0, the kinematic equations q' = H u + h0, the
   acceleration energy G (its u'-dependent part), the generalized forces Q~ = H^T Q and Appell's equations
-  dG/du'_v = Q~_v (source 002, §2.3);
-* ``lagrange``: Lagrange's equations of the first kind M q'' = Q + Phi_q^T lambda + C_psi^T mu;
+  dG/du'_v = Q~_v (source 002, §2.3); planar models and the rolling disk (spatial free bodies with rolling
+  contacts); other spatial models end with "error: ..." (exit status 2);
+* ``lagrange``: Lagrange's equations of the first kind M q'' = Q + Phi_q^T lambda + C_psi^T mu (spatial bodies:
+  M q'' + k(q, q') = ..., k the velocity terms of the acceleration energy);
 * ``constraints``: Phi, Phi_q, Phi_t and gamma of the holonomic constraints (Phi_q q'' = gamma), and the
   nonholonomic rows C_psi q' + xi_psi = 0 with eta_psi.
 
@@ -82,10 +84,14 @@ def render(model: Model, form: str = "appell", latex: bool = False, choice: str 
     if form == "lagrange":
         lam = [sp.Symbol(f"lambda_{k + 1}", real=True) for k in range(sm.C.shape[0])]
         forces = sm.Q + (sm.C.T * sp.Matrix(lam) if lam else sp.zeros(sm.n, 1))
-        eqs = [sp.Eq((sm.M[i, :] * sp.Matrix(sm.qdd))[0], simplify_small(forces[i])) for i in range(sm.n)]
+        inertial = sm.extra.get("inertial")  # spatial bodies: M q'' + k(q, q') = Q + C^T lambda
+        eqs = [sp.Eq(sp.Add(*[sm.M[i, j] * sm.qdd[j] for j in range(sm.n) if sm.M[i, j] != 0])
+                     + (simplify_small(inertial[i]) if inertial is not None else 0),
+                     simplify_small(forces[i])) for i in range(sm.n)]
         lines.append("multipliers: " + ", ".join(f"{_fmt(s, latex)} [{lab}]" for s, lab in zip(lam, sm.row_labels))
                      if lam else "no constraints")
-        lines += _block("Lagrange's equations of the first kind M q'' = Q + C^T lambda:", eqs, latex,
+        title = "M q'' + k = Q + C^T lambda" if inertial is not None else "M q'' = Q + C^T lambda"
+        lines += _block(f"Lagrange's equations of the first kind {title}:", eqs, latex,
                         list(sm.coord_names))
         return "\n".join(lines) + "\n"
     der = derive_appell(model, choice)
