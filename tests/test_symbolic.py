@@ -172,3 +172,27 @@ def test_equations_command_textbook_choice_and_bad_choice():
     with redirect_stdout(out):
         assert main(["equations", str(SAMPLES / "ice_skate_incline.json"), "--choice", "nope"]) == 2
     assert "textbook" in out.getvalue()  # lists the valid choices
+
+
+@pytest.mark.parametrize("name", ["slider_pendulum.json", "chaplygin_sleigh.json", "four_bar.json",
+                                  "rolling_disk_accelerating_plane.json"])
+def test_compiled_factors_equal_the_symbolic_products(name):
+    """The compiled right-hand side forms H^T M H, H^T (Q - M a0 - k) and H u' + a0 in numpy from compiled
+    factors; they equal the derived symbolic M_r, b_r and qdd_expr lambdified as a whole."""
+    model = load_model(SAMPLES / name)
+    system = compile_model(model)
+    der = derive_appell(model, system=system)
+    fns = der.compiled()
+    q_, u_, ud_ = der.sm.q, der.u, der.ud
+    whole = sp.lambdify((q_, u_, ud_, T), [der.M_r, der.b_r, der.qdd_expr], modules="numpy", cse=True)
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        t = float(rng.uniform(0, 2.0)) if system.rheonomic else 0.0
+        q, _v = consistent_state(system, rng, t)
+        u = rng.standard_normal(der.choice.f)
+        ud = rng.standard_normal(der.choice.f)
+        Mr, br, _qd = fns["rhs"](q, u, t)
+        qdd = fns["qdd"](q, u, ud, t)
+        Mr2, br2, qdd2 = (np.asarray(x, float) for x in whole(q, u, ud, t))
+        for a, b in ((Mr, Mr2.reshape(Mr.shape)), (br, br2.reshape(br.shape)), (qdd, qdd2.reshape(qdd.shape))):
+            assert np.max(np.abs(a - b)) < 1e-11 * max(1.0, float(np.max(np.abs(b))))
