@@ -196,3 +196,10 @@ def test_unsupported_spatial_model_fails_cleanly():
     with redirect_stdout(out):
         assert main(["equations", str(SAMPLES / "spherical_pendulum.json")]) == 2
     assert "error:" in out.getvalue() and "spherical" in out.getvalue()
+
+
+def test_appell_symbolic_on_an_unsupported_spatial_model_is_a_solver_failure():
+    from core.dynamics.base import SolverFailure
+    system = compile_model(load_model(SAMPLES / "spherical_pendulum.json"))
+    with pytest.raises(SolverFailure, match="not available for this model.*spherical"):
+        get_formulation("appell_symbolic")(system)

@@ -17,7 +17,7 @@ import numpy as np
 
 from core.dynamics.appell import _AppellBase, solve_reduced
 from core.dynamics.base import SolverFailure, register_formulation
-from core.symbolic.appell import derive_appell
+from core.symbolic.appell import SymbolicUnsupported, derive_appell
 from core.system import ConstrainedSystem
 from core.types import FloatArray
 
@@ -32,6 +32,9 @@ class AppellSymbolicFormulation(_AppellBase):
             self.derivation = derive_appell(system.model, self.choice.key, system)
         except ZeroDivisionError as exc:
             raise SolverFailure(f"symbolic Appell derivation failed: {exc}") from None
+        except SymbolicUnsupported as exc:
+            raise SolverFailure(f"formulation 'appell_symbolic' is not available for this model: {exc}; use "
+                                f"'appell' (numeric) or 'projection'") from None
         self.choice = self.derivation.choice
         self.kin.choice = self.choice
         fns = self.derivation.compiled()
