@@ -4,5 +4,7 @@
   ``d(body.coord)`` (never ``eval``).
 * :mod:`core.symbolic.quasi`: quasi-velocity choices u = F(q, t) q' + f0 (from the model file or automatic).
 * :mod:`core.symbolic.planar`: symbolic planar models (M, Q, Phi, Phi_q, gamma, knife edges).
+* :mod:`core.symbolic.spatial`: symbolic spatial models of free bodies with rolling disks (source 001, section 5):
+  M and the velocity terms k from the acceleration energy, Q, Phi, Phi_q, gamma, the no-slip rows.
 * :mod:`core.symbolic.appell`: the Appell equations dG/du'_v = Q~_v, cached per model and choice.
 """

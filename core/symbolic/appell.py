@@ -6,13 +6,19 @@ Given the symbolic model (M, Q, C = [Phi_q; C_psi], xi) and a choice u = F q' + 
    redundant constraint rows, found numerically at the initial configuration, are left out):
    q' = H(q, t) u + h0(q, t)  (eq. 2.3.4).
 2. q'' = H u' + a0 with a0 = (d/dt of q'(q, u, t) along the motion, u' = 0) = H' u + h0'.
-3. The acceleration energy G = 1/2 q''^T M q'' (for planar bodies 1/2 sum (m a_c^2 + J_c eps^2), eq. 2.3.23);
-   only its u'-dependent part matters: G = 1/2 u'^T (H^T M H) u' + u'^T H^T M a0 (+ terms free of u').
+3. The acceleration energy G = 1/2 q''^T M q'' + q''^T k (for planar bodies 1/2 sum (m a_c^2 + J_c eps^2),
+   eq. 2.3.23, k = 0; for spatial bodies k holds the eps . (omega x J omega) terms, see
+   :mod:`core.symbolic.spatial`); only its u'-dependent part matters:
+   G = 1/2 u'^T (H^T M H) u' + u'^T H^T (M a0 + k) (+ terms free of u').
 4. Generalized forces of the quasi-velocities Q~ = H^T Q(q, q', t) (eq. 2.3.16) and Appell's equations
-   dG/du'_v = Q~_v (eq. 2.3.19), i.e. (H^T M H) u' = H^T (Q - M a0).
+   dG/du'_v = Q~_v (eq. 2.3.19), i.e. (H^T M H) u' = H^T (Q - M a0 - k).
+
+Speed: the products are summed over the nonzero entries of M and H (:func:`congruence`, :func:`sparse_times`,
+:func:`transpose_times`), a0 is expanded for small systems only, and :meth:`AppellDerivation.compiled`
+lambdifies the factors (q', H, dq'/dq, dq'/dt; M, Q, k) and forms the products in numpy.
 
 The cache key is the SHA-256 of the model document (``json.dumps(data, sort_keys=True)``) and the choice key;
-:func:`derivation_time` reports how long the (uncached) derivation took.
+:func:`derivation_time` reports how long the (uncached) derivation took (CPU seconds).
 """
 from __future__ import annotations
 
