@@ -110,3 +110,14 @@ def run_view_benchmark(duration: float = 10.0, fps: float = 60.0, size: tuple[in
 
 if __name__ == "__main__":
     print(run_view_benchmark())
+
+
+def view_suite(quick: bool = False, **_: Any) -> "Any":
+    """The "view" suite of ``mechstudio bench``: the live view's frame rate (issue 7 target: 60 fps, no frame
+    later than 33 ms over a 10 s playback of the 10-link planar chain)."""
+    from core.bench import BenchTable
+    row = run_view_benchmark(duration=3.0 if quick else 10.0)
+    ok = row["fps"] >= 59.0 and row["late_frames_over_33ms"] == 0
+    return BenchTable("Live view frame rate (10-link planar chain)", [row],
+                      [f"target: 60 fps with no frame later than 33 ms: {'met' if ok else 'NOT met'} here",
+                       "software OpenGL (Mesa llvmpipe) under Xvfb when run headless"])

@@ -20,6 +20,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         from gui.app import run  # Qt is imported only on this branch
         return run(argv[1] if argv else None)
+    from core.bench import SUITES
+    SUITES.setdefault("view", "gui.bench_view:view_suite")  # GUI-only suite (needs a display)
     from core.cli import build_parser, run_parsed
     parser, sub = build_parser("mechstudio")
     sub.add_parser("open", help="open a model file in the editor (the default without arguments)").add_argument("file")
