@@ -231,3 +231,38 @@ def test_symbolic_disk_with_applied_force_and_torque_matches_spatial_system():
         v = numeric.unpack(numeric.pack(q, v, t), t)[1]
         qdd = compiled.accelerations(q, v, t).qdd
         assert _rel(qdd, kkt_accelerations(system, q, v, t)) < ACC_RTOL
+
+
+def test_disk_with_a_rolling_speed_quasi_velocity():
+    """A user choice on the disk: u = (psi', theta', v) with v the speed of the centre along the heading
+    e1 = (cos psi, sin psi, 0) relative to the plane. Accelerations match KKT; the v equation is
+    (3/2) m v' + m rho psi' theta' sin(theta) + m a_p . e1 = 0 (rolling inertia (1/2 + 1) m, the plane's
+    acceleration as a pseudo-force; m = 1, rho = 1/2, a_p = (0.3, -0.2, 0) in the sample)."""
+    import json
+
+    from core.model.io import model_from_data
+    data = json.loads((SAMPLES / "rolling_disk_accelerating_plane.json").read_text())
+    data["quasi_velocities"] = {"choice": [
+        {"name": "w_psi", "coefficients": {"disk.psi": 1}},
+        {"name": "w_theta", "coefficients": {"disk.theta": 1}},
+        {"name": "v", "expression": "cos(disk.psi)*d(disk.x) + sin(disk.psi)*d(disk.y)"
+                                    " - cos(disk.psi)*(0.1 + 0.3*t) - sin(disk.psi)*(-0.2*t)"}]}
+    model = model_from_data(data)
+    system = compile_model(model)
+    numeric, compiled = get_formulation("appell")(system), get_formulation("appell_symbolic")(system)
+    assert compiled.choice.names == ["w_psi", "w_theta", "v"]
+    rng = np.random.default_rng(4)
+    for _ in range(4):
+        t = float(rng.uniform(0.0, 5.0))
+        q, v = consistent_state(system, rng, t, spread=0.5)
+        v = numeric.unpack(numeric.pack(q, 3 * v, t), t)[1]
+        ref = kkt_accelerations(system, q, v, t)
+        for form in (numeric, compiled):
+            assert _rel(form.accelerations(q, v, t).qdd, ref) < ACC_RTOL
+    der = compiled.derivation
+    psi, th = der.sm.q[3], der.sm.q[4]
+    w_psi, w_th, vv = der.u
+    eq = der.equations()[2]
+    expected = (sp.Rational(3, 2) * der.ud[2] + sp.Rational(1, 2) * w_psi * w_th * sp.sin(th)
+                + sp.Rational(3, 10) * sp.cos(psi) - sp.Rational(1, 5) * sp.sin(psi))
+    assert sp.simplify(sp.nsimplify(eq.lhs - eq.rhs, rational=True) - expected) == 0
