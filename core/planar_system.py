@@ -57,6 +57,7 @@ class PlanarSystem(ConstrainedSystem):
         self._mass = np.diag(self.mass_diagonal)
         self._build_constraints()
         self._build_forces()
+        self._compile_fast()
 
     # ------------------------------------------------------------------------------------------------------
     def _local(self, body: str, point: tuple[float, ...]) -> list[float]:
@@ -170,6 +171,9 @@ class PlanarSystem(ConstrainedSystem):
         self._gravity_force = np.zeros(self.n)
         self._gravity_force[0::3] = self.mass * self.gravity[0]
         self._gravity_force[1::3] = self.mass * self.gravity[1]
+        b1, b2 = self.spring_b1, self.spring_b2
+        self._spring_idx = np.concatenate((3 * b1, 3 * b1 + 1, 3 * b1 + 2, 3 * b2, 3 * b2 + 1, 3 * b2 + 2))
+        self._rot_idx = np.concatenate((3 * self.rot_b2 + 2, 3 * self.rot_b1 + 2))
 
     # ------------------------------------------------------------------------------------------------------
     @property
@@ -192,7 +196,7 @@ class PlanarSystem(ConstrainedSystem):
         rate = np.einsum("ka,ka->k", u, v2 - v1)
         return a1, a2, u, length, rate
 
-    def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+    def forces_reference(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         h = self._gravity_force.copy()
         he = np.concatenate((h, np.zeros(3)))
         if self.spring_k.size:
@@ -251,14 +255,14 @@ class PlanarSystem(ConstrainedSystem):
         return p
 
     # ------------------------------------------------------------------------------------------------------
-    def phi(self, q: FloatArray, t: float) -> FloatArray:
+    def phi_reference(self, q: FloatArray, t: float) -> FloatArray:
         out = np.empty(self.m_holonomic)
         qe = pk.q_ext(q)
         for g in self.groups:
             g.phi(qe, t, out)
         return out
 
-    def phi_q(self, q: FloatArray, t: float) -> FloatArray:
+    def phi_q_reference(self, q: FloatArray, t: float) -> FloatArray:
         out = np.zeros((self.m_holonomic, self.n + 3))
         qe = pk.q_ext(q)
         for g in self.groups:
@@ -271,14 +275,14 @@ class PlanarSystem(ConstrainedSystem):
             g.phi_t(t, out)
         return out
 
-    def gamma(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+    def gamma_reference(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         out = np.empty(self.m_holonomic)
         qe, ve = pk.q_ext(q), pk.q_ext(v)
         for g in self.groups:
             g.gamma(qe, ve, t, out)
         return out
 
-    def constraint_matrix(self, q: FloatArray, t: float) -> FloatArray:
+    def constraint_matrix_reference(self, q: FloatArray, t: float) -> FloatArray:
         out = np.zeros((self.m, self.n + 3))
         qe = pk.q_ext(q)
         for g in self.groups:
@@ -287,22 +291,22 @@ class PlanarSystem(ConstrainedSystem):
             self.knife.matrix(qe, t, out[self.m_holonomic:])
         return out[:, :self.n]
 
-    def xi(self, q: FloatArray, t: float) -> FloatArray:
+    def xi_reference(self, q: FloatArray, t: float) -> FloatArray:
         out = np.zeros(self.m)
         for g in self.groups:
             g.phi_t(t, out)
         return out
 
-    def eta(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+    def eta_reference(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         out = np.empty(self.m)
-        out[:self.m_holonomic] = -self.gamma(q, v, t)
+        out[:self.m_holonomic] = -self.gamma_reference(q, v, t)
         if self.knife is not None:
             self.knife.eta(pk.q_ext(q), pk.q_ext(v), t, out[self.m_holonomic:])
         return out
 
     # ------------------------------------------------------------------------------------------------------
-    def reactions(self, q: FloatArray, lam: FloatArray, t: float) -> dict[str, FloatArray]:
-        C = self.constraint_matrix(q, t)
+    def reactions_reference(self, q: FloatArray, lam: FloatArray, t: float) -> dict[str, FloatArray]:
+        C = self.constraint_matrix_reference(q, t)
         out: dict[str, FloatArray] = {}
         joints = {j.name: j for j in self.entities.joints}
         drivers = {d.name: d for d in self.entities.drivers}
@@ -328,6 +332,258 @@ class PlanarSystem(ConstrainedSystem):
                 moment = moment - (arm[0] * force[1] - arm[1] * force[0])
             out[c.name] = np.array([force[0], force[1], 0.0, 0.0, 0.0, moment])
         return out
+
+    # --- fast path (see the module docstring, "Speed"): the *_reference methods above are the element-by-element
+    # originals, kept as the specification the fast ones are tested against (tests/test_performance_equivalence.py)
+    def _compile_fast(self) -> None:
+        n, m, nb = self.n, self.m, self.nb
+        mh = self.m_holonomic
+        self._co = next((g for g in self.groups if isinstance(g, pk.PointCoincidence)), None)
+        self._other = [g for g in self.groups if not isinstance(g, (pk.PointCoincidence, pk.RelativeAngle,
+                                                                      pk.CoordinateDriver))]
+        self._other_rows = np.sort(np.concatenate([g.rows.ravel() for g in self._other]
+                                                  + ([self.knife.rows + mh] if self.knife is not None else [])
+                                                  + [np.zeros(0, np.int64)]).astype(np.int64))
+        self._rheo_groups = [g for g in self.groups if getattr(g, "rheonomic", None) or
+                             isinstance(g, pk.CoordinateDriver)]
+        # constant entries of C: the x, y columns of point coincidences, relative angles, coordinate drivers
+        W = n + 3
+        base = np.zeros((m, W))
+        varying = np.zeros((m, W), bool)
+        zero = np.zeros(W)
+        for g in self.groups:
+            if isinstance(g, (pk.RelativeAngle, pk.CoordinateDriver)):
+                g.jacobian(zero, 0.0, base)
+            elif isinstance(g, pk.PointCoincidence):
+                tmp = np.zeros((m, W))
+                g.jacobian(zero, 0.0, tmp)
+                rx, ry = g.rows[:, 0], g.rows[:, 1]
+                for b in (g.bi, g.bj):
+                    base[rx, 3 * b] = tmp[rx, 3 * b]
+                    base[ry, 3 * b + 1] = tmp[ry, 3 * b + 1]
+                    varying[rx, 3 * b + 2] = varying[ry, 3 * b + 2] = True
+            else:  # point-line (prismatic, distance driver): every entry of its bodies may vary
+                r = g.rows[:, 0]
+                for b in (g.bi, g.bj):
+                    for c in range(3):
+                        varying[r, 3 * b + c] = True
+        if self.knife is not None:
+            r = self.knife.rows + mh
+            for c in range(3):
+                varying[r, 3 * self.knife.body + c] = True
+        #: True where an entry of C = [Phi_q; C_psi] never changes (used by the projection to pick C_u)
+        self.jacobian_constant_mask = ~varying[:, :n]
+        self._C_base = np.append(base[:, :n].ravel(), 0.0)  # + one dummy slot for the ground's entries
+        if self._co is not None:
+            g = self._co
+            K = g.count
+            self._co_b = np.concatenate((g.bi, g.bj))
+            self._co_sx = np.ascontiguousarray(np.concatenate((g.si[:, 0], g.sj[:, 0])))
+            self._co_sy = np.ascontiguousarray(np.concatenate((g.si[:, 1], g.sj[:, 1])))
+            rx, ry = g.rows[:, 0], g.rows[:, 1]
+            pcol = 3 * self._co_b + 2
+            dummy = m * n
+
+            def flat(rows: FloatArray, cols: FloatArray) -> FloatArray:
+                return np.where(cols < n, np.concatenate((rows, rows)) * n + cols, dummy)
+            # C[rx, p_i] = -a_iy, C[rx, p_j] = a_jy, C[ry, p_i] = a_ix, C[ry, p_j] = -a_jx
+            self._co_idx = np.concatenate((flat(rx, pcol), flat(ry, pcol)))
+            one = np.ones(K)
+            self._co_sgn = np.concatenate((-one, one, one, -one))
+            self._co_rx, self._co_ry = rx, ry
+            self._co_K = K
+        self._cache_q: tuple | None = None  # (q bytes, (cos, sin, ax, ay)) of the last q
+        self._cache_C: tuple | None = None  # (q bytes, C) of the last q (C is independent of t here)
+        self._react = None
+
+    def _rot(self, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """cos, sin of every body angle (ground appended: 1, 0) and the rotated points A s' of the point
+        coincidences (x and y components, i-points then j-points); cached for the last q."""
+        key = q.tobytes()
+        cache = self._cache_q
+        if cache is not None and cache[0] == key:
+            return cache[1]
+        phi = q[2::3]
+        c = np.empty(self.nb + 1)
+        s = np.empty(self.nb + 1)
+        np.cos(phi, out=c[:-1])
+        np.sin(phi, out=s[:-1])
+        c[-1], s[-1] = 1.0, 0.0
+        if self._co is not None:
+            cb, sb = c[self._co_b], s[self._co_b]
+            ax = cb * self._co_sx - sb * self._co_sy
+            ay = sb * self._co_sx + cb * self._co_sy
+        else:
+            ax = ay = None
+        val = (c, s, ax, ay)
+        self._cache_q = (key, val)
+        return val
+
+    def constraint_matrix(self, q: FloatArray, t: float) -> FloatArray:
+        key = q.tobytes()
+        cache = self._cache_C
+        if cache is not None and cache[0] == key:
+            return cache[1].copy()
+        m, n = self.m, self.n
+        flat = self._C_base.copy()
+        if self._co is not None:
+            _, _, ax, ay = self._rot(q)
+            flat[self._co_idx] = np.concatenate((ay, ax)) * self._co_sgn
+        C = flat[:m * n].reshape(m, n)
+        if self._other_rows.size:
+            out = np.zeros((m, n + 3))
+            qe = pk.q_ext(q)
+            for g in self._other:
+                g.jacobian(qe, t, out)
+            if self.knife is not None:
+                self.knife.matrix(qe, t, out[self.m_holonomic:])
+            C[self._other_rows] = out[self._other_rows, :n]
+        self._cache_C = (key, C)
+        return C.copy()
+
+    def phi_q(self, q: FloatArray, t: float) -> FloatArray:
+        return self.constraint_matrix(q, t)[:self.m_holonomic]
+
+    def phi(self, q: FloatArray, t: float) -> FloatArray:
+        out = np.empty(self.m_holonomic)
+        if self._co is not None:
+            _, _, ax, ay = self._rot(q)
+            b, K = self._co_b, self._co_K
+            qe = pk.q_ext(q)
+            x = qe[3 * b] + ax
+            y = qe[3 * b + 1] + ay
+            out[self._co_rx] = x[:K] - x[K:]
+            out[self._co_ry] = y[:K] - y[K:]
+        qe = None
+        for g in self.groups:
+            if g is not self._co:
+                if qe is None:
+                    qe = pk.q_ext(q)
+                g.phi(qe, t, out)
+        return out
+
+    def phi_t(self, q: FloatArray, t: float) -> FloatArray:
+        out = np.zeros(self.m_holonomic)
+        for g in self._rheo_groups:
+            g.phi_t(t, out)
+        return out
+
+    def xi(self, q: FloatArray, t: float) -> FloatArray:
+        out = np.zeros(self.m)
+        for g in self._rheo_groups:
+            g.phi_t(t, out)
+        return out
+
+    def gamma(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        out = np.empty(self.m_holonomic)
+        self._gamma_into(q, v, t, out)
+        return out
+
+    def _gamma_into(self, q: FloatArray, v: FloatArray, t: float, out: FloatArray) -> None:
+        ve = None
+        if self._co is not None:
+            _, _, ax, ay = self._rot(q)
+            K = self._co_K
+            ve = pk.q_ext(v)
+            w2 = ve[3 * self._co_b + 2]
+            w2 = w2 * w2
+            gx = ax * w2
+            gy = ay * w2
+            out[self._co_rx] = gx[:K] - gx[K:]
+            out[self._co_ry] = gy[:K] - gy[K:]
+        qe = None
+        for g in self.groups:
+            if g is not self._co:
+                if qe is None:
+                    qe = pk.q_ext(q)
+                    ve = pk.q_ext(v) if ve is None else ve
+                g.gamma(qe, ve, t, out)
+
+    def eta(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        out = np.empty(self.m)
+        mh = self.m_holonomic
+        self._gamma_into(q, v, t, out)
+        np.negative(out[:mh], out=out[:mh])
+        if self.knife is not None:
+            self.knife.eta(pk.q_ext(q), pk.q_ext(v), t, out[mh:])
+        return out
+
+    def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        if not (self.spring_k.size or self.rot_k.size or self.loads or self.torques):
+            return self._gravity_force.copy()
+        n = self.n
+        he = np.zeros(n + 3)
+        he[:n] = self._gravity_force
+        if self.spring_k.size:
+            qe, ve = pk.q_ext(q), pk.q_ext(v)
+            a1, a2, u, length, rate = self._spring_state(qe, ve)
+            tension = self.spring_k * (length - self.spring_l0) + self.spring_c * rate
+            f1 = u * tension[:, None]  # force on P1; -f1 on P2
+            vals = np.concatenate((f1[:, 0], f1[:, 1], _cross2(a1, f1), -f1[:, 0], -f1[:, 1], -_cross2(a2, f1)))
+            he += np.bincount(self._spring_idx, weights=vals, minlength=n + 3)
+        if self.rot_k.size:
+            qe, ve = pk.q_ext(q), pk.q_ext(v)
+            theta = qe[3 * self.rot_b2 + 2] - qe[3 * self.rot_b1 + 2]
+            rate = ve[3 * self.rot_b2 + 2] - ve[3 * self.rot_b1 + 2]
+            torque = -self.rot_k * (theta - self.rot_theta0) - self.rot_c * rate
+            he += np.bincount(self._rot_idx, weights=np.concatenate((torque, -torque)), minlength=n + 3)
+        for b, s, comps in self.loads:
+            f = np.array([c.value(t) for c in comps])
+            a = pk.rotate(np.array([q[3 * b + 2]]), s[None, :])[0]
+            he[3 * b:3 * b + 2] += f
+            he[3 * b + 2] += a[0] * f[1] - a[1] * f[0]
+        for b, c in self.torques:
+            he[3 * b + 2] += c.value(t)
+        return he[:n]
+
+    def kinetic_energy(self, q: FloatArray, v: FloatArray, t: float) -> float:
+        return float(0.5 * (v * self.mass_diagonal) @ v)
+
+    def reactions(self, q: FloatArray, lam: FloatArray, t: float) -> dict[str, FloatArray]:
+        """Vectorised over the constraints (same formulas as :meth:`reactions_reference`)."""
+        R = self._react
+        if R is None:
+            R = self._react = self._compile_reactions()
+        rows, cols, sign, body, arm, names = R
+        C = np.zeros((self.m + 1, self.n + 3))  # a zero row for the padding, zero columns for the ground
+        C[:self.m, :self.n] = self.constraint_matrix(q, t)
+        lam_p = np.append(lam, 0.0)[rows]  # (nc, 3)
+        g = np.einsum("cr,crj->cj", lam_p, C[rows[:, :, None], cols[:, None, :]]) * sign[:, None]
+        c, s, _, _ = self._rot(q)
+        cb, sb = c[body], s[body]
+        ax = cb * arm[:, 0] - sb * arm[:, 1]
+        ay = sb * arm[:, 0] + cb * arm[:, 1]
+        moment = g[:, 2] - (ax * g[:, 1] - ay * g[:, 0])
+        out = np.zeros((len(names), 6))
+        out[:, 0], out[:, 1], out[:, 5] = g[:, 0], g[:, 1], moment
+        return dict(zip(names, out))
+
+    def _compile_reactions(self) -> tuple:
+        joints = {j.name: j for j in self.entities.joints}
+        drivers = {d.name: d for d in self.entities.drivers}
+        nc = len(self.constraints)
+        rows = np.full((nc, 3), self.m, np.int64)
+        cols = np.zeros((nc, 3), np.int64)
+        sign = np.ones(nc)
+        body = np.zeros(nc, np.int64)
+        arm = np.zeros((nc, 2))
+        for i, c in enumerate(self.constraints):
+            rows[i, :len(c.rows)] = c.rows
+            b, point, sg = c.body2, None, 1.0
+            if c.name in joints:
+                point = joints[c.name].point2
+            elif c.name in drivers and drivers[c.name].joint:
+                point = joints[drivers[c.name].joint].point2
+            if b == GROUND:
+                j = joints.get(c.name)
+                b, sg = c.body1, -1.0
+                point = j.point1 if j is not None else None
+            k = self.index[b]
+            cols[i] = 3 * k + np.arange(3)
+            sign[i], body[i] = sg, k
+            if point is not None:
+                arm[i] = self._local(b, point)
+        return rows, cols, sign, body, arm, [c.name for c in self.constraints]
 
     # ------------------------------------------------------------------------------------------------------
     def initial_guess(self) -> FloatArray:

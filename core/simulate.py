@@ -32,6 +32,9 @@ from core.system import ConstrainedSystem, compile_model
 from core.types import FloatArray, Status
 
 REACTION_COMPONENTS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
+#: continuous stepping gives up (status FAILED, with the time) after this many steps without reaching the next
+#: output time: a step size collapsing towards a singularity would otherwise take practically forever
+MAX_STEPS_PER_OUTPUT = 2000
 
 
 @dataclass(frozen=True)
@@ -196,12 +199,13 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
     n_out = int(round(settings.t_end / settings.dt))
     times = np.linspace(0.0, n_out * settings.dt, n_out + 1)
     stats = {"rhs_evaluations": 0, "svd_count": 0, "steps": 0, "corrections": 0, "basis_restarts": 0,
-             "lambda_unique": True}
+             "lambda_unique": True, "mode": "continuous" if integ.continuous else "intervals"}
     clock0 = time.process_time()
     wall0 = time.perf_counter()
     work = 0.0
     buf: list[dict[str, Any]] = []
-    last_emit = time.perf_counter()
+    last_emit = [time.perf_counter()]
+    names = [c.name for c in system.constraints]
 
     def record(q: FloatArray, v: FloatArray, t: float, work: float, pb: float, pa: float, vb: float,
                va: float) -> None:
@@ -209,9 +213,11 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
         stats["lambda_unique"] = stats["lambda_unique"] and acc.lam_unique
         reac = system.reactions(q, acc.lam, t) if acc.lam is not None and acc.lam.size else {}
         R = np.zeros((nc, 6))
-        for i, c in enumerate(system.constraints):
-            if c.name in reac:
-                R[i] = reac[c.name]
+        if reac:
+            for i, name in enumerate(names):
+                r = reac.get(name)
+                if r is not None:
+                    R[i] = r
         buf.append(dict(t=t, q=q.copy(), v=v.copy(), a=acc.qdd.copy(), reactions=R,
                         kinetic=system.kinetic_energy(q, v, t), potential=system.potential_energy(q, t),
                         work=work, violation_position_before=pb, violation_position=pa,
@@ -221,6 +227,13 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
         block = FrameBlock(**{k: np.array([b[k] for b in buf]) for k in _FRAME_FIELDS})
         buf.clear()
         return block
+
+    def due() -> bool:
+        """A block is due (frame count or wall time since the last one)."""
+        if len(buf) >= block_frames or time.perf_counter() - last_emit[0] > block_seconds:
+            last_emit[0] = time.perf_counter()
+            return True
+        return False
 
     def violations(q: FloatArray, v: FloatArray, t: float) -> tuple[float, float]:
         phi = system.phi(q, t)
@@ -234,15 +247,134 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                      simulated_seconds=float(t))
         outcome.update(status=status, message=message, stats=stats)
 
+    def newton_failed(cr: Any, t: float) -> str:
+        return (f"the constraint correction (Newton-Raphson) did not converge at t = {t:.6g} s: "
+                f"||Phi|| = {cr.position_after:.3g} after {cr.iterations} iterations")
+
+    def fun(tt: float, yy: FloatArray) -> FloatArray:
+        ydot, power = form.rhs_and_power(tt, yy[:-1])
+        return np.append(ydot, power)
+
+    needs_restart = getattr(form, "needs_restart", None)
+
     try:
         y = form.restart(q, v, t)
         pa, va = violations(q, v, t)
         record(q, v, t, work, pa, pa, va, va)
 
-        def fun(tt: float, yy: FloatArray) -> FloatArray:
-            ydot, power = form.rhs_and_power(tt, yy[:-1])
-            return np.append(ydot, power)
+        if integ.continuous:
+            # --- continuous stepping (explicit Runge-Kutta): see the module docstring ------------------------
+            t_final = float(times[-1])
+            eps = 1e-9 * settings.dt
+            stepper = integ.start(fun, t, np.append(y, work), t_final)
+            q_acc, v_acc, t_acc, w_acc = q, v, t, work  # the last accepted (corrected) step end
+            retried = -1.0
+            k = 1
+            steps_since_output = 0
+            while k <= n_out:
+                if cancel is not None and cancel():
+                    if buf:
+                        yield flush()
+                    finish(Status.CANCELLED, f"cancelled at t = {t:.6g} s")
+                    return
+                try:
+                    ok, msg = stepper.step()
+                except SolverFailure as exc:
+                    if (type(exc).__name__ == "BasisDegenerate" and hasattr(form, "refresh_basis")
+                            and retried != t_acc):
+                        retried = t_acc  # a fresh SVD at the last accepted state, then the step again
+                        form.refresh_basis(q_acc, t_acc)
+                        integ.reset()
+                        stats["basis_restarts"] += 1
+                        stepper = integ.start(fun, t_acc, np.append(form.pack(q_acc, v_acc, t_acc), w_acc), t_final)
+                        continue
+                    raise
+                if not ok:
+                    if buf:
+                        yield flush()
+                    finish(Status.FAILED, msg)
+                    return
+                t_new = stepper.t
+                y_new = stepper.y
+                steps_since_output += 1
+                if steps_since_output > MAX_STEPS_PER_OUTPUT and times[k] > t_new + eps:
+                    t = t_new
+                    if buf:
+                        yield flush()
+                    finish(Status.FAILED, f"{integ.name} gave up at t = {t_new:.6g} s: more than "
+                                          f"{MAX_STEPS_PER_OUTPUT} steps since the last output (step size "
+                                          f"{stepper.h:.3g} s; a singularity, or a stiff model: try radau)")
+                    return
+                # outputs strictly inside the step: dense output, then the correction of the recorded copy
+                inside = []
+                while k <= n_out and times[k] < t_new - eps:
+                    inside.append(k)
+                    k += 1
+                if inside:
+                    steps_since_output = 0
+                    Y = stepper.dense()(times[inside])
+                    for j, kk in enumerate(inside):
+                        tk = float(times[kk])
+                        yk = Y[:, j]
+                        qk, vk = form.unpack(yk[:-1], tk)
+                        if settings.correction:
+                            cr = correct(system, qk, vk, tk)
+                            stats["corrections"] += 1
+                            if not cr.converged:
+                                t = tk
+                                if buf:
+                                    yield flush()
+                                finish(Status.FAILED, newton_failed(cr, tk))
+                                return
+                            record(cr.q, cr.v, tk, float(yk[-1]), cr.position_before, cr.position_after,
+                                   cr.velocity_before, cr.velocity_after)
+                        else:
+                            pb, vb = violations(qk, vk, tk)
+                            record(qk, vk, tk, float(yk[-1]), pb, pb, vb, vb)
+                        t = tk
+                        if due():
+                            yield flush()
+                # the step end: correction after each step (source 001), restart only when something changed
+                t = t_new
+                q, v = form.unpack(y_new[:-1], t_new)
+                work = float(y_new[-1])
+                at_output = k <= n_out and abs(times[k] - t_new) <= eps
+                changed = False
+                if settings.correction:
+                    cr = correct(system, q, v, t_new)
+                    stats["corrections"] += 1
+                    if not cr.converged:
+                        if buf:
+                            yield flush()
+                        finish(Status.FAILED, newton_failed(cr, t_new))
+                        return
+                    changed = cr.changed
+                    q, v = cr.q, cr.v
+                    pb, pa, vb, va = cr.position_before, cr.position_after, cr.velocity_before, cr.velocity_after
+                elif at_output:
+                    pb, vb = violations(q, v, t_new)
+                    pa, va = pb, vb
+                if changed or (needs_restart is not None and needs_restart(q, v, t_new)):
+                    svd_before = form.svd_count
+                    y = form.restart(q, v, t_new)
+                    if form.svd_count != svd_before:
+                        integ.reset()
+                        stepper = integ.start(fun, t_new, np.append(y, work), t_final)
+                    else:
+                        stepper.set_state(np.append(y, work))
+                q_acc, v_acc, t_acc, w_acc = q, v, t_new, work
+                if at_output:
+                    steps_since_output = 0
+                    record(q, v, float(times[k]), work, pb, pa, vb, va)
+                    k += 1
+                    if due():
+                        yield flush()
+            if buf:
+                yield flush()
+            finish(Status.FINISHED, f"finished at t = {t:.6g} s")
+            return
 
+        # --- interval by interval (fixed-step and implicit integrators) ---------------------------------------
         for k in range(1, n_out + 1):
             if cancel is not None and cancel():
                 if buf:
@@ -270,28 +402,25 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
             y, work = res.y[:-1], float(res.y[-1])
             q, v = form.unpack(y, t1)
             t = t1
-            pb, vb = violations(q, v, t)
             if settings.correction:
                 cr = correct(system, q, v, t)
                 stats["corrections"] += 1
                 if not cr.converged:
                     if buf:
                         yield flush()
-                    finish(Status.FAILED, f"the constraint correction (Newton-Raphson) did not converge at "
-                                          f"t = {t:.6g} s: ||Phi|| = {cr.position_after:.3g} after "
-                                          f"{cr.iterations} iterations")
+                    finish(Status.FAILED, newton_failed(cr, t))
                     return
                 q, v = cr.q, cr.v
-                pa, va = cr.position_after, cr.velocity_after
+                pb, pa, vb, va = cr.position_before, cr.position_after, cr.velocity_before, cr.velocity_after
             else:
+                pb, vb = violations(q, v, t)
                 pa, va = pb, vb
             y = form.restart(q, v, t)
             if form.svd_count != svd_before:
                 integ.reset()
             record(q, v, t, work, pb, pa, vb, va)
-            if len(buf) >= block_frames or time.perf_counter() - last_emit > block_seconds:
+            if due():
                 yield flush()
-                last_emit = time.perf_counter()
         if buf:
             yield flush()
         finish(Status.FINISHED, f"finished at t = {t:.6g} s")

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import math
+
 import numpy as np
 
 from core.model.document import GROUND, Model
@@ -123,6 +125,7 @@ class SpatialSystem(ConstrainedSystem):
         self.loads = [(self.index[f.body1], np.array(f.point1[:3]) - self.com[f.body1], f.force)
                       for f in ent.forces if f.type == "applied_force"]
         self.torques = [(self.index[f.body1], f.torque) for f in ent.forces if f.type == "applied_torque"]
+        self._compile_fast()
 
     # ------------------------------------------------------------------------------------------------------
     @property
@@ -132,7 +135,7 @@ class SpatialSystem(ConstrainedSystem):
     def _plane(self, t: float, which: str) -> FloatArray:
         return np.array([getattr(f, which)(t) for f in self.plane])
 
-    def mass_matrix(self, q: FloatArray, t: float) -> FloatArray:
+    def mass_matrix_reference(self, q: FloatArray, t: float) -> FloatArray:
         M = np.zeros((self.n, self.n))
         for k in range(self.nb):
             c = 6 * k
@@ -155,7 +158,7 @@ class SpatialSystem(ConstrainedSystem):
             n[b] += np.array([c.value(t) for c in comps]) if len(comps) == 3 else np.array([0, 0, comps[0].value(t)])
         return F, n
 
-    def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+    def forces_reference(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         h = np.zeros(self.n)
         F, nmom = self._loads(q, t)
         for k in range(self.nb):
@@ -170,7 +173,7 @@ class SpatialSystem(ConstrainedSystem):
             h[c + 3:c + 6] = G.T @ (nb - J @ g_body_dot_alpha(th, ph, rates) - cross(w, J @ w))
         return h
 
-    def kinetic_energy(self, q: FloatArray, v: FloatArray, t: float) -> float:
+    def kinetic_energy_reference(self, q: FloatArray, v: FloatArray, t: float) -> float:
         e = 0.0
         for k in range(self.nb):
             c = 6 * k
@@ -181,7 +184,7 @@ class SpatialSystem(ConstrainedSystem):
     def potential_energy(self, q: FloatArray, t: float) -> float:
         return -float(sum(self.mass[k] * self.gravity @ q[6 * k:6 * k + 3] for k in range(self.nb)))
 
-    def nonconservative_power(self, q: FloatArray, v: FloatArray, t: float) -> float:
+    def nonconservative_power_reference(self, q: FloatArray, v: FloatArray, t: float) -> float:
         F, nmom = self._loads(q, t)
         p = 0.0
         for k in range(self.nb):
@@ -201,23 +204,23 @@ class SpatialSystem(ConstrainedSystem):
         e3 = np.array([np.sin(psi) * np.sin(th), -np.cos(psi) * np.sin(th), np.cos(th)])
         return c, rho, u, e1, e3, -rho * u
 
-    def phi(self, q: FloatArray, t: float) -> FloatArray:
+    def phi_reference(self, q: FloatArray, t: float) -> FloatArray:
         zp = self._plane(t, "value")[2]
         return np.array([q[6 * b + 2] - r * np.sin(q[6 * b + 4]) - zp
                          for b, r in zip(self.disk_body, self.disk_radius)])
 
-    def phi_q(self, q: FloatArray, t: float) -> FloatArray:
-        return self.constraint_matrix(q, t)[:self.m_holonomic]
+    def phi_q_reference(self, q: FloatArray, t: float) -> FloatArray:
+        return self.constraint_matrix_reference(q, t)[:self.m_holonomic]
 
-    def phi_t(self, q: FloatArray, t: float) -> FloatArray:
+    def phi_t_reference(self, q: FloatArray, t: float) -> FloatArray:
         return np.full(self.m_holonomic, -self._plane(t, "rate")[2])
 
-    def gamma(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+    def gamma_reference(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         zpdd = self._plane(t, "accel")[2]
         return np.array([-r * np.sin(q[6 * b + 4]) * v[6 * b + 4] ** 2 + zpdd
                          for b, r in zip(self.disk_body, self.disk_radius)])
 
-    def constraint_matrix(self, q: FloatArray, t: float) -> FloatArray:
+    def constraint_matrix_reference(self, q: FloatArray, t: float) -> FloatArray:
         C = np.zeros((self.m, self.n))
         mh = self.m_holonomic
         for k in range(len(self.disk_body)):
@@ -231,7 +234,7 @@ class SpatialSystem(ConstrainedSystem):
             C[rows, c + 5] = cross(e3, d)[:2]
         return C
 
-    def xi(self, q: FloatArray, t: float) -> FloatArray:
+    def xi_reference(self, q: FloatArray, t: float) -> FloatArray:
         vp = self._plane(t, "rate")
         out = np.zeros(self.m)
         out[:self.m_holonomic] = -vp[2]
@@ -239,9 +242,9 @@ class SpatialSystem(ConstrainedSystem):
             out[self.m_holonomic + 2 * k:self.m_holonomic + 2 * k + 2] = -vp[:2]
         return out
 
-    def eta(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+    def eta_reference(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         out = np.zeros(self.m)
-        out[:self.m_holonomic] = -self.gamma(q, v, t)
+        out[:self.m_holonomic] = -self.gamma_reference(q, v, t)
         ap = self._plane(t, "accel")
         for k in range(len(self.disk_body)):
             c, rho, u, e1, e3, d = self._disk(q, k)
@@ -254,6 +257,182 @@ class SpatialSystem(ConstrainedSystem):
                                                                            - ap)[:2]
         return out
 
+
+    # --- fast path (module docstring, "Speed"): scalar math per body/disk; the *_reference methods above are the
+    # original vectorised forms, kept as the specification (tests/test_performance_equivalence.py) -----------
+    def _compile_fast(self) -> None:
+        self._J = [tuple(float(x) for x in J.ravel()) for J in self.inertia]
+        self._mg = [tuple(float(self.mass[k] * g) for g in self.gravity) for k in range(self.nb)]
+        self._disks = [(int(b), float(r)) for b, r in zip(self.disk_body, self.disk_radius)]
+        self._plane_const = [f.is_constant for f in self.plane]
+        self._plane_cache: tuple | None = None
+        self._mass_cache: tuple | None = None
+        self._C_cache: tuple | None = None
+        self._xi_cache: tuple | None = None
+        mask = np.ones((self.m, self.n), bool)
+        mh = self.m_holonomic
+        for k, (b, _) in enumerate(self._disks):
+            c = 6 * b
+            mask[k, c + 4] = False
+            mask[mh + 2 * k:mh + 2 * k + 2, c + 3:c + 6] = False
+        #: True where an entry of C never changes (used by the projection to pick C_u)
+        self.jacobian_constant_mask = mask
+
+    def _plane_all(self, t: float) -> tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]:
+        """(r_p, r_p', r_p'') of the plane at t, cached for the last t."""
+        cache = self._plane_cache
+        if cache is not None and cache[0] == t:
+            return cache[1]
+        val = (tuple(float(f.value(t)) for f in self.plane), tuple(float(f.rate(t)) for f in self.plane),
+               tuple(float(f.accel(t)) for f in self.plane))
+        self._plane_cache = (t, val)
+        return val
+
+    def mass_matrix(self, q: FloatArray, t: float) -> FloatArray:
+        key = q.tobytes()
+        cache = self._mass_cache
+        if cache is not None and cache[0] == key:
+            return cache[1].copy()
+        M = np.zeros((self.n, self.n))
+        for k in range(self.nb):
+            c = 6 * k
+            mk = self.mass[k]
+            M[c, c] = M[c + 1, c + 1] = M[c + 2, c + 2] = mk
+            th, ph = float(q[c + 4]), float(q[c + 5])
+            st, ct, sf, cf = math.sin(th), math.cos(th), math.sin(ph), math.cos(ph)
+            G = ((st * sf, cf, 0.0), (st * cf, -sf, 0.0), (ct, 0.0, 1.0))
+            J = self._J[k]
+            JG = [[J[3 * i] * G[0][j] + J[3 * i + 1] * G[1][j] + J[3 * i + 2] * G[2][j] for j in range(3)]
+                  for i in range(3)]
+            M[c + 3:c + 6, c + 3:c + 6] = [[G[0][i] * JG[0][j] + G[1][i] * JG[1][j] + G[2][i] * JG[2][j]
+                                            for j in range(3)] for i in range(3)]
+        self._mass_cache = (key, M)
+        return M.copy()
+
+    def kinetic_energy(self, q: FloatArray, v: FloatArray, t: float) -> float:
+        e = 0.0
+        for k in range(self.nb):
+            c = 6 * k
+            th, ph = float(q[c + 4]), float(q[c + 5])
+            dpsi, dth, dph = float(v[c + 3]), float(v[c + 4]), float(v[c + 5])
+            st, ct, sf, cf = math.sin(th), math.cos(th), math.sin(ph), math.cos(ph)
+            w = (st * sf * dpsi + cf * dth, st * cf * dpsi - sf * dth, ct * dpsi + dph)
+            J = self._J[k]
+            jw = [J[3 * i] * w[0] + J[3 * i + 1] * w[1] + J[3 * i + 2] * w[2] for i in range(3)]
+            vx, vy, vz = float(v[c]), float(v[c + 1]), float(v[c + 2])
+            e += 0.5 * float(self.mass[k]) * (vx * vx + vy * vy + vz * vz) + 0.5 * (w[0] * jw[0] + w[1] * jw[1]
+                                                                                     + w[2] * jw[2])
+        return e
+
+    def _rot_terms(self, q: FloatArray, v: FloatArray, k: int) -> tuple[float, ...]:
+        """G_b^T (-J G_b' alpha' - omega_b x J omega_b) of body k (the velocity terms of h), scalar math."""
+        c = 6 * k
+        th, ph = float(q[c + 4]), float(q[c + 5])
+        dpsi, dth, dph = float(v[c + 3]), float(v[c + 4]), float(v[c + 5])
+        st, ct, sf, cf = math.sin(th), math.cos(th), math.sin(ph), math.cos(ph)
+        w0 = st * sf * dpsi + cf * dth
+        w1 = st * cf * dpsi - sf * dth
+        w2 = ct * dpsi + dph
+        g0 = dpsi * (ct * sf * dth + st * cf * dph) - dth * sf * dph
+        g1 = dpsi * (ct * cf * dth - st * sf * dph) - dth * cf * dph
+        g2 = -dpsi * st * dth
+        J = self._J[k]
+        jw0 = J[0] * w0 + J[1] * w1 + J[2] * w2
+        jw1 = J[3] * w0 + J[4] * w1 + J[5] * w2
+        jw2 = J[6] * w0 + J[7] * w1 + J[8] * w2
+        r0 = -(J[0] * g0 + J[1] * g1 + J[2] * g2) - (w1 * jw2 - w2 * jw1)
+        r1 = -(J[3] * g0 + J[4] * g1 + J[5] * g2) - (w2 * jw0 - w0 * jw2)
+        r2 = -(J[6] * g0 + J[7] * g1 + J[8] * g2) - (w0 * jw1 - w1 * jw0)
+        return (st * sf * r0 + st * cf * r1 + ct * r2, cf * r0 - sf * r1, r2)
+
+    def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        if self.loads or self.torques:
+            return self.forces_reference(q, v, t)
+        vals: list[float] = []
+        for k in range(self.nb):
+            vals.extend(self._mg[k])
+            vals.extend(self._rot_terms(q, v, k))
+        return np.array(vals)
+
+    def nonconservative_power(self, q: FloatArray, v: FloatArray, t: float) -> float:
+        if self.loads or self.torques:
+            return self.nonconservative_power_reference(q, v, t)
+        return 0.0
+
+    def phi(self, q: FloatArray, t: float) -> FloatArray:
+        zp = self._plane_all(t)[0][2]
+        return np.array([float(q[6 * b + 2]) - r * math.sin(float(q[6 * b + 4])) - zp for b, r in self._disks])
+
+    def phi_q(self, q: FloatArray, t: float) -> FloatArray:
+        return self.constraint_matrix(q, t)[:self.m_holonomic]
+
+    def phi_t(self, q: FloatArray, t: float) -> FloatArray:
+        return np.full(self.m_holonomic, -self._plane_all(t)[1][2])
+
+    def gamma(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        zpdd = self._plane_all(t)[2][2]
+        return np.array([-r * math.sin(float(q[6 * b + 4])) * float(v[6 * b + 4]) ** 2 + zpdd
+                         for b, r in self._disks])
+
+    def constraint_matrix(self, q: FloatArray, t: float) -> FloatArray:
+        key = q.tobytes()
+        cache = self._C_cache
+        if cache is not None and cache[0] == key:
+            return cache[1].copy()
+        C = np.zeros((self.m, self.n))
+        mh = self.m_holonomic
+        for k, (b, rho) in enumerate(self._disks):
+            c = 6 * b
+            psi, th = float(q[c + 3]), float(q[c + 4])
+            sp, cp, st, ct = math.sin(psi), math.cos(psi), math.sin(th), math.cos(th)
+            dx, dy, dz = rho * sp * ct, -rho * cp * ct, -rho * st  # d = -rho u
+            e3x, e3y, e3z = sp * st, -cp * st, ct
+            r0, r1 = mh + 2 * k, mh + 2 * k + 1
+            C[k, c:c + 6] = (0.0, 0.0, 1.0, 0.0, -rho * ct, 0.0)
+            # rows x, y: (I2, 0 | Z x d, e1 x d, e3 x d)
+            C[r0, c:c + 6] = (1.0, 0.0, 0.0, -dy, sp * dz, e3y * dz - e3z * dy)
+            C[r1, c:c + 6] = (0.0, 1.0, 0.0, dx, -cp * dz, e3z * dx - e3x * dz)
+        self._C_cache = (key, C)
+        return C.copy()
+
+    def xi(self, q: FloatArray, t: float) -> FloatArray:
+        cache = self._xi_cache
+        if cache is not None and cache[0] == t:
+            return cache[1].copy()
+        vp = self._plane_all(t)[1]
+        nd = len(self._disks)
+        out = np.array([-vp[2]] * nd + [-vp[0], -vp[1]] * nd) if nd else np.zeros(0)
+        self._xi_cache = (t, out)
+        return out.copy()
+
+    def eta(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        ap = self._plane_all(t)[2]
+        hol: list[float] = []
+        nh: list[float] = []
+        for b, rho in self._disks:
+            c = 6 * b
+            psi, th = float(q[c + 3]), float(q[c + 4])
+            dpsi, dth, dph = float(v[c + 3]), float(v[c + 4]), float(v[c + 5])
+            sp, cp, st, ct = math.sin(psi), math.cos(psi), math.sin(th), math.cos(th)
+            hol.append(rho * st * dth * dth - ap[2])  # -gamma
+            ux, uy, uz = -sp * ct, cp * ct, st
+            dx, dy, dz = -rho * ux, -rho * uy, -rho * uz
+            e1x, e1y = cp, sp
+            e3x, e3y, e3z = sp * st, -cp * st, ct
+            wx, wy, wz = dth * e1x + dph * e3x, dth * e1y + dph * e3y, dpsi + dph * e3z  # omega
+            fx, fy, fz = dth * e1x, dth * e1y, dpsi  # frame_w
+            # gdot = dth dpsi (Z x e1) + dph (frame_w x e3)
+            gx = -dth * dpsi * sp + dph * (fy * e3z - fz * e3y)
+            gy = dth * dpsi * cp + dph * (fz * e3x - fx * e3z)
+            gz = dph * (fx * e3y - fy * e3x)
+            # ddot = -rho (frame_w x u)
+            ddx = -rho * (fy * uz - fz * uy)
+            ddy = -rho * (fz * ux - fx * uz)
+            ddz = -rho * (fx * uy - fy * ux)
+            nh.append(gy * dz - gz * dy + wy * ddz - wz * ddy - ap[0])
+            nh.append(gz * dx - gx * dz + wz * ddx - wx * ddz - ap[1])
+        return np.array(hol + nh)
+
     # ------------------------------------------------------------------------------------------------------
     def reactions(self, q: FloatArray, lam: FloatArray, t: float) -> dict[str, FloatArray]:
         C = self.constraint_matrix(q, t)
@@ -263,7 +442,11 @@ class SpatialSystem(ConstrainedSystem):
             g = C[rows].T @ lam[rows]
             c, rho, u, e1, e3, d = self._disk(q, k)
             force = g[c:c + 3]
-            moment_cm = np.linalg.lstsq(g_space(q[c + 3], q[c + 4]).T, g[c + 3:c + 6], rcond=None)[0]
+            Gs = g_space(q[c + 3], q[c + 4])
+            if abs(math.sin(float(q[c + 4]))) > 1e-6:  # G_s regular (det = -sin theta): the exact solution
+                moment_cm = np.linalg.solve(Gs.T, g[c + 3:c + 6])
+            else:
+                moment_cm = np.linalg.lstsq(Gs.T, g[c + 3:c + 6], rcond=None)[0]
             moment = moment_cm - cross(d, force)  # about the contact point
             out[info.name] = np.concatenate((force, moment))
         return out

@@ -21,30 +21,71 @@ last SVD (rank r by sigma > RANK_RTOL sigma_max; redundant rows are dropped, sin
 rank stays r). N^T M N is invertible whenever the constraints make the motion determinate, even with a singular
 M (a point mass modelled with zero rotational inertia), so M^-1 is never used.
 
+How A^-1 is applied (speed, exact): A is never formed nor factored densely (an n x n LU costs ~130 us at
+n = 90, twice per evaluation). At the SVD the coordinates are also split into r dependent ones u and k = n - r
+independent ones w (pivoted QR of C_r, constant columns of C preferred), so that C_u = C_r[:, u] is square and
+well conditioned. Block elimination of A = [C_u C_w; V2u^T V2w^T] gives, with
+
+    B = [B_u; B_w] = [-C_u^-1 C_w; I]   (n x k, a basis of null(C): C_r B = 0)
+    S = V2^T B                          (k x k; A invertible <=> S invertible, det A = +-det C_u det S)
+
+the exact identities N = B S^-1 and A^-1 [c; d] = x_c + B S^-1 (d - V2^T x_c) with x_c = [C_u^-1 c; 0]. Hence
+
+    q'  = x_xi + B S^-1 (p - V2^T x_xi),          x_xi  = [-C_u^-1 xi_r; 0]
+    q'' = x_eta + B y,  (B^T M B) y = B^T (h - M x_eta),   x_eta = [-C_u^-1 eta_r; 0]
+    p'  = V2^T q''
+
+which is the errata's system multiplied by S^T on the left (N^T M N = S^-T B^T M B S^-1): the same q'' (the
+unique solution of the constrained dynamics), the same p' (V2^T q''_0 = 0 and V2^T N = I give V2^T q'' = p'),
+and C q'' + eta = 0 still holds to round-off. Costs: C_u is constant for most mechanisms (x, y columns of
+revolute joints: its inverse is computed once per SVD; otherwise one r x r LU per evaluation), B costs one
+r x r by r x k product, S and B^T M B (M diagonal for planar models) one k x n by n x k product each, and
+the only factorisations are k x k (LU of S, Cholesky of B^T M B). For a 30-link planar chain that is ~5x
+fewer flops than the dense form.
+
 When is the kept basis still good? The integrator controls the error of p, and q' = A^-1 [-xi; p] amplifies
 an error in p by ||N||_2 (exactly 1 right after an SVD, since then N = V2 is orthonormal). The basis is
-refreshed at a restart (every output time) when ||N||_2 > NULL_GROWTH_REFRESH = 2, so the integrator's tolerance
-on p is never loosened by more than a factor 2 on q'. Within an interval, an evaluation raises
-:class:`BasisDegenerate` when a pivot of the LU factors of A falls below 1/COND_FAIL (1e-8) of the largest, and
-the driver restarts the interval from the last output with a fresh SVD. Reactions use lambda = E^T (M q'' - h) (corrected eq. 4.2), least squares with the
-full C (the minimum-norm lambda when constraints are redundant).
+refreshed at a restart when ||N||_2 > NULL_GROWTH_REFRESH = 2 (the driver asks ``needs_restart`` after every
+accepted step, and restarts at every output with interval-by-interval integrators), so the integrator's
+tolerance on p is never loosened by more than a factor 2 on q'. Within an interval, an evaluation raises
+:class:`BasisDegenerate` when a pivot of the LU factors of S falls below 1/COND_FAIL (1e-8) of the largest,
+and the driver restarts from the last accepted state with a fresh SVD. (When C_u itself is not constant and
+becomes ill conditioned, the columns are chosen again at the current state: no SVD, V2 and p are unchanged.)
+Reactions use lambda = E^T (M q'' - h) (corrected eq. 4.2): the least-squares solution of C^T lambda = M q'' - h,
+which when C has full row rank is the exact solution C_u^T lambda = (M q'' - h)_u (the residual of the other
+rows is round-off, since M q'' - h is orthogonal to null(C)); with redundant constraints the minimum-norm
+least-squares lambda of the full C.
+
+Per-state cache: the q-dependent part (C, C_u^-1 products, B, LU of S) of the last state is kept, keyed by
+(t, q), so that unpack, the accelerations and reactions of a recorded output, the N growth check and the next
+evaluation at the same q do not redo it.
 """
 from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
 
-from core.dynamics.base import Accelerations, Formulation, SolverFailure, register_formulation
+from core.dynamics.base import (Accelerations, Formulation, SolverFailure, multipliers_from_accelerations,
+                                register_formulation)
 from core.kinematics.assembly import RANK_RTOL
 from core.system import ConstrainedSystem
 from core.types import FloatArray
 
 NULL_GROWTH_REFRESH = 2.0
 COND_FAIL = 1e8
+CU_RCOND_MIN = 1e-8  # C_u is chosen again (at the current state) when its reciprocal condition falls below this
 
 
 class BasisDegenerate(SolverFailure):
     """[C; V2^T] became (nearly) singular with the kept SVD: restart with a fresh one."""
+
+
+class _Geometry:
+    """The q-dependent part of an evaluation at one (q, t) (see module docstring)."""
+    __slots__ = ("C", "Cr", "B", "Bu", "lu_S", "x_xi", "s_xi", "lu_cu")
+
+    def __init__(self) -> None:
+        self.lu_cu = None
 
 
 @register_formulation("projection")
@@ -57,28 +98,162 @@ class ProjectionFormulation(Formulation):
         self.rows: FloatArray | None = None  # independent rows of C kept from the last SVD
         self.rank = 0
         self.basis_changes = 0
+        self._cache: tuple | None = None  # ((t, q bytes), _Geometry)
+        kernels = str(options.get("kernels", "numba"))
+        if kernels not in ("numba", "numpy"):
+            raise ValueError(f"kernels must be 'numba' or 'numpy', not {kernels!r}")
+        self._nb = _kernels() if kernels == "numba" else None
+        self._empty2 = np.zeros((0, 0))
+        self._empty1 = np.zeros(0)
+        self._empty_piv = np.zeros(0, np.int32)
 
     # --- basis ------------------------------------------------------------------------------------------
     def refresh_basis(self, q: FloatArray, t: float) -> None:
-        """SVD of the current C; keep V2 and the independent rows."""
+        """SVD of the current C; keep V2 and the independent rows, and choose the dependent coordinates."""
         C = self.system.constraint_matrix(q, t)
         n = self.system.n
         self.svd_count += 1
+        self._cache = None
         if C.shape[0] == 0:
             self.V2, self.rows, self.rank = np.eye(n), np.zeros(0, np.int64), 0
-            return
-        U, sv, Vt = np.linalg.svd(C)
-        rank = int(np.sum(sv > RANK_RTOL * max(sv[0], 1e-300)))
-        self.V2 = Vt[rank:].T.copy()
-        self.rank = rank
-        if rank == C.shape[0]:
-            self.rows = np.arange(C.shape[0])
-        else:  # pick r independent rows (pivoted QR of C^T)
-            _, _, piv = sla.qr(C.T, mode="economic", pivoting=True)
-            self.rows = np.sort(piv[:rank])
+        else:
+            U, sv, Vt = np.linalg.svd(C)
+            rank = int(np.sum(sv > RANK_RTOL * max(sv[0], 1e-300)))
+            self.V2 = Vt[rank:].T.copy()
+            self.rank = rank
+            if rank == C.shape[0]:
+                self.rows = np.arange(C.shape[0])
+            else:  # pick r independent rows (pivoted QR of C^T)
+                _, _, piv = sla.qr(C.T, mode="economic", pivoting=True)
+                self.rows = np.sort(piv[:rank])
+        self._all_rows = len(self.rows) == C.shape[0]
+        self.V2T = np.ascontiguousarray(self.V2.T)
+        self._choose_columns(C[self.rows])
+
+    def _choose_columns(self, Cr: FloatArray) -> None:
+        """Dependent coordinates u (C_u = C_r[:, u] square, well conditioned; constant columns of C preferred,
+        then C_u^-1 is computed once) and independent ones w."""
+        n, r = self.system.n, Cr.shape[0]
+        k = n - r
+        if r == 0:
+            u = np.zeros(0, np.int64)
+        else:
+            mask = getattr(self.system, "jacobian_constant_mask", None)
+            const = (np.asarray(mask)[self.rows].all(axis=0) if mask is not None else np.zeros(n, bool))
+            u = None
+            for weights in ((np.where(const, 10.0, 1.0),) if const.any() else ()) + (np.ones(n),):
+                _, _, piv = sla.qr(Cr * weights, mode="economic", pivoting=True)
+                cand = np.sort(piv[:r])
+                if _rcond(Cr[:, cand]) > CU_RCOND_MIN:
+                    u = cand
+                    break
+            if u is None:
+                raise BasisDegenerate("no well-conditioned set of dependent coordinates for the kept basis")
+            self._cu_const = bool(const[u].all())
+        u = np.ascontiguousarray(u, dtype=np.int64)
+        w = np.setdiff1d(np.arange(n), u).astype(np.int64)
+        self.u, self.w = u, w
+        self._V2u = np.ascontiguousarray(self.V2[u])  # (r, k)
+        self._V2uT = np.ascontiguousarray(self._V2u.T)
+        self._V2wT = np.ascontiguousarray(self.V2[w].T)  # (k, k)
+        self._B0 = np.zeros((n, k))
+        self._B0[w, np.arange(k)] = 1.0
+        if r and self._cu_const:
+            lu = _getrf(Cr[:, u])
+            self._cu_inv = np.ascontiguousarray(_getrs(lu[:2], np.eye(r)))
+            self._cu_invT = np.ascontiguousarray(self._cu_inv.T)
+        else:
+            self._cu_inv = self._cu_invT = None
+
+    def _geometry(self, q: FloatArray, t: float, retry: bool = True) -> _Geometry:
+        """C, B, LU(S), x_xi at (q, t), cached for the last state (see module docstring)."""
+        key = (t, q.tobytes())
+        cache = self._cache
+        if cache is not None and cache[0] == key:
+            return cache[1]
+        if self.V2 is None:
+            self.refresh_basis(q, t)
+        sys_ = self.system
+        g = _Geometry()
+        C = sys_.constraint_matrix(q, t)
+        Cr = C if self._all_rows else C[self.rows]
+        g.C, g.Cr = C, Cr
+        u, w = self.u, self.w
+        r = len(u)
+        if self._nb is not None:
+            xir = sys_.xi(q, t) if r else np.zeros(0)
+            if r and not self._all_rows:
+                xir = xir[self.rows]
+            cu_inv = self._cu_inv if self._cu_inv is not None else self._empty2
+            status, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv = self._nb[0](
+                np.ascontiguousarray(Cr), xir, u, w, self._V2uT, self._V2wT, cu_inv, self._cu_inv is not None)
+            if status == 1:
+                if not retry:
+                    _raise_degenerate(t)
+                self._choose_columns(Cr)
+                return self._geometry(q, t, retry=False)
+            if status == 2:
+                _raise_degenerate(t)
+            g.B, g.x_xi, g.s_xi = B, x_xi, s_xi
+            g.lu_S = (S, S_piv) if len(w) else None
+            g.lu_cu = (cu_lu, cu_piv) if self._cu_inv is None and r else None
+            self._cache = (key, g)
+            return g
+        if r:
+            xir = sys_.xi(q, t)
+            if not self._all_rows:
+                xir = xir[self.rows]
+            rhs = np.empty((r, len(w) + 1))
+            rhs[:, :-1] = Cr[:, w]
+            rhs[:, -1] = xir
+            if self._cu_inv is not None:
+                sol = self._cu_inv @ rhs
+                g.lu_cu = None
+            else:
+                lu, piv, info = _getrf(Cr[:, u])
+                d = np.abs(np.diagonal(lu))
+                if info != 0 or not d.min() > d.max() / COND_FAIL:
+                    if not retry:
+                        _raise_degenerate(t)
+                    self._choose_columns(Cr)  # C_u degenerate (not the basis): other dependent coordinates
+                    return self._geometry(q, t, retry=False)
+                g.lu_cu = (lu, piv)
+                sol = _getrs(g.lu_cu, rhs)
+            Bu = -sol[:, :-1]
+            xu = -sol[:, -1]
+            B = self._B0.copy()
+            B[u] = Bu
+            S = self._V2uT @ Bu
+            S += self._V2wT
+            x_xi = np.zeros(sys_.n)
+            x_xi[u] = xu
+            g.s_xi = self._V2uT @ xu
+        else:
+            B, Bu, S = self._B0, np.zeros((0, len(w))), self._V2wT
+            x_xi = np.zeros(sys_.n)
+            g.s_xi = np.zeros(len(w))
+            g.lu_cu = None
+        g.B, g.Bu, g.x_xi = B, Bu, x_xi
+        if len(w):
+            lu, piv, info = _getrf(S)
+            d = np.abs(np.diagonal(lu))
+            if info != 0 or not d.min() > d.max() / COND_FAIL:  # cheap degeneracy test on the pivots
+                _raise_degenerate(t)
+            g.lu_S = (lu, piv)
+        else:
+            g.lu_S = None
+        self._cache = (key, g)
+        return g
+
+    def _solve_cu(self, g: _Geometry, b: FloatArray, trans: int = 0) -> FloatArray:
+        """C_u^-1 b (or C_u^-T b)."""
+        if self._cu_inv is not None:
+            return (self._cu_invT if trans else self._cu_inv) @ b
+        x, _ = _lapack_getrs(g.lu_cu[0], g.lu_cu[1], b, trans=trans)
+        return x
 
     def _factor(self, q: FloatArray, t: float) -> tuple[FloatArray, tuple[FloatArray, FloatArray], FloatArray]:
-        """C(q, t), the LU factors of A = [C_r; V2^T] (LAPACK getrf), and A."""
+        """C(q, t), the LU factors of the dense A = [C_r; V2^T] (LAPACK getrf), and A (for diagnostics)."""
         C = self.system.constraint_matrix(q, t)
         A = np.vstack((C[self.rows], self.V2.T))
         lu, piv, info = _getrf(A)
@@ -99,23 +274,25 @@ class ProjectionFormulation(Formulation):
     def pack(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         if self.V2 is None:
             self.refresh_basis(q, t)
-        return np.concatenate((self.V2.T @ v, q))
+        return np.concatenate((self.V2T @ v, q))
 
     def null_space_growth(self, q: FloatArray, t: float) -> float:
-        """||N||_2 with N = A^-1 [0; I]: how much a unit change of p changes q' (1 for a fresh SVD)."""
+        """||N||_2 with N = A^-1 [0; I] = B S^-1: how much a unit change of p changes q' (1 for a fresh SVD)."""
         if self.V2 is None:
             return np.inf
         if self.V2.shape[1] == 0:
             return 1.0
         try:
-            _, lu, _ = self._factor(q, t)
+            g = self._geometry(q, t)
         except BasisDegenerate:
             return np.inf
-        r, k = len(self.rows), self.V2.shape[1]
-        rhs = np.zeros((self.system.n, k))
-        rhs[r:] = np.eye(k)
-        N = _getrs(lu, rhs)
-        return float(np.sqrt(np.linalg.eigvalsh(N.T @ N)[-1]))
+        NT, _ = _lapack_getrs(g.lu_S[0], g.lu_S[1], np.ascontiguousarray(g.B.T), trans=1)  # S^-T B^T
+        return float(np.sqrt(np.linalg.eigvalsh(NT @ NT.T)[-1]))
+
+    def needs_restart(self, q: FloatArray, v: FloatArray, t: float) -> bool:
+        """True when the kept basis should be refreshed (||N||_2 > NULL_GROWTH_REFRESH): the continuous driver
+        asks after every step and then calls :meth:`restart`."""
+        return self.V2 is None or self.null_space_growth(q, t) > NULL_GROWTH_REFRESH
 
     def restart(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         if self.V2 is None or self.null_space_growth(q, t) > NULL_GROWTH_REFRESH:
@@ -124,57 +301,83 @@ class ProjectionFormulation(Formulation):
             self.refresh_basis(q, t)
         return self.pack(q, v, t)
 
+    def _velocity(self, g: _Geometry, p: FloatArray) -> FloatArray:
+        """q' = A^-1 [-xi_r; p] = x_xi + B S^-1 (p - V2^T x_xi)."""
+        if g.lu_S is None:
+            return g.x_xi.copy()
+        if self._nb is not None:
+            return self._nb[1](g.B, g.lu_S[0], g.lu_S[1], g.x_xi, g.s_xi, np.ascontiguousarray(p))
+        z, _ = _lapack_getrs(g.lu_S[0], g.lu_S[1], p - g.s_xi)
+        return g.x_xi + g.B @ z
+
     def unpack(self, y: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
         k = self.V2.shape[1]
         p, q = y[:k], y[k:]
-        _, lu, _ = self._factor(q, t)
-        xi = self.system.xi(q, t)
-        v = _getrs(lu, np.concatenate((-xi[self.rows], p)))
-        return q, v
+        return q, self._velocity(self._geometry(q, t), p)
 
     # --- dynamics -----------------------------------------------------------------------------------------
     def _solve(self, q: FloatArray, p: FloatArray | None, v: FloatArray | None, t: float
                ) -> tuple[FloatArray, FloatArray, FloatArray, Accelerations]:
         sys_ = self.system
-        if self.V2 is None:
-            self.refresh_basis(q, t)
-        _, lu, _ = self._factor(q, t)
-        diag = np.abs(np.diag(lu[0]))
-        if diag.min() < diag.max() / COND_FAIL:  # cheap degeneracy test on the pivots
-            raise BasisDegenerate(f"[C; V2^T] ill-conditioned at t = {t:.6g} s")
-        r, k = len(self.rows), self.V2.shape[1]
+        g = self._geometry(q, t)
         if v is None:
-            xi = sys_.xi(q, t)
-            v = _getrs(lu, np.concatenate((-xi[self.rows], p)))
+            v = self._velocity(g, p)
         eta = sys_.eta(q, v, t)
-        rhs = np.zeros((sys_.n, k + 1))
-        rhs[:r, 0] = -eta[self.rows]
-        rhs[r:, 1:] = np.eye(k)
-        sol = _getrs(lu, rhs)
-        qdd0, N = sol[:, 0], sol[:, 1:]
+        if self._nb is not None:
+            h = sys_.forces(q, v, t)
+            diag = bool(sys_.diagonal_mass)
+            M = self._empty2 if diag else np.ascontiguousarray(sys_.mass_matrix(q, t))
+            Md = np.ascontiguousarray(sys_.mass_diagonal, dtype=float) if diag else self._empty1
+            cu = g.lu_cu
+            status, qdd, Mqdd, pd = self._nb[2](
+                g.B, self.u, eta if self._all_rows else eta[self.rows],
+                self._cu_inv if self._cu_inv is not None else self._empty2, self._cu_inv is not None,
+                cu[0] if cu is not None else self._empty2, cu[1] if cu is not None else self._empty_piv,
+                h, M, Md, diag, self.V2T)
+            if status == 3:
+                raise SolverFailure(f"the reduced mass matrix N^T M N is singular at t = {t:.6g} s: the masses "
+                                    "do not determine the motion (a massless body that the constraints leave free?)")
+            return v, pd, qdd, Accelerations(qdd, info={"h": h, "Mqdd": Mqdd})
+        x_eta = np.zeros(sys_.n)
+        if len(self.u):
+            x_eta[self.u] = -self._solve_cu(g, eta if self._all_rows else eta[self.rows])
         h = sys_.forces(q, v, t)
+        B = g.B
         if sys_.diagonal_mass:
             Md = sys_.mass_diagonal
-            MN = Md[:, None] * N
-            Mqdd0 = Md * qdd0
+            MB = Md[:, None] * B
+            Mx = Md * x_eta
         else:
             M = sys_.mass_matrix(q, t)
-            MN = M @ N
-            Mqdd0 = M @ qdd0
-        red = N.T @ MN
-        if k == 0:  # zero degrees of freedom (fully driven): q'' follows from the constraints alone
-            return v, np.zeros(0), qdd0, Accelerations(qdd0, info={"h": h, "Mqdd": Mqdd0})
-        chol, info = _potrf(red, lower=1)
+            MB = M @ B
+            Mx = M @ x_eta
+        if B.shape[1] == 0:  # zero degrees of freedom (fully driven): q'' follows from the constraints alone
+            return v, np.zeros(0), x_eta, Accelerations(x_eta, info={"h": h, "Mqdd": Mx})
+        chol, info = _potrf(B.T @ MB, lower=0, clean=0, overwrite_a=1)
         if info != 0:
             raise SolverFailure(f"the reduced mass matrix N^T M N is singular at t = {t:.6g} s: the masses do "
                                 "not determine the motion (a massless body that the constraints leave free?)")
-        pd, _ = _potrs(chol, N.T @ (h - Mqdd0), lower=1)
-        qdd = qdd0 + N @ pd
-        Mqdd = Mqdd0 + MN @ pd
+        yy, _ = _potrs(chol, (h - Mx) @ B, lower=0)
+        qdd = x_eta + B @ yy
+        Mqdd = Mx + MB @ yy
+        pd = self.V2T @ qdd
         return v, pd, qdd, Accelerations(qdd, info={"h": h, "Mqdd": Mqdd})
 
     def accelerations(self, q: FloatArray, v: FloatArray, t: float) -> Accelerations:
         return self._solve(q, None, v, t)[3]
+
+    def reactions(self, q: FloatArray, v: FloatArray, t: float) -> Accelerations:
+        """q'' with lambda = E^T (M q'' - h) (corrected eq. 4.2): C_u^T lambda = (M q'' - h)_u when C has full
+        row rank, else the minimum-norm least-squares lambda (see module docstring)."""
+        acc = self.accelerations(q, v, t)
+        m = self.system.m
+        if m and self._all_rows and len(self.u) == m:
+            g = self._geometry(q, t)
+            f = acc.info["Mqdd"] - acc.info["h"]
+            acc.lam, acc.lam_unique = self._solve_cu(g, f[self.u], trans=1), True
+        else:
+            acc.lam, acc.lam_unique = multipliers_from_accelerations(self.system, q, v, t, acc.qdd)
+        return acc
 
     def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
         self.rhs_evaluations += 1
@@ -184,12 +387,248 @@ class ProjectionFormulation(Formulation):
         return np.concatenate((pd, v)), self.power(q, v, t, acc)
 
 
-_getrf, _lapack_getrs, _potrf, _potrs = sla.get_lapack_funcs(("getrf", "getrs", "potrf", "potrs"), (np.zeros(1),))
+# --- compiled kernels (numba) ------------------------------------------------------------------------------------
+# The same algorithm as the numpy path of ProjectionFormulation (_geometry, _velocity, _solve), written as three
+# loops-and-BLAS kernels so that an evaluation costs a handful of Python calls instead of ~50 numpy operations
+# (each ~1 us of interpreter overhead: most of the cost for n <= 100). LU with partial pivoting (as LAPACK getrf:
+# the same pivots up to round-off) and Cholesky are written out; the products go to BLAS (np.dot). The numpy path
+# stays as the fallback (numba missing, or ``ProjectionFormulation(system, kernels="numpy")``) and the tests
+# check that both give the same numbers (tests/test_performance_equivalence.py). Compiled once and cached on disk
+# (numba cache=True, in __pycache__).
+_KERNELS = None
+
+
+def _kernels():
+    """(geometry, velocity, accelerations) numba kernels, or None when numba is not available."""
+    global _KERNELS
+    if _KERNELS is not None:
+        return _KERNELS or None
+    try:
+        import numba
+    except ImportError:  # pragma: no cover - numba is a dependency; the numpy path is the fallback
+        _KERNELS = ()
+        return None
+    f8_1, f8_2, i8_1, i4_1, b1 = (numba.float64[::1], numba.float64[:, ::1], numba.int64[::1], numba.int32[::1],
+                                  numba.boolean)
+    g = globals()
+    for name in ("_k_lu_inplace", "_k_lu_solve"):  # helpers: the kernels call the compiled versions
+        if not hasattr(g[name], "py_func"):
+            g[name] = numba.njit(cache=True, nogil=True)(g[name])
+
+    def typed(func, *sig):  # eager compilation of exactly one specialisation (cached on disk), C-contiguous args
+        return numba.njit(sig, cache=True, nogil=True)(func)
+
+    _KERNELS = (typed(_k_geometry, f8_2, f8_1, i8_1, i8_1, f8_2, f8_2, f8_2, b1),
+                typed(_k_velocity, f8_2, f8_2, i4_1, f8_1, f8_1, f8_1),
+                typed(_k_accelerations, f8_2, i8_1, f8_1, f8_2, b1, f8_2, i4_1, f8_1, f8_2, f8_1, b1, f8_2))
+    return _KERNELS
+
+
+# the kernels' source (plain Python, compiled by _kernels(); numpy semantics, so they also run uncompiled)
+def _k_lu_inplace(A, piv):
+    """A = P L U in place (partial pivoting); returns min |u_jj| / max |u_jj| (0 when singular)."""
+    n = A.shape[0]
+    dmin, dmax = np.inf, 0.0
+    for j in range(n):
+        p = j
+        best = abs(A[j, j])
+        for i in range(j + 1, n):
+            a = abs(A[i, j])
+            if a > best:
+                best, p = a, i
+        piv[j] = p
+        if p != j:
+            for c in range(n):
+                tmp = A[j, c]
+                A[j, c] = A[p, c]
+                A[p, c] = tmp
+        d = A[j, j]
+        if best < dmin:
+            dmin = best
+        if best > dmax:
+            dmax = best
+        if d == 0.0:
+            return 0.0
+        for i in range(j + 1, n):
+            f = A[i, j] / d
+            A[i, j] = f
+            if f != 0.0:
+                for c in range(j + 1, n):
+                    A[i, c] -= f * A[j, c]
+    return dmin / dmax if dmax > 0 else 1.0
+
+
+def _k_lu_solve(LU, piv, B):
+    """Solve (P L U) X = B in place for B (n, nrhs)."""
+    n, nr = B.shape
+    for j in range(n):
+        p = piv[j]
+        if p != j:
+            for c in range(nr):
+                tmp = B[j, c]
+                B[j, c] = B[p, c]
+                B[p, c] = tmp
+    for j in range(n):
+        for i in range(j + 1, n):
+            f = LU[i, j]
+            if f != 0.0:
+                for c in range(nr):
+                    B[i, c] -= f * B[j, c]
+    for j in range(n - 1, -1, -1):
+        d = LU[j, j]
+        for c in range(nr):
+            B[j, c] /= d
+        for i in range(j):
+            f = LU[i, j]
+            if f != 0.0:
+                for c in range(nr):
+                    B[i, c] -= f * B[j, c]
+
+
+def _k_geometry(Cr, xir, u, w, V2uT, V2wT, cu_inv, cu_const):
+    """(status, B, LU(S), its pivots, x_xi, s_xi, LU(C_u), its pivots); status 0, or 1 (C_u degenerate),
+    2 (S degenerate): a pivot ratio below 1/COND_FAIL."""
+    r = u.shape[0]
+    k = w.shape[0]
+    n = r + k
+    B = np.zeros((n, k))
+    S = np.empty((k, k))
+    S_piv = np.zeros(k, np.int32)
+    x_xi = np.zeros(n)
+    s_xi = np.zeros(k)
+    cu_lu = np.empty((0 if cu_const else r, 0 if cu_const else r))
+    cu_piv = np.zeros(0 if cu_const else r, np.int32)
+    rhs = np.empty((r, k + 1))
+    for i in range(r):
+        for j in range(k):
+            rhs[i, j] = Cr[i, w[j]]
+        rhs[i, k] = xir[i]
+    if cu_const:
+        sol = np.dot(cu_inv, rhs)
+    else:
+        for i in range(r):
+            for j in range(r):
+                cu_lu[i, j] = Cr[i, u[j]]
+        if r and _k_lu_inplace(cu_lu, cu_piv) <= 1.0 / COND_FAIL:
+            return 1, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv
+        _k_lu_solve(cu_lu, cu_piv, rhs)
+        sol = rhs
+    for j in range(k):
+        B[w[j], j] = 1.0
+    Bu = np.empty((r, k))
+    xu = np.empty(r)
+    for i in range(r):
+        for j in range(k):
+            Bu[i, j] = -sol[i, j]
+            B[u[i], j] = -sol[i, j]
+        xu[i] = -sol[i, k]
+        x_xi[u[i]] = -sol[i, k]
+    if r:
+        S[:, :] = np.dot(V2uT, Bu) + V2wT
+        s_xi[:] = np.dot(V2uT, xu)
+    else:
+        S[:, :] = V2wT
+        s_xi[:] = 0.0
+    if k and _k_lu_inplace(S, S_piv) <= 1.0 / COND_FAIL:
+        return 2, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv
+    return 0, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv
+
+
+def _k_velocity(B, S, S_piv, x_xi, s_xi, p):
+    k = p.shape[0]
+    z = np.empty((k, 1))
+    for j in range(k):
+        z[j, 0] = p[j] - s_xi[j]
+    _k_lu_solve(S, S_piv, z)
+    return x_xi + np.dot(B, z.ravel())
+
+
+def _k_accelerations(B, u, eta_r, cu_inv, cu_const, cu_lu, cu_piv, h, M, Md, diag, V2T):
+    """(status, q'', M q'', p'); status 0, or 3 when B^T M B is not positive definite."""
+    n, k = B.shape
+    qdd = np.empty(n)
+    Mqdd = np.empty(n)
+    pd = np.zeros(k)
+    r = u.shape[0]
+    x_eta = np.zeros(n)
+    if r:
+        if cu_const:
+            g = np.dot(cu_inv, eta_r)
+        else:
+            g2 = np.empty((r, 1))
+            g2[:, 0] = eta_r
+            _k_lu_solve(cu_lu, cu_piv, g2)
+            g = g2[:, 0]
+        for i in range(r):
+            x_eta[u[i]] = -g[i]
+    if diag:
+        MB = np.empty((n, k))
+        for i in range(n):
+            for j in range(k):
+                MB[i, j] = Md[i] * B[i, j]
+        Mx = Md * x_eta
+    else:
+        MB = np.dot(M, B)
+        Mx = np.dot(M, x_eta)
+    if k == 0:
+        return 0, x_eta, Mx, pd
+    R = np.dot(B.T, MB)
+    y = np.dot(h - Mx, B)
+    # Cholesky R = L L^T (lower, in place)
+    for j in range(k):
+        s = R[j, j]
+        for c in range(j):
+            s -= R[j, c] * R[j, c]
+        if not s > 0.0:
+            return 3, qdd, Mqdd, pd
+        d = np.sqrt(s)
+        R[j, j] = d
+        for i in range(j + 1, k):
+            s = R[i, j]
+            for c in range(j):
+                s -= R[i, c] * R[j, c]
+            R[i, j] = s / d
+    for j in range(k):
+        s = y[j]
+        for c in range(j):
+            s -= R[j, c] * y[c]
+        y[j] = s / R[j, j]
+    for j in range(k - 1, -1, -1):
+        s = y[j]
+        for c in range(j + 1, k):
+            s -= R[c, j] * y[c]
+        y[j] = s / R[j, j]
+    qdd = x_eta + np.dot(B, y)
+    Mqdd = Mx + np.dot(MB, y)
+    pd = np.dot(V2T, qdd)
+    return 0, qdd, Mqdd, pd
+
+
+_getrf_raw, _lapack_getrs, _potrf, _potrs = sla.get_lapack_funcs(("getrf", "getrs", "potrf", "potrs"),
+                                                                (np.zeros(1),))
+
+
+def _getrf(A: FloatArray) -> tuple[FloatArray, FloatArray, int]:
+    return _getrf_raw(A)
 
 
 def _getrs(lu: tuple[FloatArray, FloatArray], b: FloatArray) -> FloatArray:
     x, info = _lapack_getrs(lu[0], lu[1], b)
     return x
+
+
+def _raise_degenerate(t: float) -> None:
+    raise BasisDegenerate(f"[C; V2^T] ill-conditioned at t = {t:.6g} s")
+
+
+def _rcond(A: FloatArray) -> float:
+    """Reciprocal 1-norm condition estimate of a square A (0 when singular)."""
+    if A.size == 0:
+        return 1.0
+    lu, piv, info = _getrf(A)
+    if info != 0 or not np.all(np.isfinite(lu)):
+        return 0.0
+    return 1.0 / _cond_estimate((lu, piv), A)
 
 
 def _cond_estimate(lu: tuple, A: FloatArray) -> float:

@@ -1,12 +1,65 @@
 """Adaptive integrators of scipy's ``solve_ivp``: DOP853, RK45 (explicit), Radau, BDF (implicit, for stiff
-spring models). Each output interval is one ``solve_ivp`` call that starts with the last accepted step size."""
+spring models).
+
+``advance``: each output interval is one ``solve_ivp`` call that starts with the last accepted step size.
+
+``start`` (DOP853 and RK45 only, ``continuous = True``): a :class:`RKStepper` around scipy's own solver class
+(``scipy.integrate.DOP853`` / ``RK45``), stepped one accepted step at a time: the very same step-size control,
+error estimate and dense output as ``solve_ivp`` (which is a loop over ``solver.step()``). After a step the
+driver may replace the state by a corrected one (``set_state``): the solver's y is replaced and its derivative
+f(t, y) -- which an explicit Runge-Kutta method with the first-same-as-last property takes as the first stage
+of the next step -- is re-evaluated, so the next step starts exactly as a restarted ``solve_ivp`` would, but
+with the current step size instead of a cold start (no initial-step selection, no step truncated at an output
+time). Radau and BDF keep their Newton/history data between steps and are always driven by ``advance``.
+"""
 from __future__ import annotations
 
-import numpy as np
-from scipy.integrate import solve_ivp
+from typing import Callable
 
-from core.integrate.base import RHS, Integrator, StepResult, register_integrator
+import numpy as np
+from scipy.integrate import DOP853 as _SciDOP853, RK45 as _SciRK45, solve_ivp
+
+from core.integrate.base import RHS, Integrator, Stepper, StepResult, register_integrator
 from core.types import FloatArray
+
+
+class RKStepper(Stepper):
+    """Continuous stepping with a scipy explicit Runge-Kutta solver (see module docstring)."""
+
+    def __init__(self, cls: type, fun: RHS, t0: float, y0: FloatArray, t_bound: float, rtol: float,
+                 atol: float, max_step: float | None, first_step: float | None, name: str):
+        opts = {"rtol": rtol, "atol": atol}
+        if max_step:
+            opts["max_step"] = max_step
+        if first_step is not None and first_step > 0:
+            opts["first_step"] = min(first_step, t_bound - t0)
+        self.name = name
+        self.solver = cls(fun, t0, np.asarray(y0, float), t_bound, **opts)
+        self.t = self.t_old = float(t0)
+        self.y = self.solver.y
+        self.h = float(self.solver.h_abs)
+
+    def step(self) -> tuple[bool, str]:
+        s = self.solver
+        if s.status != "running":
+            return False, f"{self.name}: integration already finished at t = {s.t:.6g} s"
+        msg = s.step()
+        if s.status == "failed":
+            return False, f"{self.name} gave up at t = {s.t:.6g} s: {msg}"
+        if not np.all(np.isfinite(s.y)):
+            return False, f"{self.name}: the state became non-finite before t = {s.t:.6g} s"
+        self.t_old, self.t, self.y = float(s.t_old), float(s.t), s.y
+        self.h = self.t - self.t_old
+        return True, ""
+
+    def dense(self) -> Callable[[FloatArray], FloatArray]:
+        return self.solver.dense_output()
+
+    def set_state(self, y: FloatArray) -> None:
+        s = self.solver
+        s.y = np.asarray(y, float).copy()
+        s.f = s.fun(s.t, s.y)
+        self.y = s.y
 
 
 class _ScipyIntegrator(Integrator):
@@ -39,15 +92,63 @@ class _ScipyIntegrator(Integrator):
     def reset(self) -> None:
         pass  # the step size stays a good first guess
 
+    def start(self, fun: RHS, t0: float, y0: FloatArray, t_bound: float) -> Stepper:
+        if not self.continuous:
+            return super().start(fun, t0, y0, t_bound)
+        st = RKStepper(self.solver_class, fun, t0, y0, t_bound, self.rtol, self.atol, self.max_step, self._h,
+                       self.name)
+        return _CountingStepper(st, self)
+
+
+class _CountingStepper(Stepper):
+    """Counts accepted steps into the integrator's ``steps`` and remembers the step size for restarts."""
+
+    def __init__(self, inner: RKStepper, owner: _ScipyIntegrator):
+        self.inner, self.owner = inner, owner
+
+    @property
+    def t(self) -> float:  # type: ignore[override]
+        return self.inner.t
+
+    @property
+    def t_old(self) -> float:  # type: ignore[override]
+        return self.inner.t_old
+
+    @property
+    def y(self) -> FloatArray:  # type: ignore[override]
+        return self.inner.y
+
+    @property
+    def h(self) -> float:  # type: ignore[override]
+        return self.inner.h
+
+    def step(self) -> tuple[bool, str]:
+        ok, msg = self.inner.step()
+        if ok:
+            self.owner.steps += 1
+            if self.inner.t < self.inner.solver.t_bound:  # not the step truncated at the end
+                self.owner._h = self.inner.h
+        return ok, msg
+
+    def dense(self) -> Callable[[FloatArray], FloatArray]:
+        return self.inner.dense()
+
+    def set_state(self, y: FloatArray) -> None:
+        self.inner.set_state(y)
+
 
 @register_integrator("dop853")
 class DOP853(_ScipyIntegrator):
     method = "DOP853"
+    continuous = True
+    solver_class = _SciDOP853
 
 
 @register_integrator("rk45")
 class RK45(_ScipyIntegrator):
     method = "RK45"
+    continuous = True
+    solver_class = _SciRK45
 
 
 @register_integrator("radau")

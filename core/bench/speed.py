@@ -1,0 +1,146 @@
+"""Benchmark suite "speed" (issue 3): real-time factor of the projection formulation on the sample models and on
+planar N-link pendulum chains.
+
+For every sample model that the projection formulation runs (planar models and the rolling disks; the spherical
+trees are the "trees" suite) and for planar chains of N = 1, 3, 10, 30 links, one full run of the application's
+driver (:func:`core.simulate.run`: assembly excluded, drift correction on, reactions, energies and violations
+recorded at every output, dt = 0.01 s) with DOP853 at rtol 1e-8 (atol 1e-10). Columns:
+
+* ``cpu_s``: CPU time of the process for the run (``time.process_time``; the machine is shared, so CPU time is
+  the fair measure), best of ``repeats`` runs; ``wall_s``: wall time of that run;
+* ``rtf`` = simulated seconds / cpu_s (real-time factor, > 1: faster than real time); ``rtf_wall`` the same
+  with the wall time;
+* ``rhs``: right-hand-side evaluations; ``rhs_per_s`` = rhs / cpu_s (includes everything else the run does);
+  ``steps`` accepted integrator steps; ``svds`` SVDs of C (the kept-basis reuse);
+* ``energy_drift``: max |(E - W) - (E0 - W0)| / max(|T|, |V|, 1 J) over the outputs (W the work of the
+  non-conservative and rheonomic forces), i.e. the energy balance error at this tolerance;
+* ``max_violation``: max ||Phi|| of the recorded (corrected) outputs.
+
+The chain: N identical uniform links (m = 0.5 kg, l = 0.3 m, J = m l^2 / 12) joined by revolute joints, the
+first hinged to the ground at the origin, gravity -9.81 m/s^2 along y, released from rest as a line tilted
+0.5 rad from the downward vertical with small bends (+0.1 sin k rad for link k), the same geometry as the
+spherical chains of the "trees" suite; t_end = 2 s.
+
+Targets (issue 3, 2-core machine): rolling disk >= 50x real time, 10-link chain >= 5x, 30-link chain >= 1x.
+"""
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.bench import BenchTable, machine_description
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
+TARGETS = {"rolling_disk": 50.0, "rolling_disk_accelerating_plane": 50.0, "planar chain N=10": 5.0,
+           "planar chain N=30": 1.0}
+
+
+def planar_chain_data(n: int, length: float = 0.3, mass: float = 0.5, tilt: float = 0.5) -> dict[str, Any]:
+    """The model document of the benchmark chain of ``n`` planar links (see module docstring)."""
+    J = mass * length ** 2 / 12
+    bodies, joints = [], []
+    x = y = 0.0
+    for k in range(n):
+        phi = -math.pi / 2 + tilt + 0.1 * math.sin(k)
+        bodies.append({"name": f"link{k + 1}", "mass": mass, "inertia": J, "com": [length / 2, 0.0],
+                       "points": {"a": [0.0, 0.0], "b": [length, 0.0]},
+                       "initial": {"x": x, "y": y, "phi": phi}})
+        joints.append({"name": f"J{k + 1}", "type": "revolute", "body1": "ground" if k == 0 else f"link{k}",
+                       "point1": "O" if k == 0 else "b", "body2": f"link{k + 1}", "point2": "a"})
+        x += length * math.cos(phi)
+        y += length * math.sin(phi)
+    return {"format": "mechanism-studio-model", "version": 1, "name": f"planar_chain_{n}", "kind": "planar",
+            "gravity": [0.0, -9.81], "ground": {"points": {"O": [0.0, 0.0]}}, "bodies": bodies, "joints": joints,
+            "drivers": [], "forces": []}
+
+
+def balance_drift(frames: Any) -> float:
+    e = frames.kinetic + frames.potential - frames.work
+    scale = max(float(np.abs(frames.kinetic).max()), float(np.abs(frames.potential).max()), 1.0)
+    return float(np.abs(e - e[0]).max() / scale)
+
+
+def run_case(name: str, model: Any, t_end: float, *, rtol: float = 1e-8, atol: float = 1e-10,
+             integrator: str = "dop853", formulation: str = "projection", repeats: int = 3,
+             dt: float = 0.01) -> dict[str, Any]:
+    """Time one model (best CPU time of ``repeats`` runs) and return its table row."""
+    from core.simulate import SimulationSettings, initial_state, run
+    from core.system import compile_model
+    system = compile_model(model)
+    init = initial_state(system)
+    row: dict[str, Any] = {"case": name, "formulation": formulation, "integrator": integrator, "rtol": rtol,
+                           "n": system.n, "m": system.m, "t_end": t_end}
+    if not init.status.ok:
+        row["status"] = f"assembly failed: {init.message}"
+        return row
+    settings = SimulationSettings(t_end=t_end, dt=dt, formulation=formulation, integrator=integrator, rtol=rtol,
+                                  atol=atol, correction=True)
+    best = None
+    for _ in range(max(1, repeats)):
+        c0, w0 = time.process_time(), time.perf_counter()
+        traj = run(system, settings, q0=init.q, v0=init.v)
+        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        if best is None or cpu < best[0]:
+            best = (cpu, wall, traj)
+    cpu, wall, traj = best
+    st = traj.stats
+    sim = float(st.get("simulated_seconds", t_end))
+    row.update(cpu_s=cpu, wall_s=wall, rtf=sim / cpu if cpu > 0 else math.inf,
+               rtf_wall=sim / wall if wall > 0 else math.inf, rhs=int(st.get("rhs_evaluations", 0)),
+               rhs_per_s=st.get("rhs_evaluations", 0) / cpu if cpu > 0 else math.inf, steps=int(st.get("steps", 0)),
+               svds=int(st.get("svd_count", 0)), energy_drift=balance_drift(traj.frames),
+               max_violation=float(traj.frames.violation_position.max()), status=traj.status.value)
+    target = TARGETS.get(name)
+    if target is not None:
+        row["target_rtf"] = target
+        row["met"] = "yes" if row["rtf"] >= target else "NO"
+    return row
+
+
+def sample_cases() -> list[tuple[str, Any]]:
+    """(name, model) of every sample model that the projection formulation runs (no spherical joints)."""
+    from core.model.io import load_model
+    out = []
+    for path in sorted(SAMPLES.glob("*.json")):
+        model = load_model(path)
+        if model.kind == "spatial" and any(j.type == "spherical" for j in model.joints):
+            continue  # spherical trees: the "trees" suite
+        out.append((path.stem, model))
+    return out
+
+
+def _warm_up() -> None:
+    """Import and run everything once, so that no run pays for imports or first-call set-up."""
+    from core.model.io import model_from_data
+    from core.simulate import SimulationSettings, run
+    from core.system import compile_model
+    run(compile_model(model_from_data(planar_chain_data(2))), SimulationSettings(t_end=0.05, dt=0.01))
+
+
+def run(quick: bool = False, repeats: int | None = None, chains: tuple[int, ...] = (1, 3, 10, 30),
+        samples: bool = True) -> BenchTable:
+    """The "speed" table (see module docstring); ``quick``: shorter runs, one repeat."""
+    from core.model.io import model_from_data
+    reps = repeats if repeats is not None else (1 if quick else 3)
+    _warm_up()
+    rows = []
+    if samples:
+        for name, model in sample_cases():
+            t_end = 0.5 if quick else min(float(model.data.get("simulation", {}).get("t_end", 5.0)), 5.0)
+            rows.append(run_case(name, model, t_end, repeats=reps))
+    for n in chains:
+        rows.append(run_case(f"planar chain N={n}", model_from_data(planar_chain_data(n)), 0.5 if quick else 2.0,
+                             repeats=reps))
+    notes = [machine_description(),
+             "rtf = simulated s / process CPU s (best of %d runs; rtf_wall uses wall time); dt = 0.01 s outputs with "
+             "reactions, energies, violations and drift correction; DOP853 rtol 1e-8, atol 1e-10" % reps,
+             "targets: rolling disk >= 50x, 10-link chain >= 5x, 30-link chain >= 1x (issue 3)"]
+    return BenchTable("speed: projection formulation (issue 3)", rows, notes)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(run().to_markdown())
