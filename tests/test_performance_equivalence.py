@@ -44,7 +44,7 @@ def close(a, b, rtol=RTOL):
 
 
 def system_of(name):
-    if name.startswith("chain"):
+    if name.startswith("chain") and name[5:].isdigit():
         return compile_model(model_from_data(planar_chain_data(int(name[5:]))))
     path = ROOT / "sample_models" / f"{name}.json"
     if not path.exists():
@@ -213,3 +213,24 @@ def test_continuous_stepping_agrees_with_restarting_intervals(name):
     np.testing.assert_allclose(cont.frames.q, ref.frames.q, atol=1e-6)
     assert cont.frames.violation_position.max() < 1e-12
     assert math.isclose(cont.frames.t[-1], 1.0)
+
+
+@pytest.mark.parametrize("name", ["spherical_chain_3", "branched_tree", "chain_on_shaking_base", "bench10"])
+def test_wittenburg_kernel_equals_numpy_path(name):
+    pytest.importorskip("numba")
+    from core.tree.bench import chain_model_data
+    from core.tree.wittenburg import WittenburgFormulation
+    if name == "bench10":
+        s = compile_model(model_from_data(chain_model_data(10)))
+    else:
+        s = system_of(name)
+    a, b = WittenburgFormulation(s, kernels="numpy"), WittenburgFormulation(s, kernels="numba")
+    assert a._nb is None and b._nb is not None
+    q0, v0 = s.consistent_state(0.0)
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        y = a.pack(q0, v0, 0.0) + 0.1 * rng.standard_normal(a.nk + 3 * a.n)
+        ya, pa = a.rhs_and_power(0.3, y)
+        yb, pb = b.rhs_and_power(0.3, y)
+        close(yb, ya)
+        assert pb == pytest.approx(pa, rel=1e-12, abs=1e-12)

@@ -133,6 +133,16 @@ class WittenburgFormulation(Formulation):
         self.K_flat = np.zeros(9 * n * n)
         self.simple = not (system.loads or system.torques or system.has_joint_moments)
         self.Pdd_zero = not system.base.moving
+        # compiled kernel (numba) of omega_dot; options kernels="numpy" keeps the numpy path
+        kernels = str(options.get("kernels", "numba"))
+        self._nb = _kernel() if kernels == "numba" else None
+        if self._nb is not None:
+            c = np.ascontiguousarray
+            self._Vb_c, self._eb_c, self.Kb_c = c(self.Vb, float), c(tr.e, float), c(self.Kb, float)
+            self.par = c(self.par, np.int64)
+            self.pi_c, self.pj, self.pc = c(tr.pairs_i, np.int64), c(self.pj, np.int64), c(self.pc, np.int64)
+            self.T_c, self.P_c, self.Tt = c(self.T, float), c(self.P, float), c(self.Tt, float)
+            self._zeros3 = np.zeros((n, 3))
 
     # --- state ------------------------------------------------------------------------------------------------
     def split(self, y: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -204,6 +214,21 @@ class WittenburgFormulation(Formulation):
 
     def omega_dot(self, A: FloatArray, w: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
         """omega' (n, 3) from eqs. (59)-(63), and the applied forces F (for the reactions)."""
+        if self._nb is None:
+            return self._omega_dot_numpy(A, w, t)
+        F, mom = self.loads(A, w, t)
+        F = np.ascontiguousarray(F, dtype=float)
+        mom = self._zeros3 if mom is None else np.ascontiguousarray(mom, dtype=float)
+        base = self._zeros3 if self.Pdd_zero else np.ascontiguousarray(self.base_accelerations(t))
+        try:
+            wd = self._nb(np.ascontiguousarray(A), np.ascontiguousarray(w), self._Vb_c, self._eb_c, self.Kb_c,
+                          self.par, self.pi_c, self.pj, self.pc, self.T_c, self.P_c, self.Tt, F, mom, base)
+        except np.linalg.LinAlgError:
+            raise SolverFailure(f"the matrix K_ij of the tree is not positive definite at t = {t:.6g} s") from None
+        return wd, F
+
+    def _omega_dot_numpy(self, A: FloatArray, w: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
+        """omega' (n, 3) from eqs. (59)-(63), and the applied forces F (for the reactions): numpy path."""
         n = self.n
         V = A @ self.Vb  # world c_in = d_ii and h_i = M b_i0 (eqs. (62)-(64))
         cin, h = V[:, :, 0], V[:, :, 1]
@@ -285,6 +310,119 @@ class WittenburgFormulation(Formulation):
         resp = res.reshape(self.n, 7)[:, 3:]
         lam[3 * self.n:] = np.sum(p * resp, 1) / np.sum(p * p, 1)
         return Accelerations(qdd, lam, True, info={"omega_dot": wd, "joint_forces": X})
+
+
+
+# --- compiled kernel (numba) --------------------------------------------------------------------------------------
+# omega_dot of WittenburgFormulation written as one loop kernel: the same equations (59)-(63) in the same order of
+# operations as the numpy path (_omega_dot_numpy), which stays the fallback and the reference of the tests
+# (tests/test_performance_equivalence.py). One call instead of ~50 numpy operations per evaluation. K is solved by
+# its Cholesky factor (LAPACK through numba; not positive definite -> LinAlgError -> SolverFailure).
+_KERNEL = None
+
+
+def _kernel():
+    global _KERNEL
+    if _KERNEL is not None:
+        return _KERNEL or None
+    try:
+        import numba
+    except ImportError:  # pragma: no cover
+        _KERNEL = ()
+        return None
+    f8_1, f8_2, f8_3, i8_1 = numba.float64[::1], numba.float64[:, ::1], numba.float64[:, :, ::1], numba.int64[::1]
+    _KERNEL = numba.njit((f8_3, f8_2, f8_3, f8_2, f8_3, i8_1, i8_1, i8_1, i8_1, f8_2, f8_2, f8_2, f8_2, f8_2, f8_2),
+                         cache=True, nogil=True)(_k_omega_dot)
+    return _KERNEL
+
+
+def _k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, F, mom, base):
+    n = w.shape[0]
+    cin = np.empty((n, 3))
+    h = np.empty((n, 3))
+    e = np.empty((n, 3))
+    K = np.zeros((3 * n, 3 * n))
+    Kw = np.empty((n, 3))
+    u = np.empty((n, 3))
+    we = np.empty((n, 3))
+    for i in range(n):
+        p = par[i]
+        for r in range(3):
+            a0 = 0.0
+            a1 = 0.0
+            a2 = 0.0
+            for c in range(3):
+                a0 += A[i, r, c] * Vb[i, c, 0]
+                a1 += A[i, r, c] * Vb[i, c, 1]
+                a2 += A[p, r, c] * eb[i, c]
+            cin[i, r], h[i, r], e[i, r] = a0, a1, a2
+        AK = np.zeros((3, 3))
+        for r in range(3):
+            for c in range(3):
+                s = 0.0
+                for m in range(3):
+                    s += A[i, r, m] * Kb[i, m, c]
+                AK[r, c] = s
+        for r in range(3):
+            for c in range(3):
+                s = 0.0
+                for m in range(3):
+                    s += AK[r, m] * A[i, c, m]
+                K[3 * i + r, 3 * i + c] = s
+    for q in range(pi.shape[0]):
+        i, j, c = pi[q], pj[q], pc[q]
+        he = h[j, 0] * e[c, 0] + h[j, 1] * e[c, 1] + h[j, 2] * e[c, 2]
+        for r in range(3):
+            for s in range(3):
+                v = -h[j, r] * e[c, s]
+                if r == s:
+                    v += he
+                K[3 * i + r, 3 * j + s] = v  # (h_j . d_ij) E - h_j d_ij^T
+                K[3 * j + s, 3 * i + r] = v  # its transpose
+    for i in range(n):
+        w0, w1, w2 = w[i, 0], w[i, 1], w[i, 2]
+        for r in range(3):
+            Kw[i, r] = K[3 * i + r, 3 * i] * w0 + K[3 * i + r, 3 * i + 1] * w1 + K[3 * i + r, 3 * i + 2] * w2
+        h0, h1, h2 = h[i, 0], h[i, 1], h[i, 2]
+        wh0, wh1, wh2 = w1 * h2 - w2 * h1, w2 * h0 - w0 * h2, w0 * h1 - w1 * h0
+        u[i, 0], u[i, 1], u[i, 2] = w1 * wh2 - w2 * wh1, w2 * wh0 - w0 * wh2, w0 * wh1 - w1 * wh0
+        p = par[i]
+        p0, p1, p2 = w[p, 0], w[p, 1], w[p, 2]
+        e0, e1, e2 = e[i, 0], e[i, 1], e[i, 2]
+        c0, c1, c2 = p1 * e2 - p2 * e1, p2 * e0 - p0 * e2, p0 * e1 - p1 * e0
+        we[i, 0], we[i, 1], we[i, 2] = p1 * c2 - p2 * c1, p2 * c0 - p0 * c2, p0 * c1 - p1 * c0
+    anc = np.dot(Tt, we) - base
+    TuF = np.dot(T, u + F)
+    cr = np.empty((n, 3))
+    for i in range(n):
+        cr[i, 0] = TuF[i, 1] * e[i, 2] - TuF[i, 2] * e[i, 1]
+        cr[i, 1] = TuF[i, 2] * e[i, 0] - TuF[i, 0] * e[i, 2]
+        cr[i, 2] = TuF[i, 0] * e[i, 1] - TuF[i, 1] * e[i, 0]
+    rhs = np.dot(P, cr)
+    for i in range(n):
+        w0, w1, w2 = w[i, 0], w[i, 1], w[i, 2]
+        k0, k1, k2 = Kw[i, 0], Kw[i, 1], Kw[i, 2]
+        a0, a1, a2 = anc[i, 0], anc[i, 1], anc[i, 2]
+        h0, h1, h2 = h[i, 0], h[i, 1], h[i, 2]
+        c0, c1, c2 = cin[i, 0], cin[i, 1], cin[i, 2]
+        f0, f1, f2 = F[i, 0], F[i, 1], F[i, 2]
+        rhs[i, 0] += -(w1 * k2 - w2 * k1) + (a1 * h2 - a2 * h1) - (c1 * f2 - c2 * f1) + mom[i, 0]
+        rhs[i, 1] += -(w2 * k0 - w0 * k2) + (a2 * h0 - a0 * h2) - (c2 * f0 - c0 * f2) + mom[i, 1]
+        rhs[i, 2] += -(w0 * k1 - w1 * k0) + (a0 * h1 - a1 * h0) - (c0 * f1 - c1 * f0) + mom[i, 2]
+    L = np.linalg.cholesky(K)  # K = L L^T
+    b = rhs.ravel().copy()
+    m = 3 * n
+    for j in range(m):
+        s = b[j]
+        for c in range(j):
+            s -= L[j, c] * b[c]
+        b[j] = s / L[j, j]
+    for j in range(m - 1, -1, -1):
+        s = b[j]
+        for c in range(j + 1, m):
+            s -= L[c, j] * b[c]
+        b[j] = s / L[j, j]
+    return b.reshape(n, 3)
 
 
 def integrate(form: WittenburgFormulation, q0: FloatArray, v0: FloatArray, t_end: float, dt: float, *,
