@@ -13,6 +13,20 @@ M = diag(m_k, m_k, J_k), and there are no velocity-dependent inertia terms, so h
 A generalized force on body k's coordinates (Fx, Fy, Mz about the centre of mass) maps back to the force and
 moment about a point P = r + A s' of the body as (Fx, Fy, Mz - (A s') x F): that is how ``reactions`` turns
 the constraint forces C^T lambda into the physical force and moment each joint applies to its second body.
+
+Speed (the same formulas, evaluated with fewer numpy operations; ``*_reference`` methods keep the original
+element-by-element code and tests/test_performance_equivalence.py checks equality to 1e-12):
+
+* C = [Phi_q; C_psi] is a constant pattern plus a few varying entries. The constant ones (the +-1 of point
+  coincidences, relative angles, coordinate drivers) are written once; the angle columns of all point
+  coincidences are one gather of precomputed cos/sin and one scatter; point-line elements and knife edges use
+  their element code. ``jacobian_constant_mask`` tells the projection formulation which entries never change.
+* cos/sin of the body angles and the rotated points A s' are computed once per q and shared by C, Phi, gamma
+  and reactions (cached for the last q: the driver asks for C, Phi and the reactions at the same state several
+  times). C is cached for the last q (C depends on q only) and returned as a copy
+  (``constraint_matrix_shared`` gives the cached array itself to read-only callers).
+* springs and rotational springs scatter their forces with one ``np.bincount``; reactions are computed for
+  all constraints at once.
 """
 from __future__ import annotations
 
@@ -420,10 +434,14 @@ class PlanarSystem(ConstrainedSystem):
         return val
 
     def constraint_matrix(self, q: FloatArray, t: float) -> FloatArray:
+        return self.constraint_matrix_shared(q, t).copy()
+
+    def constraint_matrix_shared(self, q: FloatArray, t: float) -> FloatArray:
+        """C(q, t) without the defensive copy: the cached array itself, which the caller must not modify."""
         key = q.tobytes()
         cache = self._cache_C
         if cache is not None and cache[0] == key:
-            return cache[1].copy()
+            return cache[1]
         m, n = self.m, self.n
         flat = self._C_base.copy()
         if self._co is not None:
@@ -439,7 +457,7 @@ class PlanarSystem(ConstrainedSystem):
                 self.knife.matrix(qe, t, out[self.m_holonomic:])
             C[self._other_rows] = out[self._other_rows, :n]
         self._cache_C = (key, C)
-        return C.copy()
+        return C
 
     def phi_q(self, q: FloatArray, t: float) -> FloatArray:
         return self.constraint_matrix(q, t)[:self.m_holonomic]
@@ -470,6 +488,8 @@ class PlanarSystem(ConstrainedSystem):
 
     def xi(self, q: FloatArray, t: float) -> FloatArray:
         out = np.zeros(self.m)
+        if not self._rheo_groups:
+            return out
         for g in self._rheo_groups:
             g.phi_t(t, out)
         return out

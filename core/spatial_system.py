@@ -33,6 +33,11 @@ u = Rz(psi) Rx(theta) y = (-sin psi cos th, cos psi cos th, sin th) (the in-plan
 The three rows are the z, x, y components of the velocity of the contact point relative to the plane, so the
 multipliers are directly the contact force (f_z, f_x, f_y) that the plane applies to the disk (README errata:
 the source orders its rows z, y, x).
+
+Speed: M, h, C, eta, xi, the energies are evaluated with scalar math per body and per disk (``math``, Python
+floats; numpy's per-call overhead dominated 3-vector work), M and C cached for the last q and the plane's motion
+for the last t. The ``*_reference`` methods keep the original vectorised code; tests/test_performance_equivalence.py
+checks both give the same numbers to 1e-12. Applied loads and torques still take the reference path.
 """
 from __future__ import annotations
 

@@ -56,6 +56,11 @@ which when C has full row rank is the exact solution C_u^T lambda = (M q'' - h)_
 rows is round-off, since M q'' - h is orthogonal to null(C)); with redundant constraints the minimum-norm
 least-squares lambda of the full C.
 
+Compiled kernels: by default the three parts of an evaluation (the q-dependent geometry, q', and q''/p') run as
+numba kernels implementing exactly the algorithm above (see "compiled kernels" below); ``kernels="numpy"``
+selects the numpy/LAPACK implementation, which is the fallback when numba is missing and is tested equal to the
+kernels and to a dense transcription of the errata form (tests/test_performance_equivalence.py).
+
 Per-state cache: the q-dependent part (C, C_u^-1 products, B, LU of S) of the last state is kept, keyed by
 (t, q), so that unpack, the accelerations and reactions of a recorded output, the N growth check and the next
 evaluation at the same q do not redo it.
@@ -175,7 +180,8 @@ class ProjectionFormulation(Formulation):
             self.refresh_basis(q, t)
         sys_ = self.system
         g = _Geometry()
-        C = sys_.constraint_matrix(q, t)
+        shared = getattr(sys_, "constraint_matrix_shared", None)  # read-only, no copy (planar systems)
+        C = shared(q, t) if shared is not None else sys_.constraint_matrix(q, t)
         Cr = C if self._all_rows else C[self.rows]
         g.C, g.Cr = C, Cr
         u, w = self.u, self.w
