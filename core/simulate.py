@@ -209,7 +209,11 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
     opts = dict(settings.options)
     if settings.parametrization:
         opts["parametrization"] = settings.parametrization
-    form = get_formulation(settings.formulation)(system, **opts)
+    try:
+        form = get_formulation(settings.formulation)(system, **opts)
+    except (SolverFailure, ValueError, NotImplementedError) as exc:
+        outcome["message"] = f"the {settings.formulation} formulation cannot run this model: {exc}"
+        return
     integ = get_integrator(settings.integrator)(rtol=settings.rtol, atol=settings.atol, step=settings.step,
                                                 max_step=settings.max_step)
     n_out = int(round(settings.t_end / settings.dt))
