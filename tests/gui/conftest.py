@@ -138,8 +138,14 @@ def palette_drag(qtbot: Any, window: Any, kind: str, x: float, y: float) -> None
 
 
 def save_screenshot(widget: Any, name: str) -> Path:
-    """Grab ``widget`` into docs/screenshots/<name> and return the path."""
-    out = ROOT / "docs" / "screenshots" / name
+    """Grab ``widget`` into a PNG and return its path: docs/screenshots/<name> when MECHSTUDIO_UPDATE_SCREENSHOTS=1
+    (to refresh the committed pictures), otherwise a temporary folder (a test run leaves the tree clean)."""
+    import os
+    import tempfile
+    if os.environ.get("MECHSTUDIO_UPDATE_SCREENSHOTS") == "1":
+        out = ROOT / "docs" / "screenshots" / name
+    else:
+        out = Path(tempfile.gettempdir()) / "mechstudio-screenshots" / name
     out.parent.mkdir(parents=True, exist_ok=True)
     img = widget.grab().toImage()
     assert img.save(str(out)), f"could not write {out}"
