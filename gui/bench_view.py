@@ -87,7 +87,8 @@ def run_view_benchmark(duration: float = 10.0, fps: float = 60.0, size: tuple[in
     win.frameSwapped.connect(swapped)
     timer = QTimer()
     timer.setTimerType(__import__("PySide6.QtCore", fromlist=["Qt"]).Qt.TimerType.PreciseTimer)
-    timer.setInterval(int(round(1000 / fps)))
+    from gui.simulation.controller import DISPLAY_MS  # the live view's own display timer
+    timer.setInterval(DISPLAY_MS if fps == 60.0 else int(1000 // fps))
     timer.timeout.connect(frame)
     timer.start()
     loop.exec()
