@@ -16,6 +16,7 @@ SUITES: dict[str, str | Callable[..., "BenchTable"]] = {
     "speed": "core.bench.speed:run",
     "trees": "core.bench.trees:run",
     "iftomm": "core.bench.iftomm:run",
+    "symbolic": "core.bench.symbolic:run",
 }
 
 
