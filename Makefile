@@ -16,6 +16,8 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[dev]"
+	@# compile the numba kernels once into their on-disk cache, so that no first run pays for it
+	$(PY) scripts/warm_kernels.py
 	@touch $(STAMP)
 
 run: $(STAMP)
