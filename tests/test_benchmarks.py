@@ -182,3 +182,18 @@ def test_bench_suite_table_has_the_issue_columns():
         assert col in csv.splitlines()[0]
     assert len(table.rows) == 1 and table.rows[0]["error"] < 1e-8
     assert "Andrews" in md
+
+
+@pytest.mark.slow
+def test_nfourbar_40_full_run_through_all_singular_configurations():
+    """The benchmark itself (about 20 s CPU): projection with correction, 20 s, all 20 horizontal passages."""
+    N = 40
+    doc = im.nfourbar_model(N, 20.0)
+    tr = run(_system(doc), SimulationSettings.from_model(model_from_data(doc)))
+    assert tr.status.name == "FINISHED", tr.message
+    m = ib.measure_nfourbar(tr, N)
+    assert m.error < 1e-3 and m.error_2 < 1e-3
+    drops = ib.rank_drops(tr)
+    assert len(drops) == 20 and all(d["rank"] == 5 * N + 2 and d["dof"] == N + 1 for d in drops)
+    k = [3 * tr.system.index[f"crank{i}"] + 2 for i in range(N + 1)]
+    assert np.max(np.abs(tr.frames.q[:, k] - tr.frames.q[:, k[:1]])) < 1e-6  # no branch jump
