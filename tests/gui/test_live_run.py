@@ -70,13 +70,17 @@ def test_live_run_rolling_disk(qtbot: Any, live_window: Any) -> None:
     frames: list[np.ndarray] = []
     grab = QTimer()
     grab.setInterval(40)
-    grab.timeout.connect(lambda: frames.append(scene_image(w)) if c.state == "running" else None)
+    # the view animates at the real rate while the run computes and after it, until it reaches the newest frame
+    # (a fast run finishes long before its animation does): grab while it plays
+    grab.timeout.connect(lambda: frames.append(scene_image(w))
+                         if c.state == "running" or c.clock.playing else None)
     probe.start()
     grab.start()
     w.live.act_run.trigger()
     assert c.state == "running"
     with qtbot.waitSignal(c.sig_finished, timeout=60000):
         pass
+    qtbot.waitUntil(lambda: not c.clock.playing, timeout=10000)
     probe.stop()
     grab.stop()
     qtbot.wait(200)
