@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import sympy as sp
 
@@ -39,14 +39,16 @@ class ExpressionError(ValueError):
     """An expression string that is not a valid, safe function of t."""
 
 
-def parse_expression(text: str) -> sp.Expr:
-    """Parse ``text`` into a sympy expression of ``t`` without evaluating any Python code."""
-    if len(text) > 2000:
-        raise ExpressionError("expression longer than 2000 characters")
-    try:
-        tree = ast.parse(text.replace("^", "**"), mode="eval")
-    except SyntaxError as exc:
-        raise ExpressionError(f"not a valid expression: {exc.msg}") from None
+def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
+                 name_hint: str = "only t, pi, e",
+                 call: Callable[[ast.Call], sp.Expr | None] | None = None,
+                 attribute: Callable[[ast.Attribute], sp.Expr] | None = None) -> sp.Expr:
+    """Convert a parsed expression to sympy node by node; anything not whitelisted raises ExpressionError.
+
+    ``names`` adds symbols besides t, pi, e; ``call`` may handle a call node first (return None to fall through
+    to the whitelisted functions); ``attribute`` handles ``a.b`` nodes. Nothing is ever evaluated.
+    """
+    names = names or {}
 
     def convert(node: ast.AST) -> sp.Expr:
         if isinstance(node, ast.Expression):
@@ -57,11 +59,13 @@ def parse_expression(text: str) -> sp.Expr:
                 raise ExpressionError("non-finite number")
             return sp.Float(node.value) if isinstance(node.value, float) else sp.Integer(node.value)
         if isinstance(node, ast.Name):
+            if node.id in names:
+                return names[node.id]
             if node.id == "t":
                 return T
             if node.id in _CONSTANTS:
                 return _CONSTANTS[node.id]
-            raise ExpressionError(f"unknown name {node.id!r} (only t, pi, e and functions "
+            raise ExpressionError(f"unknown name {node.id!r} ({name_hint} and functions "
                                   f"{', '.join(sorted(_FUNCTIONS))} are allowed)")
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
             return _BINOPS[type(node.op)](convert(node.left), convert(node.right))
@@ -69,21 +73,38 @@ def parse_expression(text: str) -> sp.Expr:
             value = convert(node.operand)
             return -value if isinstance(node.op, ast.USub) else value
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+            if call is not None:
+                handled = call(node)
+                if handled is not None:
+                    return handled
             if node.func.id not in _FUNCTIONS:
                 raise ExpressionError(f"unknown function {node.func.id!r}; allowed: "
                                       f"{', '.join(sorted(_FUNCTIONS))}")
             return _FUNCTIONS[node.func.id](*[convert(a) for a in node.args])
+        if isinstance(node, ast.Attribute) and attribute is not None:
+            return attribute(node)
         raise ExpressionError(f"not allowed in an expression: {ast.dump(node)[:60]}")
 
     try:
-        expr = convert(tree)
+        return sp.sympify(convert(tree))
     except (TypeError, ValueError) as exc:  # wrong arity of a sympy function, ...
         if isinstance(exc, ExpressionError):
             raise
         raise ExpressionError(str(exc)) from None
+
+
+def parse_expression(text: str) -> sp.Expr:
+    """Parse ``text`` into a sympy expression of ``t`` without evaluating any Python code."""
+    if len(text) > 2000:
+        raise ExpressionError("expression longer than 2000 characters")
+    try:
+        tree = ast.parse(text.replace("^", "**"), mode="eval")
+    except SyntaxError as exc:
+        raise ExpressionError(f"not a valid expression: {exc.msg}") from None
+    expr = ast_to_sympy(tree)
     if expr.free_symbols - {T}:
         raise ExpressionError("the expression may depend on t only")
-    return sp.sympify(expr)
+    return expr
 
 
 @dataclass(frozen=True)
