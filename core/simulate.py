@@ -185,10 +185,16 @@ def initial_state(system: ConstrainedSystem, t0: float = 0.0) -> InitialState:
 
 
 def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
-                    cancel: Callable[[], bool] | None = None, q0: FloatArray | None = None,
-                    v0: FloatArray | None = None, block_frames: int = 50, block_seconds: float = 0.05,
-                    outcome: dict[str, Any] | None = None) -> Iterator[FrameBlock]:
-    """Yield FrameBlocks of the run; the final status/message/stats are stored in ``outcome``."""
+                    cancel: Callable[[], bool] | None = None, flush_now: Callable[[], bool] | None = None,
+                    q0: FloatArray | None = None, v0: FloatArray | None = None, block_frames: int = 50,
+                    block_seconds: float = 0.05, outcome: dict[str, Any] | None = None) -> Iterator[FrameBlock]:
+    """Yield FrameBlocks of the run; the final status/message/stats are stored in ``outcome``.
+
+    After every recorded output frame (the initial one included) the driver passes a *checkpoint*: the pending
+    frames are emitted as a block when one is due (``block_frames`` frames or ``block_seconds`` of wall time) or
+    when ``flush_now()`` says so (a paused GUI stepping one frame at a time), and then ``cancel()`` is called;
+    True ends the run as CANCELLED. ``cancel`` may block (a paused run waits there, between two frames).
+    """
     outcome = {} if outcome is None else outcome
     outcome.update(status=Status.FAILED, message="", stats={})
     try:
@@ -255,6 +261,16 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
             return True
         return False
 
+    cancelled = [False]
+
+    def checkpoint() -> Iterator[FrameBlock]:
+        """After a recorded frame: emit the pending block if due (or asked for), then ask ``cancel``."""
+        if buf and (due() or (flush_now is not None and flush_now())):
+            last_emit[0] = time.perf_counter()
+            yield flush()
+        if cancel is not None and cancel():
+            cancelled[0] = True
+
     def violations(q: FloatArray, v: FloatArray, t: float) -> tuple[float, float]:
         phi = system.phi(q, t)
         C = system.constraint_matrix(q, t)
@@ -266,6 +282,11 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                      cpu_seconds=time.process_time() - clock0, wall_seconds=time.perf_counter() - wall0,
                      simulated_seconds=float(t))
         outcome.update(status=status, message=message, stats=stats)
+
+    def end_cancelled() -> Iterator[FrameBlock]:
+        if buf:
+            yield flush()
+        finish(Status.CANCELLED, f"cancelled at t = {t:.6g} s")
 
     def newton_failed(cr: Any, t: float) -> str:
         return (f"the constraint correction (Newton-Raphson) did not converge at t = {t:.6g} s: "
@@ -281,6 +302,10 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
         y = form.restart(q, v, t)
         pa, va = violations(q, v, t)
         record(q, v, t, work, pa, pa, va, va)
+        yield from checkpoint()
+        if cancelled[0]:
+            yield from end_cancelled()
+            return
 
         if integ.continuous:
             # --- continuous stepping (explicit Runge-Kutta): see the module docstring ------------------------
@@ -292,11 +317,6 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
             k = 1
             steps_since_output = 0
             while k <= n_out:
-                if cancel is not None and cancel():
-                    if buf:
-                        yield flush()
-                    finish(Status.CANCELLED, f"cancelled at t = {t:.6g} s")
-                    return
                 try:
                     ok, msg = stepper.step()
                 except SolverFailure as exc:
@@ -352,8 +372,10 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                             pb, vb = violations(qk, vk, tk)
                             record(qk, vk, tk, float(yk[-1]), pb, pb, vb, vb)
                         t = tk
-                        if due():
-                            yield flush()
+                        yield from checkpoint()
+                        if cancelled[0]:
+                            yield from end_cancelled()
+                            return
                 # the step end: correction after each step (source 001), restart only when something changed
                 t = t_new
                 q, v = form.unpack(y_new[:-1], t_new)
@@ -387,8 +409,10 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                     steps_since_output = 0
                     record(q, v, float(times[k]), work, pb, pa, vb, va)
                     k += 1
-                    if due():
-                        yield flush()
+                    yield from checkpoint()
+                    if cancelled[0]:
+                        yield from end_cancelled()
+                        return
             if buf:
                 yield flush()
             finish(Status.FINISHED, f"finished at t = {t:.6g} s")
@@ -396,11 +420,6 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
 
         # --- interval by interval (fixed-step and implicit integrators) ---------------------------------------
         for k in range(1, n_out + 1):
-            if cancel is not None and cancel():
-                if buf:
-                    yield flush()
-                finish(Status.CANCELLED, f"cancelled at t = {t:.6g} s")
-                return
             t1 = float(times[k])
             svd_before = form.svd_count
             try:
@@ -439,8 +458,10 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
             if form.svd_count != svd_before:
                 integ.reset()
             record(q, v, t, work, pb, pa, vb, va)
-            if due():
-                yield flush()
+            yield from checkpoint()
+            if cancelled[0]:
+                yield from end_cancelled()
+                return
         if buf:
             yield flush()
         finish(Status.FINISHED, f"finished at t = {t:.6g} s")
