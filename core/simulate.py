@@ -235,6 +235,7 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
 
     def record(q: FloatArray, v: FloatArray, t: float, work: float, pb: float, pa: float, vb: float,
                va: float) -> None:
+        """Buffer the output frame of the (corrected) state: q'', lambda and the reactions, the energies."""
         acc = form.reactions(q, v, t)
         stats["lambda_unique"] = stats["lambda_unique"] and acc.lam_unique
         reac = system.reactions(q, acc.lam, t) if acc.lam is not None and acc.lam.size else {}
@@ -244,13 +245,39 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                 r = reac.get(name)
                 if r is not None:
                     R[i] = r
-        buf.append(dict(t=t, q=q.copy(), v=v.copy(), a=acc.qdd.copy(), reactions=R,
-                        kinetic=system.kinetic_energy(q, v, t), potential=system.potential_energy(q, t),
-                        work=work, violation_position_before=pb, violation_position=pa,
-                        violation_velocity_before=vb, violation_velocity=va))
+        buf.append((t, q.copy(), v.copy(), acc.qdd.copy(), R, system.kinetic_energy(q, v, t),
+                    system.potential_energy(q, t), work, pb, pa, vb, va))
+
+    def output_at(y: FloatArray, t: float, work: float) -> str | None:
+        """Unpack, correct (unless switched off) and record the output frame of integrator state y at t;
+        returns the failure message of a correction that did not converge."""
+        fast = form.fast_output(y, t, settings.correction)
+        if fast is not None:  # the fused compiled path (same algorithm: core.dynamics.projection_spatial)
+            q, v, qdd, R, sc = fast
+            if settings.correction:
+                stats["corrections"] += 1
+                if not sc[7]:
+                    return (f"the constraint correction (Newton-Raphson) did not converge at t = {t:.6g} s: "
+                            f"||Phi|| = {sc[3]:.3g} after {int(sc[6])} iterations")
+            stats["lambda_unique"] = stats["lambda_unique"] and bool(sc[9])
+            buf.append((t, q, v, qdd, R, sc[0], sc[1], work, sc[2], sc[3], sc[4], sc[5]))
+            return None
+        q, v = form.unpack(y, t)
+        if settings.correction:
+            cr = correct(system, q, v, t)
+            stats["corrections"] += 1
+            if not cr.converged:
+                return newton_failed(cr, t)
+            record(cr.q, cr.v, t, work, cr.position_before, cr.position_after, cr.velocity_before,
+                   cr.velocity_after)
+        else:
+            pb, vb = violations(q, v, t)
+            record(q, v, t, work, pb, pb, vb, vb)
+        return None
 
     def flush() -> FrameBlock:
-        block = FrameBlock(**{k: np.array([b[k] for b in buf]) for k in _FRAME_FIELDS})
+        cols = list(zip(*buf))
+        block = FrameBlock(**{k: np.array(c) for k, c in zip(_FRAME_FIELDS, cols)})
         buf.clear()
         return block
 
@@ -292,9 +319,7 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
         return (f"the constraint correction (Newton-Raphson) did not converge at t = {t:.6g} s: "
                 f"||Phi|| = {cr.position_after:.3g} after {cr.iterations} iterations")
 
-    def fun(tt: float, yy: FloatArray) -> FloatArray:
-        ydot, power = form.rhs_and_power(tt, yy[:-1])
-        return np.append(ydot, power)
+    fun = form.rhs_augmented  # y' = f(t, y) of the state and the work [y; W]
 
     needs_restart = getattr(form, "needs_restart", None)
 
@@ -352,26 +377,16 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                     k += 1
                 if inside:
                     steps_since_output = 0
-                    Y = stepper.dense()(times[inside])
+                    Y = np.ascontiguousarray(stepper.dense()(times[inside]).T)  # (outputs, len(y) + 1)
                     for j, kk in enumerate(inside):
                         tk = float(times[kk])
-                        yk = Y[:, j]
-                        qk, vk = form.unpack(yk[:-1], tk)
-                        if settings.correction:
-                            cr = correct(system, qk, vk, tk)
-                            stats["corrections"] += 1
-                            if not cr.converged:
-                                t = tk
-                                if buf:
-                                    yield flush()
-                                finish(Status.FAILED, newton_failed(cr, tk))
-                                return
-                            record(cr.q, cr.v, tk, float(yk[-1]), cr.position_before, cr.position_after,
-                                   cr.velocity_before, cr.velocity_after)
-                        else:
-                            pb, vb = violations(qk, vk, tk)
-                            record(qk, vk, tk, float(yk[-1]), pb, pb, vb, vb)
+                        failure = output_at(Y[j, :-1], tk, float(Y[j, -1]))
                         t = tk
+                        if failure is not None:
+                            if buf:
+                                yield flush()
+                            finish(Status.FAILED, failure)
+                            return
                         yield from checkpoint()
                         if cancelled[0]:
                             yield from end_cancelled()

@@ -34,10 +34,11 @@ The three rows are the z, x, y components of the velocity of the contact point r
 multipliers are directly the contact force (f_z, f_x, f_y) that the plane applies to the disk (README errata:
 the source orders its rows z, y, x).
 
-Speed: M, h, C, eta, xi, the energies are evaluated with scalar math per body and per disk (``math``, Python
-floats; numpy's per-call overhead dominated 3-vector work), M and C cached for the last q and the plane's motion
-for the last t. The ``*_reference`` methods keep the original vectorised code; tests/test_performance_equivalence.py
-checks both give the same numbers to 1e-12. Applied loads and torques still take the reference path.
+Speed: M, C, Phi (positions) and h, eta, the kinetic energy (velocities) come from two compiled kernels
+(``core.spatial_kernels``, numba; the same equations), each cached for the last state, and the plane's motion
+for the last t; the reactions use closed forms. The ``*_reference`` methods keep the original vectorised code;
+tests/test_performance_equivalence.py checks both give the same numbers to 1e-12. Applied loads and torques
+still take the reference path.
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ import numpy as np
 
 from core.model.document import GROUND, Model
 from core.model.timefunc import TimeFunction, time_function
+from core.spatial_kernels import kernels as spatial_kernels
 from core.system import ConstrainedSystem, ConstraintInfo
 from core.types import FloatArray
 
@@ -266,14 +268,16 @@ class SpatialSystem(ConstrainedSystem):
     # --- fast path (module docstring, "Speed"): scalar math per body/disk; the *_reference methods above are the
     # original vectorised forms, kept as the specification (tests/test_performance_equivalence.py) -----------
     def _compile_fast(self) -> None:
-        self._J = [tuple(float(x) for x in J.ravel()) for J in self.inertia]
-        self._mg = [tuple(float(self.mass[k] * g) for g in self.gravity) for k in range(self.nb)]
         self._disks = [(int(b), float(r)) for b, r in zip(self.disk_body, self.disk_radius)]
         self._plane_const = [f.is_constant for f in self.plane]
         self._plane_cache: tuple | None = None
-        self._mass_cache: tuple | None = None
-        self._C_cache: tuple | None = None
+        self._pos_cache: tuple | None = None
+        self._vel_cache: tuple | None = None
+        self._plane_arrays_cache: tuple | None = None
         self._xi_cache: tuple | None = None
+        self._J3 = np.ascontiguousarray(np.array(self.inertia, float).reshape(self.nb, 3, 3))
+        self._mg3 = np.ascontiguousarray(self.mass[:, None] * self.gravity[None, :]).reshape(self.nb, 3)
+        self._k_pos, self._k_vel = spatial_kernels()
         mask = np.ones((self.m, self.n), bool)
         mh = self.m_holonomic
         for k, (b, _) in enumerate(self._disks):
@@ -293,71 +297,50 @@ class SpatialSystem(ConstrainedSystem):
         self._plane_cache = (t, val)
         return val
 
-    def mass_matrix(self, q: FloatArray, t: float) -> FloatArray:
+    def _position_terms(self, q: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(M, C, Phi) at (q, t) from the compiled kernel, cached for the last (q, z_p(t)); read-only use."""
         key = q.tobytes()
-        cache = self._mass_cache
+        zp = self._plane_all(t)[0][2]
+        cache = self._pos_cache
+        if cache is not None and cache[0] == key and cache[1] == zp:
+            return cache[2]
+        val = self._k_pos(np.ascontiguousarray(q, dtype=float), self.mass, self._J3, self.disk_body,
+                          self.disk_radius, float(zp))
+        self._pos_cache = (key, zp, val)
+        return val
+
+    def _velocity_terms(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray, float]:
+        """(h without applied loads, eta, kinetic energy) at (q, q', t), cached for the last state."""
+        ap = self._plane_all(t)[2]
+        key = (q.tobytes(), v.tobytes(), ap)
+        cache = self._vel_cache
         if cache is not None and cache[0] == key:
-            return cache[1].copy()
-        M = np.zeros((self.n, self.n))
-        for k in range(self.nb):
-            c = 6 * k
-            mk = self.mass[k]
-            M[c, c] = M[c + 1, c + 1] = M[c + 2, c + 2] = mk
-            th, ph = float(q[c + 4]), float(q[c + 5])
-            st, ct, sf, cf = math.sin(th), math.cos(th), math.sin(ph), math.cos(ph)
-            G = ((st * sf, cf, 0.0), (st * cf, -sf, 0.0), (ct, 0.0, 1.0))
-            J = self._J[k]
-            JG = [[J[3 * i] * G[0][j] + J[3 * i + 1] * G[1][j] + J[3 * i + 2] * G[2][j] for j in range(3)]
-                  for i in range(3)]
-            M[c + 3:c + 6, c + 3:c + 6] = [[G[0][i] * JG[0][j] + G[1][i] * JG[1][j] + G[2][i] * JG[2][j]
-                                            for j in range(3)] for i in range(3)]
-        self._mass_cache = (key, M)
-        return M.copy()
+            return cache[1]
+        val = self._k_vel(np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float), self.mass,
+                          self._J3, self._mg3, self.disk_body, self.disk_radius, np.array(ap))
+        self._vel_cache = (key, val)
+        return val
+
+    def plane_arrays(self, t: float) -> tuple[float, FloatArray, FloatArray]:
+        """(z_p(t) [m], r_p'(t) (3,) [m/s], r_p''(t) (3,) [m/s^2]) of the plane, cached for the last t."""
+        cache = self._plane_arrays_cache
+        if cache is not None and cache[0] == t:
+            return cache[1]
+        r, rate, acc = self._plane_all(t)
+        val = (float(r[2]), np.array(rate), np.array(acc))
+        self._plane_arrays_cache = (t, val)
+        return val
+
+    def mass_matrix(self, q: FloatArray, t: float) -> FloatArray:
+        return self._position_terms(q, t)[0].copy()
 
     def kinetic_energy(self, q: FloatArray, v: FloatArray, t: float) -> float:
-        e = 0.0
-        for k in range(self.nb):
-            c = 6 * k
-            th, ph = float(q[c + 4]), float(q[c + 5])
-            dpsi, dth, dph = float(v[c + 3]), float(v[c + 4]), float(v[c + 5])
-            st, ct, sf, cf = math.sin(th), math.cos(th), math.sin(ph), math.cos(ph)
-            w = (st * sf * dpsi + cf * dth, st * cf * dpsi - sf * dth, ct * dpsi + dph)
-            J = self._J[k]
-            jw = [J[3 * i] * w[0] + J[3 * i + 1] * w[1] + J[3 * i + 2] * w[2] for i in range(3)]
-            vx, vy, vz = float(v[c]), float(v[c + 1]), float(v[c + 2])
-            e += 0.5 * float(self.mass[k]) * (vx * vx + vy * vy + vz * vz) + 0.5 * (w[0] * jw[0] + w[1] * jw[1]
-                                                                                     + w[2] * jw[2])
-        return e
-
-    def _rot_terms(self, q: FloatArray, v: FloatArray, k: int) -> tuple[float, ...]:
-        """G_b^T (-J G_b' alpha' - omega_b x J omega_b) of body k (the velocity terms of h), scalar math."""
-        c = 6 * k
-        th, ph = float(q[c + 4]), float(q[c + 5])
-        dpsi, dth, dph = float(v[c + 3]), float(v[c + 4]), float(v[c + 5])
-        st, ct, sf, cf = math.sin(th), math.cos(th), math.sin(ph), math.cos(ph)
-        w0 = st * sf * dpsi + cf * dth
-        w1 = st * cf * dpsi - sf * dth
-        w2 = ct * dpsi + dph
-        g0 = dpsi * (ct * sf * dth + st * cf * dph) - dth * sf * dph
-        g1 = dpsi * (ct * cf * dth - st * sf * dph) - dth * cf * dph
-        g2 = -dpsi * st * dth
-        J = self._J[k]
-        jw0 = J[0] * w0 + J[1] * w1 + J[2] * w2
-        jw1 = J[3] * w0 + J[4] * w1 + J[5] * w2
-        jw2 = J[6] * w0 + J[7] * w1 + J[8] * w2
-        r0 = -(J[0] * g0 + J[1] * g1 + J[2] * g2) - (w1 * jw2 - w2 * jw1)
-        r1 = -(J[3] * g0 + J[4] * g1 + J[5] * g2) - (w2 * jw0 - w0 * jw2)
-        r2 = -(J[6] * g0 + J[7] * g1 + J[8] * g2) - (w0 * jw1 - w1 * jw0)
-        return (st * sf * r0 + st * cf * r1 + ct * r2, cf * r0 - sf * r1, r2)
+        return float(self._velocity_terms(q, v, t)[2])
 
     def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         if self.loads or self.torques:
             return self.forces_reference(q, v, t)
-        vals: list[float] = []
-        for k in range(self.nb):
-            vals.extend(self._mg[k])
-            vals.extend(self._rot_terms(q, v, k))
-        return np.array(vals)
+        return self._velocity_terms(q, v, t)[0].copy()
 
     def nonconservative_power(self, q: FloatArray, v: FloatArray, t: float) -> float:
         if self.loads or self.torques:
@@ -365,40 +348,23 @@ class SpatialSystem(ConstrainedSystem):
         return 0.0
 
     def phi(self, q: FloatArray, t: float) -> FloatArray:
-        zp = self._plane_all(t)[0][2]
-        return np.array([float(q[6 * b + 2]) - r * math.sin(float(q[6 * b + 4])) - zp for b, r in self._disks])
+        return self._position_terms(q, t)[2].copy()
 
     def phi_q(self, q: FloatArray, t: float) -> FloatArray:
-        return self.constraint_matrix(q, t)[:self.m_holonomic]
+        return self._position_terms(q, t)[1][:self.m_holonomic].copy()
 
     def phi_t(self, q: FloatArray, t: float) -> FloatArray:
         return np.full(self.m_holonomic, -self._plane_all(t)[1][2])
 
     def gamma(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
-        zpdd = self._plane_all(t)[2][2]
-        return np.array([-r * math.sin(float(q[6 * b + 4])) * float(v[6 * b + 4]) ** 2 + zpdd
-                         for b, r in self._disks])
+        return -self._velocity_terms(q, v, t)[1][:self.m_holonomic]
 
     def constraint_matrix(self, q: FloatArray, t: float) -> FloatArray:
-        key = q.tobytes()
-        cache = self._C_cache
-        if cache is not None and cache[0] == key:
-            return cache[1].copy()
-        C = np.zeros((self.m, self.n))
-        mh = self.m_holonomic
-        for k, (b, rho) in enumerate(self._disks):
-            c = 6 * b
-            psi, th = float(q[c + 3]), float(q[c + 4])
-            sp, cp, st, ct = math.sin(psi), math.cos(psi), math.sin(th), math.cos(th)
-            dx, dy, dz = rho * sp * ct, -rho * cp * ct, -rho * st  # d = -rho u
-            e3x, e3y, e3z = sp * st, -cp * st, ct
-            r0, r1 = mh + 2 * k, mh + 2 * k + 1
-            C[k, c:c + 6] = (0.0, 0.0, 1.0, 0.0, -rho * ct, 0.0)
-            # rows x, y: (I2, 0 | Z x d, e1 x d, e3 x d)
-            C[r0, c:c + 6] = (1.0, 0.0, 0.0, -dy, sp * dz, e3y * dz - e3z * dy)
-            C[r1, c:c + 6] = (0.0, 1.0, 0.0, dx, -cp * dz, e3z * dx - e3x * dz)
-        self._C_cache = (key, C)
-        return C.copy()
+        return self._position_terms(q, t)[1].copy()
+
+    def constraint_matrix_shared(self, q: FloatArray, t: float) -> FloatArray:
+        """C(q) itself (cached; callers must not modify it)."""
+        return self._position_terms(q, t)[1]
 
     def xi(self, q: FloatArray, t: float) -> FloatArray:
         cache = self._xi_cache
@@ -411,36 +377,42 @@ class SpatialSystem(ConstrainedSystem):
         return out.copy()
 
     def eta(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
-        ap = self._plane_all(t)[2]
-        hol: list[float] = []
-        nh: list[float] = []
-        for b, rho in self._disks:
-            c = 6 * b
-            psi, th = float(q[c + 3]), float(q[c + 4])
-            dpsi, dth, dph = float(v[c + 3]), float(v[c + 4]), float(v[c + 5])
-            sp, cp, st, ct = math.sin(psi), math.cos(psi), math.sin(th), math.cos(th)
-            hol.append(rho * st * dth * dth - ap[2])  # -gamma
-            ux, uy, uz = -sp * ct, cp * ct, st
-            dx, dy, dz = -rho * ux, -rho * uy, -rho * uz
-            e1x, e1y = cp, sp
-            e3x, e3y, e3z = sp * st, -cp * st, ct
-            wx, wy, wz = dth * e1x + dph * e3x, dth * e1y + dph * e3y, dpsi + dph * e3z  # omega
-            fx, fy, fz = dth * e1x, dth * e1y, dpsi  # frame_w
-            # gdot = dth dpsi (Z x e1) + dph (frame_w x e3)
-            gx = -dth * dpsi * sp + dph * (fy * e3z - fz * e3y)
-            gy = dth * dpsi * cp + dph * (fz * e3x - fx * e3z)
-            gz = dph * (fx * e3y - fy * e3x)
-            # ddot = -rho (frame_w x u)
-            ddx = -rho * (fy * uz - fz * uy)
-            ddy = -rho * (fz * ux - fx * uz)
-            ddz = -rho * (fx * uy - fy * ux)
-            nh.append(gy * dz - gz * dy + wy * ddz - wz * ddy - ap[0])
-            nh.append(gz * dx - gx * dz + wz * ddx - wx * ddz - ap[1])
-        return np.array(hol + nh)
+        return self._velocity_terms(q, v, t)[1].copy()
 
     # ------------------------------------------------------------------------------------------------------
     def reactions(self, q: FloatArray, lam: FloatArray, t: float) -> dict[str, FloatArray]:
-        C = self.constraint_matrix(q, t)
+        """Force [N] and moment about the contact point [N m] that the plane applies to each disk (global axes).
+
+        The generalized force of a contact is g = C_rows^T lambda_rows; its translational part is the force f
+        (C has I3 there: f = (lambda_x, lambda_y, lambda_z)), its rotational part G_s^T m_cm with m_cm the moment
+        about the centre of mass. m_cm = G_s^-T g_rot in closed form (det G_s = -sin theta; least squares at
+        the gimbal lock), and the moment about the contact point is m_cm - d x f (zero up to round-off for a
+        frictionless point contact: the check that the three rows act at the contact point).
+        """
+        C = self._position_terms(q, t)[1]
+        out: dict[str, FloatArray] = {}
+        for k, info in enumerate(self.constraints):
+            rows = list(info.rows)
+            b = int(self.disk_body[k])
+            c, rho = 6 * b, float(self.disk_radius[k])
+            lk = lam[rows]
+            g = C[rows, c:c + 6].T @ lk
+            fx, fy, fz = float(g[0]), float(g[1]), float(g[2])
+            g0, g1, g2 = float(g[3]), float(g[4]), float(g[5])
+            psi, th = float(q[c + 3]), float(q[c + 4])
+            sp, cp, st, ct = math.sin(psi), math.cos(psi), math.sin(th), math.cos(th)
+            if abs(st) > 1e-6:  # G_s^T m = g_rot: m_z = g0, cp m_x + sp m_y = g1, st (sp m_x - cp m_y) + ct m_z = g2
+                a = (g2 - ct * g0) / st
+                mx, my, mz = cp * g1 + sp * a, sp * g1 - cp * a, g0
+            else:
+                mx, my, mz = np.linalg.lstsq(g_space(psi, th).T, g[3:6], rcond=None)[0]
+            dx, dy, dz = rho * sp * ct, -rho * cp * ct, -rho * st  # d = contact point - centre
+            out[info.name] = np.array((fx, fy, fz, mx - (dy * fz - dz * fy), my - (dz * fx - dx * fz),
+                                       mz - (dx * fy - dy * fx)))
+        return out
+
+    def reactions_reference(self, q: FloatArray, lam: FloatArray, t: float) -> dict[str, FloatArray]:
+        C = self.constraint_matrix_reference(q, t)
         out: dict[str, FloatArray] = {}
         for k, info in enumerate(self.constraints):
             rows = list(info.rows)

@@ -234,3 +234,111 @@ def test_wittenburg_kernel_equals_numpy_path(name):
         yb, pb = b.rhs_and_power(0.3, y)
         close(yb, ya)
         assert pb == pytest.approx(pa, rel=1e-12, abs=1e-12)
+
+
+# --- the fused compiled path of the projection formulation for rolling disks (core.dynamics.projection_spatial) --
+def two_disks_and_a_ball_data():
+    """Two disks of different radii with general (off-diagonal) inertia tensors on a plane that also moves
+    vertically, plus a free body with no contact: exercises every index path of the spatial kernels."""
+    def body(name, mass, J, init):
+        return {"name": name, "mass": mass, "inertia": J, "com": [0.0, 0.0, 0.0], "points": {},
+                "initial": init}
+    J1 = [[0.07, 0.004, -0.002], [0.004, 0.06, 0.003], [-0.002, 0.003, 0.12]]
+    J2 = [[0.02, 0.0, 0.001], [0.0, 0.025, 0.0], [0.001, 0.0, 0.04]]
+    return {"format": "mechanism-studio-model", "version": 1, "name": "two_disks", "kind": "spatial",
+            "gravity": [0.0, 0.0, -9.81],
+            "ground": {"points": {}, "motion": {"velocity": [0.1, -0.05, 0.02], "acceleration": [0.3, -0.2, 0.1]}},
+            "bodies": [body("ball", 0.7, [[0.01, 0, 0], [0, 0.01, 0], [0, 0, 0.01]],
+                            {"x": 1.0, "y": 2.0, "z": 3.0, "psi": 0.2, "theta": 0.9, "phi": 0.1}),
+                       body("disk1", 1.2, J1, {"x": 0.0, "y": 0.0, "z": 0.4, "psi": 0.1, "theta": 1.1, "phi": 0.3,
+                                               "hold": ["x", "y", "psi", "theta", "phi"]}),
+                       body("disk2", 0.5, J2, {"x": 2.0, "y": 1.0, "z": 0.2, "psi": -0.4, "theta": 1.4, "phi": 0.0,
+                                               "hold": ["x", "y", "psi", "theta", "phi"]})],
+            "joints": [{"name": "c1", "type": "rolling_disk", "body": "disk1", "radius": 0.45},
+                       {"name": "c2", "type": "rolling_disk", "body": "disk2", "radius": 0.25}],
+            "drivers": [], "forces": [],
+            "initial_velocities": [{"body": "disk1", "coordinate": "psi", "value": 0.8},
+                                   {"body": "disk1", "coordinate": "phi", "value": -5.0},
+                                   {"body": "disk2", "coordinate": "theta", "value": 0.3},
+                                   {"body": "disk2", "coordinate": "phi", "value": 7.0},
+                                   {"body": "ball", "coordinate": "z", "value": 1.0}]}
+
+
+def disk_system_of(name):
+    return compile_model(model_from_data(two_disks_and_a_ball_data())) if name == "two_disks" else system_of(name)
+
+
+@pytest.mark.parametrize("name", DISKS + ["two_disks"])
+def test_spatial_kernels_and_reactions_equal_reference(name):
+    s = disk_system_of(name)
+    rng = np.random.default_rng(7)
+    for _ in range(6):
+        q, v, t, lam = (rng.standard_normal(s.n), rng.standard_normal(s.n), float(rng.random()),
+                        rng.standard_normal(s.m))
+        for meth, args in (("mass_matrix", (q, t)), ("forces", (q, v, t)), ("phi", (q, t)), ("gamma", (q, v, t)),
+                           ("constraint_matrix", (q, t)), ("eta", (q, v, t)), ("kinetic_energy", (q, v, t))):
+            close(getattr(s, meth)(*args), getattr(s, meth + "_reference")(*args))
+        ra, rb = s.reactions(q, lam, t), s.reactions_reference(q, lam, t)
+        assert list(ra) == list(rb)
+        for k in rb:
+            close(ra[k], rb[k])
+
+
+def generic_output(form, s, y, t):
+    """The driver's generic output pipeline: unpack, correct, q'', lambda, reactions, energies."""
+    q, v = form.unpack(y, t)
+    cr = correct(s, q, v, t)
+    acc = form.reactions(cr.q, cr.v, t)
+    reac = s.reactions(cr.q, acc.lam, t)
+    R = np.array([reac[c.name] for c in s.constraints])
+    return cr, acc, R
+
+
+@pytest.mark.parametrize("name", DISKS + ["two_disks"])
+def test_fused_projection_path_equals_generic(name):
+    pytest.importorskip("numba")
+    s = disk_system_of(name)
+    fused, generic = (get_formulation("projection")(s, kernels=k) for k in ("numba", "numpy"))
+    assert fused._fused is not None and generic._fused is None
+    rng = np.random.default_rng(9)
+    for trial in range(4):
+        q0, q, v = random_consistent(s, rng)
+        t = 0.37
+        for f in (fused, generic):
+            f.refresh_basis(q0, 0.0)  # a kept basis from another state
+        y = fused.pack(q, v, t)
+        yy = np.append(y, 0.25)
+        close(fused.rhs_augmented(t, yy), generic.rhs_augmented(t, yy))
+        # an output off the manifold (as a dense-output state is): the correction has work to do
+        y_off = y + 1e-7 * rng.standard_normal(y.size)
+        out = fused.fast_output(y_off, t, True)
+        assert out is not None
+        q_f, v_f, qdd_f, R_f, sc = out
+        cr, acc, R = generic_output(generic, s, y_off, t)
+        assert cr.iterations >= 1 and sc[6] == cr.iterations
+        close(q_f, cr.q)
+        close(v_f, cr.v)
+        close(qdd_f, acc.qdd, rtol=1e-10)
+        close(R_f, R, rtol=1e-10)
+        assert sc[3] < 1e-12 and sc[5] < 1e-12 and bool(sc[7]) and bool(sc[9])
+        assert sc[2] == pytest.approx(cr.position_before, rel=1e-6)
+        assert sc[0] == pytest.approx(s.kinetic_energy(cr.q, cr.v, t), rel=1e-12)
+        assert sc[1] == pytest.approx(s.potential_energy(cr.q, t), rel=1e-12, abs=1e-12)
+        # without correction the state is recorded as it is
+        q_n, v_n, *_ = fused.fast_output(y_off, t, False)
+        qg, vg = generic.unpack(y_off, t)
+        close(q_n, qg)
+        close(v_n, vg)
+
+
+@pytest.mark.parametrize("name", ["rolling_disk_accelerating_plane", "two_disks"])
+def test_fused_and_generic_runs_agree(name):
+    pytest.importorskip("numba")
+    s = disk_system_of(name)
+    base = dict(t_end=1.0, dt=0.01, rtol=1e-10, atol=1e-12)
+    a = run(s, SimulationSettings(**base))
+    b = run(s, SimulationSettings(options={"kernels": "numpy"}, **base))
+    assert a.status.ok and b.status.ok
+    for f in ("q", "v", "a", "reactions", "kinetic", "potential", "work"):
+        close(getattr(a.frames, f), getattr(b.frames, f), rtol=1e-10)
+    assert a.frames.violation_position.max() < 1e-12

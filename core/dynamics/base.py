@@ -86,6 +86,16 @@ class Formulation(ABC):
         acc = self.accelerations(q, v, t)
         return np.concatenate((v, acc.qdd)), self.power(q, v, t, acc)
 
+    def rhs_augmented(self, t: float, yy: FloatArray) -> FloatArray:
+        """[y'; P] for the integrators, yy = [y; W] (the work W integrated alongside the state)."""
+        ydot, power = self.rhs_and_power(t, yy[:-1])
+        return np.append(ydot, power)
+
+    def fast_output(self, y: FloatArray, t: float, correction: bool) -> Any:
+        """An optional fused output frame of integrator state y (see ``core.dynamics.projection_spatial``):
+        (q, q', q'', reactions (n_constraints, 6), scalars) or None, then the driver's generic path runs."""
+        return None
+
     def power(self, q: FloatArray, v: FloatArray, t: float, acc: Accelerations) -> float:
         """P_nc + q'^T C^T lambda, the latter as q'^T (M q'' - h) (uses ``acc.info['h']`` when present)."""
         h = acc.info.get("h")

@@ -108,6 +108,13 @@ class ProjectionFormulation(Formulation):
         if kernels not in ("numba", "numpy"):
             raise ValueError(f"kernels must be 'numba' or 'numpy', not {kernels!r}")
         self._nb = _kernels() if kernels == "numba" else None
+        self._fused = None  # (k_rhs, k_output) of core.dynamics.projection_spatial, when it applies
+        if self._nb is not None:
+            from core.dynamics import projection_spatial
+            if projection_spatial.applies(system):
+                self._fused = projection_spatial.kernels()
+                self._fused_system = (system.mass, system._J3, system._mg3, system.disk_body, system.disk_radius)
+        self._fused_basis: tuple | None = None
         self._empty2 = np.zeros((0, 0))
         self._empty1 = np.zeros(0)
         self._empty_piv = np.zeros(0, np.int32)
@@ -158,6 +165,7 @@ class ProjectionFormulation(Formulation):
         u = np.ascontiguousarray(u, dtype=np.int64)
         w = np.setdiff1d(np.arange(n), u).astype(np.int64)
         self.u, self.w = u, w
+        self._fused_basis = None
         self._V2u = np.ascontiguousarray(self.V2[u])  # (r, k)
         self._V2uT = np.ascontiguousarray(self._V2u.T)
         self._V2wT = np.ascontiguousarray(self.V2[w].T)  # (k, k)
@@ -384,6 +392,31 @@ class ProjectionFormulation(Formulation):
         else:
             acc.lam, acc.lam_unique = multipliers_from_accelerations(self.system, q, v, t, acc.qdd)
         return acc
+
+    # --- the fused compiled path (core.dynamics.projection_spatial) ----------------------------------------
+    def _fused_args(self) -> tuple:
+        if self._fused_basis is None:
+            cu_const = self._cu_inv is not None
+            self._fused_basis = (np.ascontiguousarray(self.rows, dtype=np.int64), self.u, self.w, self._V2uT,
+                                 self._V2wT, self._cu_inv if cu_const else self._empty2, cu_const, self.V2T)
+        return self._fused_basis
+
+    def rhs_augmented(self, t: float, yy: FloatArray) -> FloatArray:
+        if self._fused is not None and self.V2 is not None:
+            zp, vp, ap = self.system.plane_arrays(t)
+            status, out = self._fused[0](yy[:-1], *self._fused_args(), *self._fused_system, zp, vp, ap)
+            if status == 0:
+                self.rhs_evaluations += 1
+                return out
+        return super().rhs_augmented(t, yy)  # the generic path (raises the right failure, or re-chooses C_u)
+
+    def fast_output(self, y: FloatArray, t: float, correction: bool) -> tuple | None:
+        if self._fused is None or self.V2 is None:
+            return None
+        zp, vp, ap = self.system.plane_arrays(t)
+        status, q, v, qdd, R, scal = self._fused[1](y, bool(correction), *self._fused_args(), *self._fused_system,
+                                                    zp, vp, ap, self.system.m_holonomic)
+        return (q, v, qdd, R, scal) if status == 0 else None
 
     def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
         self.rhs_evaluations += 1
