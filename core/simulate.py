@@ -233,9 +233,9 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
     last_emit = [time.perf_counter()]
     names = [c.name for c in system.constraints]
 
-    def record(q: FloatArray, v: FloatArray, t: float, work: float, pb: float, pa: float, vb: float,
-               va: float) -> None:
-        """Buffer the output frame of the (corrected) state: q'', lambda and the reactions, the energies."""
+    def make_frame(q: FloatArray, v: FloatArray, t: float, work: float, pb: float, pa: float, vb: float,
+                   va: float) -> tuple:
+        """The output frame of a (corrected) state: q'', lambda and the reactions, the energies."""
         acc = form.reactions(q, v, t)
         stats["lambda_unique"] = stats["lambda_unique"] and acc.lam_unique
         reac = system.reactions(q, acc.lam, t) if acc.lam is not None and acc.lam.size else {}
@@ -245,35 +245,38 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                 r = reac.get(name)
                 if r is not None:
                     R[i] = r
-        buf.append((t, q.copy(), v.copy(), acc.qdd.copy(), R, system.kinetic_energy(q, v, t),
-                    system.potential_energy(q, t), work, pb, pa, vb, va))
+        return (t, q.copy(), v.copy(), acc.qdd.copy(), R, system.kinetic_energy(q, v, t),
+                system.potential_energy(q, t), work, pb, pa, vb, va)
 
-    def output_at(y: FloatArray, t: float, work: float) -> str | None:
-        """Unpack, correct (unless switched off) and record the output frame of integrator state y at t;
-        returns the failure message of a correction that did not converge."""
+    def settle(y: FloatArray, t: float, work: float, frame_wanted: bool
+               ) -> tuple[str | None, FloatArray, FloatArray, bool, tuple | None]:
+        """Unpack integrator state y at t and correct it (unless switched off); with ``frame_wanted`` also its
+        output frame. Returns (failure message or None, q, q', changed by the correction, frame or None)."""
         fast = form.fast_output(y, t, settings.correction)
-        if fast is not None:  # the fused compiled path (same algorithm: core.dynamics.projection_spatial)
+        if fast is not None:  # the fused compiled path (the same algorithm: core.dynamics.projection_spatial)
             q, v, qdd, R, sc = fast
             if settings.correction:
                 stats["corrections"] += 1
                 if not sc[7]:
                     return (f"the constraint correction (Newton-Raphson) did not converge at t = {t:.6g} s: "
-                            f"||Phi|| = {sc[3]:.3g} after {int(sc[6])} iterations")
+                            f"||Phi|| = {sc[3]:.3g} after {int(sc[6])} iterations"), q, v, False, None
+            if not frame_wanted:
+                return None, q, v, bool(sc[8]), None
             stats["lambda_unique"] = stats["lambda_unique"] and bool(sc[9])
-            buf.append((t, q, v, qdd, R, sc[0], sc[1], work, sc[2], sc[3], sc[4], sc[5]))
-            return None
+            return None, q, v, bool(sc[8]), (t, q, v, qdd, R, sc[0], sc[1], work, sc[2], sc[3], sc[4], sc[5])
         q, v = form.unpack(y, t)
         if settings.correction:
             cr = correct(system, q, v, t)
             stats["corrections"] += 1
             if not cr.converged:
-                return newton_failed(cr, t)
-            record(cr.q, cr.v, t, work, cr.position_before, cr.position_after, cr.velocity_before,
-                   cr.velocity_after)
+                return newton_failed(cr, t), q, v, False, None
+            q, v, changed = cr.q, cr.v, cr.changed
+            viol = (cr.position_before, cr.position_after, cr.velocity_before, cr.velocity_after)
         else:
-            pb, vb = violations(q, v, t)
-            record(q, v, t, work, pb, pb, vb, vb)
-        return None
+            changed = False
+            pb, vb = violations(q, v, t) if frame_wanted else (0.0, 0.0)
+            viol = (pb, pb, vb, vb)
+        return None, q, v, changed, (make_frame(q, v, t, work, *viol) if frame_wanted else None)
 
     def flush() -> FrameBlock:
         cols = list(zip(*buf))
@@ -326,7 +329,7 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
     try:
         y = form.restart(q, v, t)
         pa, va = violations(q, v, t)
-        record(q, v, t, work, pa, pa, va, va)
+        buf.append(make_frame(q, v, t, work, pa, pa, va, va))
         yield from checkpoint()
         if cancelled[0]:
             yield from end_cancelled()
@@ -380,37 +383,28 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                     Y = np.ascontiguousarray(stepper.dense()(times[inside]).T)  # (outputs, len(y) + 1)
                     for j, kk in enumerate(inside):
                         tk = float(times[kk])
-                        failure = output_at(Y[j, :-1], tk, float(Y[j, -1]))
+                        failure, _, _, _, frame = settle(Y[j, :-1], tk, float(Y[j, -1]), True)
                         t = tk
                         if failure is not None:
                             if buf:
                                 yield flush()
                             finish(Status.FAILED, failure)
                             return
+                        buf.append(frame)
                         yield from checkpoint()
                         if cancelled[0]:
                             yield from end_cancelled()
                             return
                 # the step end: correction after each step (source 001), restart only when something changed
                 t = t_new
-                q, v = form.unpack(y_new[:-1], t_new)
                 work = float(y_new[-1])
                 at_output = k <= n_out and abs(times[k] - t_new) <= eps
-                changed = False
-                if settings.correction:
-                    cr = correct(system, q, v, t_new)
-                    stats["corrections"] += 1
-                    if not cr.converged:
-                        if buf:
-                            yield flush()
-                        finish(Status.FAILED, newton_failed(cr, t_new))
-                        return
-                    changed = cr.changed
-                    q, v = cr.q, cr.v
-                    pb, pa, vb, va = cr.position_before, cr.position_after, cr.velocity_before, cr.velocity_after
-                elif at_output:
-                    pb, vb = violations(q, v, t_new)
-                    pa, va = pb, vb
+                failure, q, v, changed, frame = settle(y_new[:-1], t_new, work, at_output)
+                if failure is not None:
+                    if buf:
+                        yield flush()
+                    finish(Status.FAILED, failure)
+                    return
                 if changed or (needs_restart is not None and needs_restart(q, v, t_new)):
                     svd_before = form.svd_count
                     y = form.restart(q, v, t_new)
@@ -422,7 +416,7 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                 q_acc, v_acc, t_acc, w_acc = q, v, t_new, work
                 if at_output:
                     steps_since_output = 0
-                    record(q, v, float(times[k]), work, pb, pa, vb, va)
+                    buf.append((float(times[k]),) + frame[1:])
                     k += 1
                     yield from checkpoint()
                     if cancelled[0]:
@@ -454,25 +448,17 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                 finish(Status.FAILED, res.message)
                 return
             y, work = res.y[:-1], float(res.y[-1])
-            q, v = form.unpack(y, t1)
             t = t1
-            if settings.correction:
-                cr = correct(system, q, v, t)
-                stats["corrections"] += 1
-                if not cr.converged:
-                    if buf:
-                        yield flush()
-                    finish(Status.FAILED, newton_failed(cr, t))
-                    return
-                q, v = cr.q, cr.v
-                pb, pa, vb, va = cr.position_before, cr.position_after, cr.velocity_before, cr.velocity_after
-            else:
-                pb, vb = violations(q, v, t)
-                pa, va = pb, vb
+            failure, q, v, _, frame = settle(y, t, work, True)
+            if failure is not None:
+                if buf:
+                    yield flush()
+                finish(Status.FAILED, failure)
+                return
             y = form.restart(q, v, t)
             if form.svd_count != svd_before:
                 integ.reset()
-            record(q, v, t, work, pb, pa, vb, va)
+            buf.append(frame)
             yield from checkpoint()
             if cancelled[0]:
                 yield from end_cancelled()

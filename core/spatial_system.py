@@ -49,7 +49,7 @@ import math
 import numpy as np
 
 from core.model.document import GROUND, Model
-from core.model.timefunc import TimeFunction, time_function
+from core.model.timefunc import TimeFunction, motion_evaluator, time_function
 from core.spatial_kernels import kernels as spatial_kernels
 from core.system import ConstrainedSystem, ConstraintInfo
 from core.types import FloatArray
@@ -274,6 +274,7 @@ class SpatialSystem(ConstrainedSystem):
         self._pos_cache: tuple | None = None
         self._vel_cache: tuple | None = None
         self._plane_arrays_cache: tuple | None = None
+        self._plane_motion = motion_evaluator(self.plane)  # t -> [r_p, r_p', r_p''] (9 floats)
         self._xi_cache: tuple | None = None
         self._J3 = np.ascontiguousarray(np.array(self.inertia, float).reshape(self.nb, 3, 3))
         self._mg3 = np.ascontiguousarray(self.mass[:, None] * self.gravity[None, :]).reshape(self.nb, 3)
@@ -292,9 +293,19 @@ class SpatialSystem(ConstrainedSystem):
         cache = self._plane_cache
         if cache is not None and cache[0] == t:
             return cache[1]
-        val = (tuple(float(f.value(t)) for f in self.plane), tuple(float(f.rate(t)) for f in self.plane),
-               tuple(float(f.accel(t)) for f in self.plane))
+        vals = self._plane_motion(float(t))
+        val = (tuple(vals[0:3]), tuple(vals[3:6]), tuple(vals[6:9]))
         self._plane_cache = (t, val)
+        return val
+
+    def plane_arrays(self, t: float) -> tuple[float, FloatArray, FloatArray]:
+        """(z_p(t) [m], r_p'(t) (3,) [m/s], r_p''(t) (3,) [m/s^2]) of the plane, cached for the last t."""
+        cache = self._plane_arrays_cache
+        if cache is not None and cache[0] == t:
+            return cache[1]
+        vals = np.array(self._plane_motion(float(t)))
+        val = (float(vals[2]), vals[3:6], vals[6:9])
+        self._plane_arrays_cache = (t, val)
         return val
 
     def _position_terms(self, q: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -319,16 +330,6 @@ class SpatialSystem(ConstrainedSystem):
         val = self._k_vel(np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float), self.mass,
                           self._J3, self._mg3, self.disk_body, self.disk_radius, np.array(ap))
         self._vel_cache = (key, val)
-        return val
-
-    def plane_arrays(self, t: float) -> tuple[float, FloatArray, FloatArray]:
-        """(z_p(t) [m], r_p'(t) (3,) [m/s], r_p''(t) (3,) [m/s^2]) of the plane, cached for the last t."""
-        cache = self._plane_arrays_cache
-        if cache is not None and cache[0] == t:
-            return cache[1]
-        r, rate, acc = self._plane_all(t)
-        val = (float(r[2]), np.array(rate), np.array(acc))
-        self._plane_arrays_cache = (t, val)
         return val
 
     def mass_matrix(self, q: FloatArray, t: float) -> FloatArray:

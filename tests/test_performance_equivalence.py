@@ -324,6 +324,8 @@ def test_fused_projection_path_equals_generic(name):
         assert sc[2] == pytest.approx(cr.position_before, rel=1e-6)
         assert sc[0] == pytest.approx(s.kinetic_energy(cr.q, cr.v, t), rel=1e-12)
         assert sc[1] == pytest.approx(s.potential_energy(cr.q, t), rel=1e-12, abs=1e-12)
+        assert sc[10] == pytest.approx(generic.null_space_growth(cr.q, t), rel=1e-10)  # ||N||_2, kept basis
+        assert fused.null_space_growth(q_f, t) == sc[10]
         # without correction the state is recorded as it is
         q_n, v_n, *_ = fused.fast_output(y_off, t, False)
         qg, vg = generic.unpack(y_off, t)

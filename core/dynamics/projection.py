@@ -115,6 +115,7 @@ class ProjectionFormulation(Formulation):
                 self._fused = projection_spatial.kernels()
                 self._fused_system = (system.mass, system._J3, system._mg3, system.disk_body, system.disk_radius)
         self._fused_basis: tuple | None = None
+        self._growth: tuple | None = None  # ((t, q bytes), ||N||_2) from the fused output kernel
         self._empty2 = np.zeros((0, 0))
         self._empty1 = np.zeros(0)
         self._empty_piv = np.zeros(0, np.int32)
@@ -166,6 +167,7 @@ class ProjectionFormulation(Formulation):
         w = np.setdiff1d(np.arange(n), u).astype(np.int64)
         self.u, self.w = u, w
         self._fused_basis = None
+        self._growth = None
         self._V2u = np.ascontiguousarray(self.V2[u])  # (r, k)
         self._V2uT = np.ascontiguousarray(self._V2u.T)
         self._V2wT = np.ascontiguousarray(self.V2[w].T)  # (k, k)
@@ -296,6 +298,9 @@ class ProjectionFormulation(Formulation):
             return np.inf
         if self.V2.shape[1] == 0:
             return 1.0
+        known = self._growth
+        if known is not None and known[0] == (t, q.tobytes()):  # computed by the fused output kernel
+            return known[1]
         try:
             g = self._geometry(q, t)
         except BasisDegenerate:
@@ -416,7 +421,10 @@ class ProjectionFormulation(Formulation):
         zp, vp, ap = self.system.plane_arrays(t)
         status, q, v, qdd, R, scal = self._fused[1](y, bool(correction), *self._fused_args(), *self._fused_system,
                                                     zp, vp, ap, self.system.m_holonomic)
-        return (q, v, qdd, R, scal) if status == 0 else None
+        if status != 0:
+            return None
+        self._growth = ((t, q.tobytes()), float(scal[10]))
+        return q, v, qdd, R, scal
 
     def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
         self.rhs_evaluations += 1
@@ -430,8 +438,8 @@ class ProjectionFormulation(Formulation):
 # The same algorithm as the numpy path of ProjectionFormulation (_geometry, _velocity, _solve), written as three
 # loops-and-BLAS kernels so that an evaluation costs a handful of Python calls instead of ~50 numpy operations
 # (each ~1 us of interpreter overhead: most of the cost for n <= 100). LU with partial pivoting (as LAPACK getrf:
-# the same pivots up to round-off) and Cholesky are written out; the products go to BLAS (np.dot). The numpy path
-# stays as the fallback (numba missing, or ``ProjectionFormulation(system, kernels="numpy")``) and the tests
+# the same pivots up to round-off) and Cholesky are written out; small products are loops (a BLAS call has ~1 us
+# of overhead), large ones go to BLAS (np.dot). The numpy path stays as the fallback (numba missing, or ``ProjectionFormulation(system, kernels="numpy")``) and the tests
 # check that both give the same numbers (tests/test_performance_equivalence.py). Compiled once and cached on disk
 # (numba cache=True, in __pycache__).
 _KERNELS = None
@@ -450,7 +458,7 @@ def _kernels():
     f8_1, f8_2, i8_1, i4_1, b1 = (numba.float64[::1], numba.float64[:, ::1], numba.int64[::1], numba.int32[::1],
                                   numba.boolean)
     g = globals()
-    for name in ("_k_lu_inplace", "_k_lu_solve"):  # helpers: the kernels call the compiled versions
+    for name in ("_k_lu_inplace", "_k_lu_solve", "_k_mm", "_k_mv"):  # helpers: the kernels call the compiled versions
         if not hasattr(g[name], "py_func"):
             g[name] = numba.njit(cache=True, nogil=True)(g[name])
 
@@ -464,6 +472,39 @@ def _kernels():
 
 
 # the kernels' source (plain Python, compiled by _kernels(); numpy semantics, so they also run uncompiled)
+SMALL_PRODUCT_FLOPS = 4096  # below this many multiply-adds a product is a plain loop (a BLAS call costs ~1 us)
+
+
+def _k_mm(A, B):
+    """A @ B: loops for small products, BLAS (np.dot) for large ones."""
+    n, m = A.shape
+    p = B.shape[1]
+    if n * m * p > SMALL_PRODUCT_FLOPS:
+        return np.dot(A, B)
+    out = np.zeros((n, p))
+    for i in range(n):
+        for k in range(m):
+            a = A[i, k]
+            if a != 0.0:
+                for j in range(p):
+                    out[i, j] += a * B[k, j]
+    return out
+
+
+def _k_mv(A, x):
+    """A @ x (vector): loops for small products, BLAS for large ones."""
+    n, m = A.shape
+    if n * m > SMALL_PRODUCT_FLOPS:
+        return np.dot(A, x)
+    out = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for k in range(m):
+            s += A[i, k] * x[k]
+        out[i] = s
+    return out
+
+
 def _k_lu_inplace(A, piv):
     """A = P L U in place (partial pivoting); returns min |u_jj| / max |u_jj| (0 when singular)."""
     n = A.shape[0]
@@ -543,7 +584,7 @@ def _k_geometry(Cr, xir, u, w, V2uT, V2wT, cu_inv, cu_const):
             rhs[i, j] = Cr[i, w[j]]
         rhs[i, k] = xir[i]
     if cu_const:
-        sol = np.dot(cu_inv, rhs)
+        sol = _k_mm(cu_inv, rhs)
     else:
         for i in range(r):
             for j in range(r):
@@ -563,8 +604,8 @@ def _k_geometry(Cr, xir, u, w, V2uT, V2wT, cu_inv, cu_const):
         xu[i] = -sol[i, k]
         x_xi[u[i]] = -sol[i, k]
     if r:
-        S[:, :] = np.dot(V2uT, Bu) + V2wT
-        s_xi[:] = np.dot(V2uT, xu)
+        S[:, :] = _k_mm(V2uT, Bu) + V2wT
+        s_xi[:] = _k_mv(V2uT, xu)
     else:
         S[:, :] = V2wT
         s_xi[:] = 0.0
@@ -579,7 +620,7 @@ def _k_velocity(B, S, S_piv, x_xi, s_xi, p):
     for j in range(k):
         z[j, 0] = p[j] - s_xi[j]
     _k_lu_solve(S, S_piv, z)
-    return x_xi + np.dot(B, z.ravel())
+    return x_xi + _k_mv(B, z.ravel())
 
 
 def _k_accelerations(B, u, eta_r, cu_inv, cu_const, cu_lu, cu_piv, h, M, Md, diag, V2T):
@@ -592,7 +633,7 @@ def _k_accelerations(B, u, eta_r, cu_inv, cu_const, cu_lu, cu_piv, h, M, Md, dia
     x_eta = np.zeros(n)
     if r:
         if cu_const:
-            g = np.dot(cu_inv, eta_r)
+            g = _k_mv(cu_inv, eta_r)
         else:
             g2 = np.empty((r, 1))
             g2[:, 0] = eta_r
@@ -607,12 +648,13 @@ def _k_accelerations(B, u, eta_r, cu_inv, cu_const, cu_lu, cu_piv, h, M, Md, dia
                 MB[i, j] = Md[i] * B[i, j]
         Mx = Md * x_eta
     else:
-        MB = np.dot(M, B)
-        Mx = np.dot(M, x_eta)
+        MB = _k_mm(M, B)
+        Mx = _k_mv(M, x_eta)
     if k == 0:
         return 0, x_eta, Mx, pd
-    R = np.dot(B.T, MB)
-    y = np.dot(h - Mx, B)
+    BT = np.ascontiguousarray(B.T)
+    R = _k_mm(BT, MB)
+    y = _k_mv(BT, h - Mx)
     # Cholesky R = L L^T (lower, in place)
     for j in range(k):
         s = R[j, j]
@@ -637,9 +679,9 @@ def _k_accelerations(B, u, eta_r, cu_inv, cu_const, cu_lu, cu_piv, h, M, Md, dia
         for c in range(j + 1, k):
             s -= R[c, j] * y[c]
         y[j] = s / R[j, j]
-    qdd = x_eta + np.dot(B, y)
-    Mqdd = Mx + np.dot(MB, y)
-    pd = np.dot(V2T, qdd)
+    qdd = x_eta + _k_mv(B, y)
+    Mqdd = Mx + _k_mv(MB, y)
+    pd = _k_mv(V2T, qdd)
     return 0, qdd, Mqdd, pd
 
 

@@ -13,8 +13,8 @@ same algorithm runs as one compiled call:
   ``core.dynamics.correction`` (Newton-Raphson on Phi with the mass-weighted KKT step, eq. 4.10, then the
   velocity projection onto C q' + xi = 0, the same tolerances and stopping rules), then at the corrected state
   q'', lambda = C_u^-T (M q'' - h)_u (corrected eq. 4.2; minimum-norm least squares when C is rank deficient),
-  the contact force and moment of every disk (``SpatialSystem.reactions``), and the kinetic and potential
-  energies.
+  the contact force and moment of every disk (``SpatialSystem.reactions``), the kinetic and potential
+  energies, and ||N||_2 (``ProjectionFormulation.null_space_growth``, which the driver asks after each step).
 
 Whenever a kernel reports trouble (status != 0: a degenerate C_u or S, a reduced mass matrix that is not
 positive definite) the caller redoes the evaluation on the generic path, which raises the right
@@ -92,7 +92,7 @@ def _unpack(y, rows, u, w, V2uT, V2wT, cu_inv, cu_const, mass, J, disk_body, dis
 
 def _accelerations(q, v, M, C, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass, J, mg, disk_body,  # noqa
                    disk_radius, xi, ap):
-    """(status, q'', M q'', h, p') at a state whose M, C are given."""
+    """(status, q'', M q'', h, kinetic energy, ||N||_2) at a state whose M, C are given."""
     Cr = np.empty((rows.shape[0], C.shape[1]))
     xir = np.empty(rows.shape[0])
     for i in range(rows.shape[0]):
@@ -101,13 +101,20 @@ def _accelerations(q, v, M, C, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, ma
     status, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv = _geometry(Cr, xir, u, w, V2uT, V2wT, cu_inv, cu_const)
     h, eta, kinetic = _velocity_terms(q, v, mass, J, mg, disk_body, disk_radius, ap)
     n = q.shape[0]
+    k = w.shape[0]
+    growth = 1.0
     if status != 0:
-        return status, np.zeros(n), np.zeros(n), h, np.zeros(w.shape[0]), kinetic
+        return status, np.zeros(n), np.zeros(n), h, kinetic, growth
     eta_r = np.empty(rows.shape[0])
     for i in range(rows.shape[0]):
         eta_r[i] = eta[rows[i]]
     status, qdd, Mqdd, pd = _accel(B, u, eta_r, cu_inv, cu_const, cu_lu, cu_piv, h, M, np.zeros(0), False, V2T)
-    return status, qdd, Mqdd, h, pd, kinetic
+    if k:  # ||N||_2 with N = B S^-1 (ProjectionFormulation.null_space_growth)
+        Sinv = np.eye(k)
+        _lu_solve(S, S_piv, Sinv)
+        N = _mm(B, Sinv)
+        growth = math.sqrt(max(np.linalg.eigvalsh(_mm(np.ascontiguousarray(N.T), N))[-1], 0.0))
+    return status, qdd, Mqdd, h, kinetic, growth
 
 
 def k_rhs(y, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass, J, mg, disk_body, disk_radius, zp, vp,  # noqa
@@ -143,13 +150,14 @@ def k_output(y, correction, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass,
     """One output frame of the integrator state z = [p; q] (see module docstring).
 
     Returns (status, q, q', q'', reactions (n_disks, 6), scalars) with scalars = (kinetic, potential,
-    ||Phi|| before, after, ||C q' + xi|| before, after, Newton iterations, converged, changed, lambda unique).
+    ||Phi|| before, after, ||C q' + xi|| before, after, Newton iterations, converged, changed, lambda unique,
+    ||N||_2 of the kept basis at the recorded state).
     """
     nd = disk_body.shape[0]
     n = y.shape[0] - w.shape[0]
     m = 3 * nd
     xi = _xi(nd, vp)
-    scal = np.zeros(10)
+    scal = np.zeros(11)
     R = np.zeros((nd, 6))
     status, q, v, M, C, phi, B, cu_lu, cu_piv = _unpack(y, rows, u, w, V2uT, V2wT, cu_inv, cu_const, mass, J,
                                                         disk_body, disk_radius, zp, xi)
@@ -157,7 +165,7 @@ def k_output(y, correction, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass,
         return status, q, v, v, R, scal
     # --- drift correction (core.dynamics.correction.correct) ---
     before = _norm(phi)
-    vres = C @ v + xi
+    vres = _mv(C, v) + xi
     vbefore = _norm(vres)
     res, it, changed = before, 0, False
     if correction and res > POSITION_TOL:
@@ -172,16 +180,16 @@ def k_output(y, correction, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass,
                 res = new
                 break
             res = new
-        vres = C @ v + xi
+        vres = _mv(C, v) + xi
     vnorm = _norm(vres)
     vafter = vnorm
     if correction and vnorm > VELOCITY_TOL:
         v = v + _kkt_step(M, C, -vres)
-        vafter = _norm(C @ v + xi)
+        vafter = _norm(_mv(C, v) + xi)
         changed = True
     converged = res <= max(POSITION_TOL, 1e-10)
     # --- accelerations, multipliers, reactions, energies at the recorded state ---
-    status, qdd, Mqdd, h, pd, kinetic = _accelerations(q, v, M, C, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T,
+    status, qdd, Mqdd, h, kinetic, growth = _accelerations(q, v, M, C, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T,
                                                        mass, J, mg, disk_body, disk_radius, xi, ap)
     if status != 0:
         return status, q, v, qdd, R, scal
@@ -192,7 +200,7 @@ def k_output(y, correction, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass,
         for i in range(m):
             fu[i] = f[u[i]]
         if cu_const:
-            lam = cu_inv.T @ fu
+            lam = _mv(np.ascontiguousarray(cu_inv.T), fu)
         else:
             Cu = np.empty((m, m))
             for i in range(m):
@@ -233,22 +241,24 @@ def k_output(y, correction, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass,
     scal[7] = 1.0 if converged else 0.0
     scal[8] = 1.0 if changed else 0.0
     scal[9] = 1.0 if unique else 0.0
+    scal[10] = growth
     return 0, q, v, qdd, R, scal
 
 
 # helpers the kernels call: compiled versions (bound at import; plain Python without numba)
-_lu_inplace = _lu_solve = _geometry = _velocity = _accel = _position_terms = _velocity_terms = None
+_lu_inplace = _lu_solve = _mm = _mv = _geometry = _velocity = _accel = _position_terms = _velocity_terms = None
 _COMPILED: tuple[Callable[..., Any], Callable[..., Any]] | None = None
 
 
 def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     """(k_rhs, k_output) compiled, or None without numba (the projection formulation's generic path)."""
-    global _COMPILED, _lu_inplace, _lu_solve, _geometry, _velocity, _accel, _position_terms, _velocity_terms
+    global _COMPILED, _lu_inplace, _lu_solve, _mm, _mv, _geometry, _velocity, _accel, _position_terms, _velocity_terms
     if _COMPILED is None:
         if numba_module() is None or _proj._kernels() is None:
             return None
         g = globals()
         _lu_inplace, _lu_solve = _proj._k_lu_inplace, _proj._k_lu_solve  # compiled by _proj._kernels()
+        _mm, _mv = _proj._k_mm, _proj._k_mv
         _geometry = compile_helper(_proj._k_geometry)
         _velocity = compile_helper(_proj._k_velocity)
         _accel = compile_helper(_proj._k_accelerations)

@@ -164,6 +164,17 @@ def _compile(expr: sp.Expr) -> Callable[[float], float]:
     return sp.lambdify(T, expr, modules="math")
 
 
+def motion_evaluator(functions: "list[TimeFunction]") -> Callable[[float], list[float]]:
+    """One compiled callable of t returning [f_1 .. f_k, f_1' .. f_k', f_1'' .. f_k''] of several time
+    functions (one Python call per time instead of 3 k; e.g. a moving plane's position, velocity and
+    acceleration)."""
+    exprs = [f.expr for f in functions]
+    rates = [sp.diff(e, T) for e in exprs]
+    accels = [sp.diff(e, T) for e in rates]
+    fn = sp.lambdify(T, exprs + rates + accels, modules="math")
+    return lambda t: [float(x) for x in fn(t)]
+
+
 def time_function(spec: Any) -> TimeFunction:
     """Build a :class:`TimeFunction` from its file description; raises :class:`ExpressionError`."""
     expr = _expr_from_spec(spec)

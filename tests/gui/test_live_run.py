@@ -118,33 +118,83 @@ def test_live_run_rolling_disk(qtbot: Any, live_window: Any) -> None:
     assert not w.messenger.errors
 
 
-def test_pause_resume_stop_step(qtbot: Any, live_window: Any) -> None:
+def _settle(qtbot: Any, c: Any, quiet_ms: int = 600, timeout: float = 15.0) -> int:
+    """Wait until no frame has arrived for ``quiet_ms`` (frames already on their way have landed)."""
+    deadline = time.perf_counter() + timeout
+    n, since = len(c.buffer), time.perf_counter()
+    while time.perf_counter() < deadline:
+        qtbot.wait(50)
+        if len(c.buffer) != n:
+            n, since = len(c.buffer), time.perf_counter()
+        elif time.perf_counter() - since >= quiet_ms / 1000:
+            return n
+    raise AssertionError(f"frames kept arriving while paused ({n} frames)")
+
+
+@pytest.mark.parametrize("where", ["process", "thread"])
+def test_pause_resume_stop_step(qtbot: Any, live_window: Any, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """Pause holds the run at a frame boundary; each Step adds exactly one output frame (t + dt), delivered at
+    once; Run resumes; Stop ends the run as CANCELLED. Both worker paths: the forked solver process and the
+    in-thread run (platforms without fork)."""
+    from core.types import Status
+    if where == "thread":
+        monkeypatch.setenv("MECHSTUDIO_SIM_IN_THREAD", "1")
+    else:
+        monkeypatch.delenv("MECHSTUDIO_SIM_IN_THREAD", raising=False)
     w = live_window
     c = w.live.controller
-    c.set_overrides(t_end=5.0, dt=0.02)
+    dt = 0.02
+    c.set_overrides(t_end=5.0, dt=dt)
     c.start()
+    assert c.worker is not None and c.worker.use_process == (where == "process")
     qtbot.waitUntil(lambda: len(c.buffer) >= 3, timeout=30000)
     w.live.act_pause.trigger()
     assert c.state == "paused"
-    qtbot.wait(400)  # frames already on their way may land
-    n = len(c.buffer)
-    qtbot.wait(600)
+    n = _settle(qtbot, c)  # what was computed before the pause took hold has been delivered
+    assert c.active and c.state == "paused"
+    qtbot.wait(500)
     assert len(c.buffer) == n, "frames kept arriving while paused"
-    w.live.act_step.trigger()  # one more output interval (plus any frame recorded before the pause took hold)
-    qtbot.waitUntil(lambda: len(c.buffer) > n, timeout=10000)
-    qtbot.wait(500)
-    n1 = len(c.buffer)  # the frames the driver had recorded but not yet emitted when the pause took hold, +1
-    qtbot.wait(500)
-    assert len(c.buffer) == n1, "a step let the run continue"
+    t = c.buffer.t_latest
+    assert t == pytest.approx((n - 1) * dt, abs=1e-9)
+    for k in range(1, 4):
+        w.live.act_step.trigger()
+        qtbot.waitUntil(lambda: len(c.buffer) > n, timeout=10000)
+        qtbot.wait(400)  # a second frame would have arrived by now
+        assert len(c.buffer) == n + 1, f"step {k} delivered {len(c.buffer) - n} frames"
+        assert c.buffer.t_latest == pytest.approx(t + dt, abs=1e-9), "a step advances one output interval"
+        assert c.state == "paused"
+        qtbot.waitUntil(lambda: c.view.current_t == pytest.approx(c.buffer.t_latest), timeout=2000)
+        n, t = len(c.buffer), c.buffer.t_latest
     w.live.act_run.trigger()  # resume
     assert c.state == "running"
-    qtbot.waitUntil(lambda: len(c.buffer) >= n + 4, timeout=30000)
+    qtbot.waitUntil(lambda: len(c.buffer) >= n + 5, timeout=30000)
     w.live.act_stop.trigger()
     qtbot.waitUntil(lambda: c.state == "stopped", timeout=10000)
+    assert c.outcome["status"] == Status.CANCELLED
     assert not c.active and c.buffer.t_latest < 5.0
+    ts = c.buffer.t
+    assert np.allclose(np.diff(ts), dt), "frames are consecutive output intervals (none lost or repeated)"
     assert w.document.model == w.document.model  # untouched
     w.live.act_reset.trigger()
     assert c.state == "idle" and len(c.buffer) == 0
+
+
+def test_step_from_idle_starts_paused(qtbot: Any, live_window: Any) -> None:
+    """Step with no run: a paused run starts and shows the initial frame and one step."""
+    w = live_window
+    c = w.live.controller
+    c.set_overrides(t_end=5.0, dt=0.02)
+    w.live.act_step.trigger()
+    assert c.state == "paused"
+    qtbot.waitUntil(lambda: len(c.buffer) == 2, timeout=30000)
+    qtbot.wait(500)
+    assert len(c.buffer) == 2 and c.buffer.t_latest == pytest.approx(0.02)
+    w.live.act_step.trigger()
+    qtbot.waitUntil(lambda: len(c.buffer) == 3, timeout=10000)
+    qtbot.wait(400)
+    assert len(c.buffer) == 3 and c.buffer.t_latest == pytest.approx(0.04)
+    w.live.act_stop.trigger()
+    qtbot.waitUntil(lambda: c.state == "stopped", timeout=10000)
 
 
 def test_failing_run_shows_message_and_app_stays_usable(qtbot: Any, live_window: Any) -> None:
