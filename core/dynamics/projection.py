@@ -72,6 +72,7 @@ import scipy.linalg as sla
 
 from core.dynamics.base import (Accelerations, Formulation, SolverFailure, multipliers_from_accelerations,
                                 register_formulation)
+from core.jit import array_types, compile_helper, compile_kernel, numba_module
 from core.kinematics.assembly import RANK_RTOL
 from core.system import ConstrainedSystem
 from core.types import FloatArray
@@ -446,28 +447,20 @@ _KERNELS = None
 
 
 def _kernels():
-    """(geometry, velocity, accelerations) numba kernels, or None when numba is not available."""
+    """(geometry, velocity, accelerations) numba kernels, or None when numba is not available (``core.jit``)."""
     global _KERNELS
     if _KERNELS is not None:
         return _KERNELS or None
-    try:
-        import numba
-    except ImportError:  # pragma: no cover - numba is a dependency; the numpy path is the fallback
+    if numba_module() is None:
         _KERNELS = ()
         return None
-    f8_1, f8_2, i8_1, i4_1, b1 = (numba.float64[::1], numba.float64[:, ::1], numba.int64[::1], numba.int32[::1],
-                                  numba.boolean)
+    f8_1, f8_2, _, i8_1, i4_1, b1 = array_types()
     g = globals()
     for name in ("_k_lu_inplace", "_k_lu_solve", "_k_mm", "_k_mv"):  # helpers: the kernels call the compiled versions
-        if not hasattr(g[name], "py_func"):
-            g[name] = numba.njit(cache=True, nogil=True)(g[name])
-
-    def typed(func, *sig):  # eager compilation of exactly one specialisation (cached on disk), C-contiguous args
-        return numba.njit(sig, cache=True, nogil=True)(func)
-
-    _KERNELS = (typed(_k_geometry, f8_2, f8_1, i8_1, i8_1, f8_2, f8_2, f8_2, b1),
-                typed(_k_velocity, f8_2, f8_2, i4_1, f8_1, f8_1, f8_1),
-                typed(_k_accelerations, f8_2, i8_1, f8_1, f8_2, b1, f8_2, i4_1, f8_1, f8_2, f8_1, b1, f8_2))
+        g[name] = compile_helper(g[name])
+    _KERNELS = (compile_kernel(_k_geometry, (f8_2, f8_1, i8_1, i8_1, f8_2, f8_2, f8_2, b1)),
+                compile_kernel(_k_velocity, (f8_2, f8_2, i4_1, f8_1, f8_1, f8_1)),
+                compile_kernel(_k_accelerations, (f8_2, i8_1, f8_1, f8_2, b1, f8_2, i4_1, f8_1, f8_2, f8_1, b1, f8_2)))
     return _KERNELS
 
 

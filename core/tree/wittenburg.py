@@ -49,6 +49,7 @@ import numpy as np
 from scipy.linalg.lapack import dposv as _dposv
 
 from core.dynamics.base import Accelerations, Formulation, SolverFailure, register_formulation
+from core.jit import array_types, compile_kernel, numba_module
 from core.system import ConstrainedSystem
 from core.tree.orientation import get_parametrization, matrix_to_quat, quat_E, quat_to_matrix
 from core.types import FloatArray
@@ -330,14 +331,12 @@ def _kernel():
     global _KERNEL
     if _KERNEL is not None:
         return _KERNEL or None
-    try:
-        import numba
-    except ImportError:  # pragma: no cover
+    if numba_module() is None:
         _KERNEL = ()
         return None
-    f8_1, f8_2, f8_3, i8_1 = numba.float64[::1], numba.float64[:, ::1], numba.float64[:, :, ::1], numba.int64[::1]
-    _KERNEL = numba.njit((f8_3, f8_2, f8_3, f8_2, f8_3, i8_1, i8_1, i8_1, i8_1, f8_2, f8_2, f8_2, f8_2, f8_2, f8_2),
-                         cache=True, nogil=True)(_k_omega_dot)
+    f8_1, f8_2, f8_3, i8_1, _, _ = array_types()
+    _KERNEL = compile_kernel(_k_omega_dot, (f8_3, f8_2, f8_3, f8_2, f8_3, i8_1, i8_1, i8_1, i8_1, f8_2, f8_2, f8_2,
+                                            f8_2, f8_2, f8_2))
     return _KERNEL
 
 
