@@ -1,17 +1,32 @@
-"""View benchmark (issue 7): a 10-link planar chain animated in the 3D view at 60 fps for 10 s of playback.
+"""View benchmark (issue 7): the live view's frame rate with the 10-link planar chain.
 
-:func:`run_view_benchmark` simulates the chain once (headless, not timed), then plays it back in a visible
-:class:`~gui.view3d.scene.SceneWindow` the way the live view does (a 16 ms display timer, interpolating between
-output frames, each frame rendered with glFinish) and returns the frame statistics. ``mechstudio bench`` can print
-it; it needs a display with OpenGL (e.g. under xvfb-run). Not a timed test. Frame times are taken when the GL
-window has swapped its buffers (``frameSwapped``); "render" is the delay from the state update to that swap.
+Two measurements, printed as two rows by ``mechstudio bench --suite view`` (needs a display with OpenGL, e.g.
+under xvfb-run; not a timed test):
+
+``live run`` (:func:`run_live_view_benchmark`), the target of the issue
+    The real main window (:class:`~gui.main_window.MainWindow`, the application's own style sheet) opens the
+    chain from a model file and presses Run: the controller starts the worker (the solver in its forked child
+    process), blocks of frames arrive on the GUI thread, the 3D view animates at the real rate on the
+    controller's display timer and the four docked plots repaint on the plot timer, exactly as a user sees it.
+    A frame is the 3D window's ``frameSwapped``; the statistics cover the animation of the 10 s run, from the
+    first frame after the first block to the frame that shows t_end. Every late frame (interval > 33 ms) is
+    reported with what the GUI thread was doing during it: the 3D render, the swap, plot repaints, widget
+    repaints of the window, the plot and display timers, the arrival of a block, a garbage collection — or a
+    starved clock (the animation caught up with the solver and had nothing new to show).
+``playback`` (:func:`run_view_benchmark`)
+    The 3D window alone plays back a precomputed run (no solver, no plots): the view's own cost.
 """
 from __future__ import annotations
 
+import gc
+import os
+import tempfile
 import time
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
+
+LATE_MS = 33.0
 
 
 def chain_model_data(n: int = 10, length: float = 0.3) -> dict[str, Any]:
@@ -29,25 +44,283 @@ def chain_model_data(n: int = 10, length: float = 0.3) -> dict[str, Any]:
             "drivers": [], "forces": []}
 
 
-def run_view_benchmark(duration: float = 10.0, fps: float = 60.0, size: tuple[int, int] = (800, 600),
-                       n_links: int = 10, sim_t_end: float = 2.0) -> dict[str, Any]:
-    """Play ``duration`` s of the chain's animation; returns fps, frame-interval percentiles and late frames.
+def _wait(ms: int) -> None:
+    from PySide6.QtCore import QEventLoop, QTimer
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
 
-    The simulated run is ``sim_t_end`` s (dt 0.01) and playback loops over it, so the benchmark measures the
-    view, not the solver.
+
+def _renderer(win: Any) -> str:
+    from OpenGL import GL
+    win.makeCurrent()
+    try:
+        return (GL.glGetString(GL.GL_RENDERER) or b"?").decode()
+    finally:
+        win.doneCurrent()
+
+
+def _cpu_times() -> tuple[float, float, float, float]:
+    """(busy, total) CPU seconds of the whole machine (all cores, /proc/stat) and (this process with its reaped
+    children, wall x cores): the load the run shared the machine with."""
+    import resource
+    busy = total = 0.0
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            v = [float(x) for x in f.readline().split()[1:]]
+        hz = os.sysconf("SC_CLK_TCK")
+        total = sum(v[:8]) / hz
+        busy = total - (v[3] + v[4]) / hz  # minus idle and iowait
+    except (OSError, ValueError, IndexError):
+        pass
+    own = sum(getattr(resource.getrusage(w), a) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+              for a in ("ru_utime", "ru_stime"))
+    return busy, total, own, time.perf_counter() * (os.cpu_count() or 1)
+
+
+def frame_stats(stamps: list[float]) -> dict[str, Any]:
+    """fps and frame-interval statistics of swap times ``stamps`` [s]."""
+    if len(stamps) < 2:
+        raise RuntimeError("fewer than two frames were presented: is there a display with OpenGL?")
+    gaps = np.diff(stamps) * 1e3
+    span = stamps[-1] - stamps[0]
+    return {"duration_s": round(span, 2), "frames": len(stamps), "fps": round((len(stamps) - 1) / span, 1),
+            "interval_ms_p50": round(float(np.percentile(gaps, 50)), 1),
+            "interval_ms_p99": round(float(np.percentile(gaps, 99)), 1),
+            "interval_ms_max": round(float(gaps.max()), 1), "late_over_33ms": int(np.sum(gaps > LATE_MS))}
+
+
+class _Tracer:
+    """Intervals (what, start, end) of the GUI thread's work, and the attribution of late frames to them."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, float, float]] = []
+        self._gc_start = 0.0
+
+    def __call__(self, what: str, t0: float, t1: float) -> None:
+        self.events.append((what, t0, t1))
+
+    def wrap(self, what: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.events.append((what, t0, time.perf_counter()))
+        return wrapper
+
+    def gc_callback(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+        else:
+            self.events.append((f"gc gen{info.get('generation')}", self._gc_start, time.perf_counter()))
+
+    def durations(self, what: str, t0: float, t1: float) -> np.ndarray:
+        return np.array([(b - a) * 1e3 for w, a, b in self.events if w == what and t0 <= a <= t1] or [0.0])
+
+    def explain(self, a: float, b: float) -> list[tuple[str, float]]:
+        """The traced work inside the interval (a, b), longest first: [(what, ms)]."""
+        acc: dict[str, float] = {}
+        for w, s, e in self.events:
+            o = min(e, b) - max(s, a)
+            if o > 0:
+                acc[w] = acc.get(w, 0.0) + 1e3 * o
+        return sorted(acc.items(), key=lambda kv: -kv[1])
+
+
+def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tuple[int, int] = (1280, 820),
+                            dt: float = 0.01) -> dict[str, Any]:
+    """Run the chain for ``duration`` s of simulated time in the main window and time the live view's frames.
+
+    See the module docstring. Returns the row of the "live run" measurement; ``late`` lists every late frame as
+    (time into the animation [s], interval [ms], [(what, ms)...] the GUI thread did in that interval).
     """
     from gui.export import ensure_qt_platform
     ensure_qt_platform()
-    from OpenGL import GL
-    from PySide6.QtCore import QEventLoop, QTimer
+    config = tempfile.mkdtemp(prefix="mechstudio-bench-")
+    old_config = os.environ.get("MECHSTUDIO_CONFIG_DIR")
+    os.environ["MECHSTUDIO_CONFIG_DIR"] = config  # no user settings are read or written
+    os.environ.pop("MECHSTUDIO_NO_LIVE_VIEW", None)
+    import json
+    import pyqtgraph as pg
+    from PySide6.QtCore import QEvent, QObject
+    from gui.app import create_application
+    from gui.main_window import MainWindow
+
+    class Quiet:
+        """A messenger that records instead of showing modal boxes."""
+        def __init__(self) -> None:
+            self.errors: list[tuple[str, str]] = []
+
+        def error(self, _p: Any, title: str, text: str) -> None:
+            self.errors.append((title, text))
+
+        def __getattr__(self, name: str) -> Any:
+            return lambda *a, **k: None
+
+    tracer = _Tracer()
+
+    class Repaints(QObject):
+        """Times the window's widget repaints (every widget of the main window, plots included, is painted
+        while its top-level window handles UpdateRequest)."""
+        def eventFilter(self, obj: Any, ev: Any) -> bool:
+            if ev.type() == QEvent.Type.UpdateRequest:
+                t0 = time.perf_counter()
+                obj.event(ev)
+                tracer("window repaint", t0, time.perf_counter())
+                return True
+            return False
+
+    app = create_application()
+    path = os.path.join(config, f"planar_chain_{n_links}.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(chain_model_data(n_links), f)
+    win = MainWindow(messenger=Quiet(), restore_layout=False)
+    # what a plot repaint is made of (class-level: Qt calls these Python overrides)
+    patched = [(pg.GraphicsView, "paintEvent", "plot paint"), (pg.AxisItem, "paint", "plot paint: axis"),
+               (pg.PlotCurveItem, "paint", "plot paint: curves")]
+    originals = [(cls, name, getattr(cls, name)) for cls, name, _w in patched]
+    for cls, name, what in patched:
+        setattr(cls, name, tracer.wrap(what, getattr(cls, name)))
+    repaints = Repaints()
+    try:
+        win.resize(*size)
+        if not win.open_file(path, ask=False):
+            raise RuntimeError(f"cannot open {path}: {win.messenger.errors}")
+        win.show()
+        _wait(800)
+        live = win.live
+        c, scene = live.controller, live.view
+        c.set_overrides(t_end=duration, dt=dt)
+        stamps: list[float] = []
+        swap_info: list[tuple[float, float]] = []  # (clock t, newest t) at each swap
+
+        def swapped() -> None:
+            stamps.append(time.perf_counter())
+            swap_info.append((c.clock.t, c.buffer.t_latest))
+            if paint_end:
+                tracer("swap", paint_end[-1], stamps[-1])
+
+        paint_end: list[float] = []
+        orig_paint = scene.paint
+
+        def paint(*a: Any, **k: Any) -> None:
+            t0 = time.perf_counter()
+            orig_paint(*a, **k)
+            paint_end.append(time.perf_counter())
+            tracer("3D render", t0, paint_end[-1])
+
+        scene.paint = paint
+        scene.frameSwapped.connect(swapped)
+        c.plots.refresh = tracer.wrap("plot setData", c.plots.refresh)
+        c.trace = tracer
+        win.installEventFilter(repaints)
+        gc_ms: dict[str, float] = {}
+        orig_release = c._release_gc
+
+        def release() -> None:  # the animation is over: what would a full collection have cost during the run?
+            if c._gc_frozen and "frozen" not in gc_ms:
+                t0 = time.perf_counter()
+                gc.collect()
+                gc_ms["frozen"] = 1e3 * (time.perf_counter() - t0)
+            orig_release()
+
+        c._release_gc = release
+        gc.callbacks.append(tracer.gc_callback)
+        gc_before = [s["collections"] for s in gc.get_stats()]
+        cpu0 = _cpu_times()
+        t_start = time.perf_counter()
+        if not c.start():
+            raise RuntimeError(f"the run did not start: {c.last_error}")
+        deadline = t_start + duration + 120.0
+        while time.perf_counter() < deadline and (c.active or c.clock.playing):
+            _wait(50)
+        _wait(200)
+        cpu1 = _cpu_times()
+        gc_counts = [s["collections"] - b for s, b in zip(gc.get_stats(), gc_before)]
+        gc.callbacks.remove(tracer.gc_callback)
+        t0 = time.perf_counter()
+        gc.collect()  # the same, had the heap not been frozen
+        gc_ms["unfrozen"] = 1e3 * (time.perf_counter() - t0)
+        win.removeEventFilter(repaints)
+        c.trace = None
+        scene.frameSwapped.disconnect(swapped)
+        renderer = _renderer(scene)
+        status = c.outcome.get("status")
+        blocks = list(c.block_log)
+        view_size = f"{scene.width()}x{scene.height()}"
+    finally:
+        for cls, name, fn in originals:
+            setattr(cls, name, fn)
+    if c.state != "finished":
+        raise RuntimeError(f"the run ended as {c.state}: {c.last_error or status}")
+    # the animation of the run: from the first frame after the first block to the frame that shows t_end
+    first_block = blocks[0][2] if blocks else t_start
+    k0 = next(i for i, s in enumerate(stamps) if s > first_block)
+    k1 = next((i for i, (t, _l) in enumerate(swap_info) if t >= duration - 1e-6), len(stamps) - 1)
+    st = stamps[k0:k1 + 1]
+    row: dict[str, Any] = {"measurement": "live run: main window, solver, plots", "links": n_links}
+    row.update(frame_stats(st))
+    late = []
+    for i in range(k0 + 1, k1 + 1):
+        gap = 1e3 * (stamps[i] - stamps[i - 1])
+        if gap > LATE_MS:
+            work = tracer.explain(stamps[i - 1], stamps[i])
+            t_clock, t_newest = swap_info[i - 1]
+            if t_newest - t_clock < 1e-9 and swap_info[i][0] > t_clock:  # waited for the solver's frames
+                work.insert(0, ("starved (waiting for frames)", gap))
+            late.append((round(stamps[i - 1] - st[0], 3), round(gap, 1), [(w, round(ms, 1)) for w, ms in work]))
+    window_ms = lambda what: tracer.durations(what, st[0], st[-1])  # noqa: E731
+    busy = sum(min(e, st[-1]) - max(s, st[0]) for w, s, e in tracer.events
+               if w in ("display tick", "plot tick", "block", "window repaint", "3D render", "swap")
+               and e > st[0] and s < st[-1])
+    row.update({
+        "render_ms_mean": round(float(window_ms("3D render").mean()), 2),
+        "render_ms_max": round(float(window_ms("3D render").max()), 1),
+        "swap_ms_mean": round(float(window_ms("swap").mean()), 2),
+        "swap_ms_max": round(float(window_ms("swap").max()), 1),
+        "plot_paint_ms_mean": round(float(window_ms("plot paint").mean()), 1),
+        "plot_paint_ms_max": round(float(window_ms("plot paint").max()), 1),
+        "plot_paints": int(sum(1 for w, s, _e in tracer.events if w == "plot paint" and st[0] <= s <= st[-1])),
+        "axis_renders": int(sum(1 for w, s, _e in tracer.events if w == "plot paint: axis" and st[0] <= s <= st[-1])),
+        "blocks": len(blocks), "gc_collections_gen012": "/".join(map(str, gc_counts)),
+        "full_gc_ms_frozen": round(gc_ms.get("frozen", float("nan")), 1),
+        "full_gc_ms_unfrozen": round(gc_ms["unfrozen"], 1),
+        "cpu_all_pct": round(100 * (cpu1[0] - cpu0[0]) / max(cpu1[1] - cpu0[1], 1e-9), 1),
+        "cpu_ours_pct": round(100 * (cpu1[2] - cpu0[2]) / max(cpu1[3] - cpu0[3], 1e-9), 1),
+        "gui_thread_busy_pct": round(100 * busy / max(st[-1] - st[0], 1e-9), 1),
+        "view_size": view_size, "renderer": renderer,
+        "late": late,
+    })
+    win.live.controller.shutdown()
+    win.document.undo_stack.setClean()
+    win.close()
+    if old_config is None:
+        os.environ.pop("MECHSTUDIO_CONFIG_DIR", None)
+    else:
+        os.environ["MECHSTUDIO_CONFIG_DIR"] = old_config
+    return row
+
+
+def run_view_benchmark(duration: float = 10.0, fps: float = 60.0, size: tuple[int, int] = (800, 600),
+                       n_links: int = 10, sim_t_end: float = 2.0) -> dict[str, Any]:
+    """Play ``duration`` s of the chain's animation in the 3D window alone (playback of a precomputed run, no
+    plots, no solver); returns fps, frame-interval percentiles and late frames.
+
+    The simulated run is ``sim_t_end`` s (dt 0.01) and playback loops over it, so this measures the view only.
+    """
+    from gui.export import ensure_qt_platform
+    ensure_qt_platform()
+    from PySide6.QtCore import QEventLoop, Qt, QTimer
     from PySide6.QtWidgets import QApplication
     from core.model import model_from_data
     from core.simulate import SimulationSettings, run
     from core.system import compile_model
     from gui.simulation.buffer import TrajectoryBuffer
+    from gui.simulation.controller import DISPLAY_MS
     from gui.view3d.geometry import Poser
     from gui.view3d.scene import SceneWindow
-    app = QApplication.instance() or QApplication(["mechstudio-bench"])
+    app = QApplication.instance() or QApplication(["mechstudio-bench"])  # noqa: F841
     model = model_from_data(chain_model_data(n_links))
     system = compile_model(model)
     traj = run(system, SimulationSettings(t_end=sim_t_end, dt=0.01, rtol=1e-6, atol=1e-8))
@@ -59,11 +332,11 @@ def run_view_benchmark(duration: float = 10.0, fps: float = 60.0, size: tuple[in
     win.resize(*size)
     win.show()
     win.set_model(model, system, traj.frames.q[0])
+    _wait(300)
     loop = QEventLoop()
-    QTimer.singleShot(300, loop.quit)
-    loop.exec()
     stamps: list[float] = []
     render_ms: list[float] = []
+    requested: list[float] = []
     q = buf.field("q")
     t_sim = buf.t_latest
     t0 = time.perf_counter()
@@ -83,42 +356,50 @@ def run_view_benchmark(duration: float = 10.0, fps: float = 60.0, size: tuple[in
         if requested:
             render_ms.append(1e3 * (stamps[-1] - requested[-1]))
 
-    requested: list[float] = []
     win.frameSwapped.connect(swapped)
     timer = QTimer()
-    timer.setTimerType(__import__("PySide6.QtCore", fromlist=["Qt"]).Qt.TimerType.PreciseTimer)
-    from gui.simulation.controller import DISPLAY_MS  # the live view's own display timer
-    timer.setInterval(DISPLAY_MS if fps == 60.0 else int(1000 // fps))
+    timer.setTimerType(Qt.TimerType.PreciseTimer)
+    timer.setInterval(DISPLAY_MS if fps == 60.0 else int(1000 // fps))  # the live view's own display timer
     timer.timeout.connect(frame)
     timer.start()
     loop.exec()
     timer.stop()
-    win.makeCurrent()
-    renderer = (GL.glGetString(GL.GL_RENDERER) or b"?").decode()
-    win.doneCurrent()
+    renderer = _renderer(win)
     win.close()
-    if len(stamps) < 2:
-        raise RuntimeError(f"no frames were presented ({len(requested)} updates requested): is there a display?")
-    gaps = np.diff(stamps) * 1e3
-    return {"links": n_links, "duration_s": round(stamps[-1] - stamps[0], 2) if stamps else 0.0,
-            "frames": len(stamps), "fps": round(len(stamps) / max(stamps[-1] - stamps[0], 1e-9), 1) if stamps else 0,
-            "frame_interval_ms_p50": round(float(np.percentile(gaps, 50)), 1),
-            "frame_interval_ms_p99": round(float(np.percentile(gaps, 99)), 1),
-            "frame_interval_ms_max": round(float(gaps.max()), 1), "late_frames_over_33ms": int(np.sum(gaps > 33.0)),
-            "update_to_swap_ms_mean": round(float(np.mean(render_ms)), 2), "update_to_swap_ms_max": round(float(np.max(render_ms)), 2),
-            "size": f"{size[0]}x{size[1]}", "renderer": renderer}
+    row: dict[str, Any] = {"measurement": "playback: 3D window only", "links": n_links}
+    row.update(frame_stats(stamps))
+    row.update({"render_ms_mean": round(float(np.mean(render_ms)), 2),
+                "render_ms_max": round(float(np.max(render_ms)), 1),
+                "view_size": f"{size[0]}x{size[1]}", "renderer": renderer})
+    return row
 
 
-if __name__ == "__main__":
-    print(run_view_benchmark())
+def _describe_late(late: list[tuple[float, float, list[tuple[str, float]]]]) -> list[str]:
+    out = []
+    for t, gap, work in late:
+        what = ", ".join(f"{w} {ms:.0f} ms" for w, ms in work[:4]) or "nothing traced on the GUI thread"
+        out.append(f"late frame at {t:.2f} s: {gap:.0f} ms ({what})")
+    return out
 
 
 def view_suite(quick: bool = False, **_: Any) -> "Any":
-    """The "view" suite of ``mechstudio bench``: the live view's frame rate (issue 7 target: 60 fps, no frame
-    later than 33 ms over a 10 s playback of the 10-link planar chain)."""
+    """The "view" suite of ``mechstudio bench``: the live view's frame rate (issue 7 target: 60 fps with no frame
+    later than 33 ms over a 10 s run of the 10-link planar chain)."""
     from core.bench import BenchTable
-    row = run_view_benchmark(duration=3.0 if quick else 10.0)
-    ok = row["fps"] >= 59.0 and row["late_frames_over_33ms"] == 0
-    return BenchTable("Live view frame rate (10-link planar chain)", [row],
-                      [f"target: 60 fps with no frame later than 33 ms: {'met' if ok else 'NOT met'} here",
-                       "software OpenGL (Mesa llvmpipe) under Xvfb when run headless"])
+    live = run_live_view_benchmark(duration=3.0 if quick else 10.0)
+    late = live.pop("late")
+    playback = run_view_benchmark(duration=3.0 if quick else 10.0)
+    ok = live["fps"] >= 59.0 and live["late_over_33ms"] == 0
+    notes = [f"target (live run): 60 fps with no frame later than 33 ms: {'met' if ok else 'NOT met'} here",
+             "frames are the 3D window's frameSwapped; the display timer runs at 16 ms (62.5 Hz)",
+             "software OpenGL (Mesa llvmpipe) under Xvfb when run headless"]
+    notes += _describe_late(late)
+    return BenchTable("Live view frame rate (10-link planar chain)", [live, playback], notes)
+
+
+if __name__ == "__main__":
+    r = run_live_view_benchmark()
+    for line in _describe_late(r.pop("late")):
+        print(line)
+    print(r)
+    print(run_view_benchmark())

@@ -64,11 +64,16 @@ def export_plot(plot: Any, path: str | os.PathLike[str], width: int = 1000) -> P
     shown = legend.isVisible() if legend is not None else True
     if legend is not None:
         legend.setVisible(True)  # the live plots hide it (cost); exports carry it
+    cached = hasattr(plot, "set_axis_cache")
+    if cached:
+        plot.set_axis_cache(False)  # the exporters paint the axes themselves, at their own resolution
     try:
         _export(plot, item, path, suffix, width)
     finally:
         if legend is not None:
             legend.setVisible(shown)
+        if cached:
+            plot.set_axis_cache(True)
     return path
 
 

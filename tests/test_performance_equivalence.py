@@ -123,13 +123,14 @@ def random_consistent(system, rng, t=0.37, spread=0.05):
 
 
 def kernel_variants():
-    out = ["numpy"]
-    try:
-        import numba  # noqa: F401
-        out.append("numba")
-    except ImportError:  # pragma: no cover
-        pass
-    return out
+    from core.jit import numba_module
+    return ["numpy"] + (["numba"] if numba_module() is not None else [])
+
+
+def needs_numba():
+    from core.jit import numba_module
+    if numba_module() is None:
+        pytest.skip("numba is not available (or MECHSTUDIO_NO_NUMBA is set)")
 
 
 @pytest.mark.parametrize("kernels", kernel_variants())
@@ -166,7 +167,7 @@ def test_projection_fast_paths_equal_dense_errata_form(name, kernels):
 
 
 def test_numba_and_numpy_kernels_agree_on_a_long_chain():
-    pytest.importorskip("numba")
+    needs_numba()
     s = system_of("chain30")
     rng = np.random.default_rng(8)
     a, b = (get_formulation("projection")(s, kernels=k) for k in ("numpy", "numba"))
@@ -217,7 +218,7 @@ def test_continuous_stepping_agrees_with_restarting_intervals(name):
 
 @pytest.mark.parametrize("name", ["spherical_chain_3", "branched_tree", "chain_on_shaking_base", "bench10"])
 def test_wittenburg_kernel_equals_numpy_path(name):
-    pytest.importorskip("numba")
+    needs_numba()
     from core.tree.bench import chain_model_data
     from core.tree.wittenburg import WittenburgFormulation
     if name == "bench10":
@@ -296,7 +297,7 @@ def generic_output(form, s, y, t):
 
 @pytest.mark.parametrize("name", DISKS + ["two_disks"])
 def test_fused_projection_path_equals_generic(name):
-    pytest.importorskip("numba")
+    needs_numba()
     s = disk_system_of(name)
     fused, generic = (get_formulation("projection")(s, kernels=k) for k in ("numba", "numpy"))
     assert fused._fused is not None and generic._fused is None
@@ -335,7 +336,7 @@ def test_fused_projection_path_equals_generic(name):
 
 @pytest.mark.parametrize("name", ["rolling_disk_accelerating_plane", "two_disks"])
 def test_fused_and_generic_runs_agree(name):
-    pytest.importorskip("numba")
+    needs_numba()
     s = disk_system_of(name)
     base = dict(t_end=1.0, dt=0.01, rtol=1e-10, atol=1e-12)
     a = run(s, SimulationSettings(**base))

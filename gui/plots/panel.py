@@ -3,7 +3,13 @@
 Each :class:`LivePlot` is a small header (title, selectors, an export button with PNG / SVG / CSV) over a
 PlotWidget. :meth:`PlotPanel.refresh` copies the buffer's arrays into the curves and is driven by a QTimer
 (never once per frame); it does nothing when the buffer's version did not change. A vertical time cursor on
-every plot follows the animation (:meth:`PlotPanel.set_cursor`).
+every plot follows the animation (:meth:`PlotPanel.set_cursor`, or one plot per live refresh).
+
+Repaint cost (it is paid on the GUI thread, between two frames of the 3D view): the axes with their grid are
+cached as pixmaps, re-rendered only when their range changes; the y range is not pyqtgraph's auto-range (which
+moves, and so re-renders the axis, at every refresh of a growing run) but grows with headroom only when the data
+leave it (:meth:`LivePlot.grow_y_range`); and a live refresh touches a single plot (its curves and its cursor),
+so that no event-loop iteration repaints all four. See docs/benchmarks.md (live view).
 """
 from __future__ import annotations
 
@@ -12,14 +18,15 @@ from typing import Any, Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QMenu, QSplitter, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QMenu, QSplitter,
+                               QToolButton, QVBoxLayout, QWidget)
 
 from core.simulate import REACTION_COMPONENTS
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22"]
 LOG_FLOOR = 1e-18  # violations are plotted on a log axis: exact zeros are shown at this floor
+HEADROOM = 0.15  # the y range grows by this fraction of its span beyond the data (and never shrinks in a run)
 
 
 def _pen(i: int, style: Qt.PenStyle = Qt.PenStyle.SolidLine, width: float = 1.0) -> Any:
@@ -53,6 +60,9 @@ class LivePlot(QWidget):
         self.plot_item.setLabel("bottom", "t", units="s")
         if self.ylabel:
             self.plot_item.setLabel("left", self.ylabel)
+        # Playing back an axis with its grid (a QPicture) costs ~3 ms per axis and repaint with a software
+        # renderer, and every cursor move or curve update repaints the axes under it: keep them as pixmaps.
+        self.set_axis_cache(True)
         # pyqtgraph's in-plot legend costs ~100 ms per live repaint: a cheap coloured key label is shown live, the
         # legend only in exported images (export_plot turns it on for the export)
         self.legend = self.plot_item.addLegend(offset=(5, 5), labelTextSize="8pt")
@@ -68,6 +78,17 @@ class LivePlot(QWidget):
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.system: Any = None
         self._buffer: Any = None
+        self._y_range: tuple[float, float] | None = None
+        self._y_managed = True
+        # a zoom or pan by the user (mouse, wheel) hands the y range over to them until the next run
+        self.plot_item.getViewBox().sigRangeChangedManually.connect(lambda *_a: setattr(self, "_y_managed", False))
+        self.plot_item.enableAutoRange(y=False)
+
+    def set_axis_cache(self, on: bool) -> None:
+        """Cache the axes (and their grid lines) as device pixmaps; the exporters paint without the cache."""
+        mode = QGraphicsItem.CacheMode.DeviceCoordinateCache if on else QGraphicsItem.CacheMode.NoCache
+        for name in ("left", "bottom", "right", "top"):
+            self.plot_item.getAxis(name).setCacheMode(mode)
 
     def add_export_button(self) -> None:
         btn = QToolButton(self)
@@ -89,6 +110,40 @@ class LivePlot(QWidget):
             self.plot_item.removeItem(c)
         self.curves.clear()
         self.legend.clear()
+        self._y_range = None
+        self._y_managed = True
+        self.plot_item.enableAutoRange(y=False)
+
+    def grow_y_range(self, ys: list[np.ndarray]) -> None:
+        """Keep the data inside the y range: when a value leaves it, grow it (never shrink) with HEADROOM.
+
+        A growing run thus changes the range (and re-renders the axis, its text and grid) a few times instead of at
+        every refresh. Not after the user zoomed or panned, nor when pyqtgraph's auto-range is on (its "A" button).
+        """
+        vb = self.plot_item.getViewBox()
+        if not self._y_managed or vb.state["autoRange"][1]:
+            return
+        lo, hi = np.inf, -np.inf
+        for y in ys:
+            y = y[np.isfinite(y)] if len(y) else y
+            if len(y):
+                lo, hi = min(lo, float(y.min())), max(hi, float(y.max()))
+        if not np.isfinite(lo):
+            return
+        if self.plot_item.ctrl.logYCheck.isChecked():  # the view box works in decades
+            lo, hi = np.log10(max(lo, LOG_FLOOR)), np.log10(max(hi, LOG_FLOOR))
+        r = self._y_range
+        if r is not None and r[0] <= lo and hi <= r[1]:
+            return
+        if r is not None:
+            lo, hi = min(lo, r[0]), max(hi, r[1])
+        span = hi - lo if hi > lo else max(abs(hi), 1.0) * 0.2
+        self._y_range = (lo - HEADROOM * span, hi + HEADROOM * span)
+        vb.setYRange(*self._y_range, padding=0)
+
+    def refit_y(self) -> None:
+        """Forget the grown range (the selection of curves changed): the next update fits it anew."""
+        self._y_range = None
 
     def curve(self, name: str, pen: Any) -> pg.PlotDataItem:
         c = self.curves.get(name)
@@ -115,6 +170,7 @@ class LivePlot(QWidget):
             self.legend.removeItem(stale)
         for name, y, pen in wanted:
             self.curve(name, pen).setData(t, y)
+        self.grow_y_range([y for _n, y, _p in wanted])
         key = "  ".join(f'<span style="color:{p.color().name()}">{"┅" if p.style() != Qt.PenStyle.SolidLine else "━"}'
                         f' {n}</span>' for n, _y, p in wanted)
         if key != self.key_label.text():
@@ -172,6 +228,7 @@ class ReactionPlot(LivePlot):
             cb.setChecked(c in comps)
 
     def _changed(self) -> None:
+        self.refit_y()
         self.update_curves(self._buffer)
 
     def series(self, buffer: Any) -> list[tuple[str, np.ndarray, Any]]:
@@ -194,6 +251,7 @@ class ViolationPlot(LivePlot):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.plot_item.setLogMode(x=False, y=True)
+        self.plot_item.getAxis("left").enableAutoSIPrefix(False)  # a log axis labelled "norm (x1e-09)" is wrong
         self.add_export_button()
 
     def series(self, buffer: Any) -> list[tuple[str, np.ndarray, Any]]:
@@ -256,10 +314,12 @@ class CoordinatePlot(LivePlot):
     def add_series(self, name: str | None) -> None:
         if name and name not in self.shown:
             self.shown.append(name)
+            self.refit_y()
             self.update_curves(self._buffer)
 
     def clear_series(self) -> None:
         self.shown = []
+        self.refit_y()
         self.update_curves(self._buffer)
 
     def series(self, buffer: Any) -> list[tuple[str, np.ndarray, Any]]:
@@ -295,6 +355,7 @@ class PlotPanel(QWidget):
         self._version = -1
         self._versions: dict[str, int] = {}
         self._buffer: Any = None
+        self._next_cursor = 0
         self.refresh_count = 0
 
     def set_system(self, system: Any) -> None:
@@ -313,25 +374,39 @@ class PlotPanel(QWidget):
             else:
                 p.plot_item.enableAutoRange(x=True)
 
-    def refresh(self, buffer: Any, force: bool = False) -> bool:
-        """Copy the buffer into the curves when it changed; True when something was redrawn.
+    def refresh(self, buffer: Any, force: bool = False, cursor: float | None = None) -> bool:
+        """Copy the buffer into the curves when it changed; True when curves were updated.
 
-        Live (``force`` False) one plot is updated per call, in turn, so that one event-loop iteration never
-        paints all four (pyqtgraph's axis text costs ~25 ms per plot with a software renderer under load); with
-        ``force`` every plot is brought up to date at once.
+        Live (``force`` False) a single plot is touched per call: the one whose data is the oldest, or (all up to
+        date) the next in turn; ``cursor`` moves that plot's time cursor too. One event-loop iteration thus never
+        repaints more than one plot (a plot repaint costs several ms with a software renderer, and all four at
+        once would delay a frame of the 3D view). With ``force`` every plot is brought up to date at once.
         """
         if buffer is None:
             return False
         if buffer is not self._buffer:
             self._buffer = buffer
             self._versions = {k: -1 for k in self.plots}
-        stale = [k for k in self.plots if self._versions.get(k) != buffer.version]
-        if not stale:
-            return False
-        keys = stale if force else [min(stale, key=lambda k: (self._versions.get(k, -1), list(self.plots).index(k)))]
-        for k in keys:
+        keys = list(self.plots)
+        stale = [k for k in keys if self._versions.get(k) != buffer.version]
+        if force:
+            todo, touch = stale, keys
+        elif stale:
+            todo = [min(stale, key=lambda k: (self._versions.get(k, -1), keys.index(k)))]
+            touch = todo
+        else:
+            todo, touch = [], [keys[self._next_cursor % len(keys)]]
+        if not force:
+            self._next_cursor = keys.index(touch[0]) + 1
+        for k in todo:
             self.plots[k].update_curves(buffer)
             self._versions[k] = buffer.version
+        if cursor is not None:
+            for k in touch:
+                if self.plots[k].cursor.value() != cursor:
+                    self.plots[k].cursor.setValue(cursor)
+        if not todo:
+            return False
         self._version = buffer.version
         self.refresh_count += 1
         return True

@@ -5,10 +5,14 @@ GIL would otherwise make every Python call of the GUI thread (each pyqtgraph pai
 behind the CPU-bound integrator, and the window would stall for hundreds of ms under load. Elsewhere (no fork)
 it runs in the thread itself with a short GIL switch interval. Either way the worker is fed only immutable
 inputs (the compiled system, frozen settings, optional initial state) and owns no GUI
-object. Pause, resume, single step and stop are thread-safe: the driver calls ``cancel()`` once per output
-interval, and that callback blocks while paused (releasing the GIL), lets one interval through per step, and
-returns True after stop. Errors never escape: a failed run ends with ``sig_finished`` carrying its status and
-message (and an unexpected exception becomes a FAILED outcome too).
+object. Pause, resume, single step and stop are thread-safe. The driver passes a checkpoint after every
+recorded output frame: it asks ``flush_now()`` whether to emit the pending frames at once, then calls
+``cancel()``. While paused, ``flush_now`` says yes, so the frames computed so far are delivered immediately, and
+``cancel`` blocks (releasing the GIL) until a step lets exactly one more output frame through (which is then
+delivered on its own), until resume, or until stop (it then returns True and the run ends as CANCELLED). A pause
+that arrives between the two calls takes hold at the next frame, so no computed frame is ever held back while
+the run waits. Errors never escape: a failed run ends with ``sig_finished`` carrying its status and message (and
+an unexpected exception becomes a FAILED outcome too).
 """
 from __future__ import annotations
 
@@ -47,6 +51,7 @@ class SimulationWorker(QObject):
         self._paused = start_paused
         self._stop = False
         self._steps = 0
+        self._asked_paused: bool | None = None  # what flush_now answered at the current checkpoint
         if use_process is None:
             use_process = sys.platform.startswith("linux") and "fork" in mp.get_all_start_methods() \
                 and not os.environ.get("MECHSTUDIO_SIM_IN_THREAD")
@@ -61,20 +66,27 @@ class SimulationWorker(QObject):
 
     # ---- control (any thread) ----------------------------------------------------------------------------
     def pause(self) -> None:
+        """Stop at the next output frame (the frames computed so far are delivered). Drops pending steps."""
         with self._cond:
             self._paused = True
+            self._steps = 0
         if self.use_process:
+            with self._p_steps.get_lock():
+                self._p_steps.value = 0
             self._p_pause.set()
 
     def resume(self) -> None:
         with self._cond:
             self._paused = False
+            self._steps = 0
             self._cond.notify_all()
         if self.use_process:
             self._p_pause.clear()
+            with self._p_steps.get_lock():
+                self._p_steps.value = 0
 
     def step(self, n: int = 1) -> None:
-        """While paused: let ``n`` more output intervals through."""
+        """While paused: let ``n`` more output frames through, each delivered as soon as it is computed."""
         with self._cond:
             self._steps += n
             self._cond.notify_all()
@@ -93,11 +105,21 @@ class SimulationWorker(QObject):
     def paused(self) -> bool:
         return self._paused
 
-    def _cancel(self) -> bool:
+    def _flush_now(self) -> bool:
+        """The driver's question after a frame (with frames pending): emit them now? Yes while paused."""
         with self._cond:
+            self._asked_paused = self._paused
+            return self._paused
+
+    def _cancel(self) -> bool:
+        """The driver's checkpoint after a frame: block while paused (one step = one frame), True to stop."""
+        with self._cond:
+            asked, self._asked_paused = self._asked_paused, None
+            if asked is False:  # paused after flush_now said "running": frames may be pending; hold at the next frame
+                return self._stop
             while self._paused and not self._stop and self._steps == 0:
                 self._cond.wait(0.1)
-            if self._paused and self._steps > 0:
+            if self._paused and self._steps > 0 and not self._stop:
                 self._steps -= 1
             return self._stop
 
@@ -154,8 +176,9 @@ class SimulationWorker(QObject):
         old_interval = sys.getswitchinterval()
         sys.setswitchinterval(SWITCH_INTERVAL)
         try:
-            for block in iter_simulation(self.system, self.settings, cancel=self._cancel, outcome=outcome,
-                                         block_frames=self.block_frames, block_seconds=self.block_seconds):
+            for block in iter_simulation(self.system, self.settings, cancel=self._cancel, flush_now=self._flush_now,
+                                         outcome=outcome, block_frames=self.block_frames,
+                                         block_seconds=self.block_seconds):
                 self.sig_block.emit(block)
         except Exception as exc:  # a bug in a formulation must not take the window down
             outcome.update(status=Status.FAILED, message=f"internal error: {type(exc).__name__}: {exc}",
@@ -169,6 +192,32 @@ class SimulationWorker(QObject):
         self.sig_finished.emit(outcome)
 
 
+class ProcessGate:
+    """The driver's ``flush_now`` / ``cancel`` pair in the simulation process, steered by the GUI side's shared
+    ``stop`` and ``pause`` events and ``steps`` counter (the same rules as the thread path's, see the module
+    docstring)."""
+
+    def __init__(self, stop: Any, pause: Any, steps: Any, poll: float = 0.005):
+        self.stop, self.pause, self.steps, self.poll = stop, pause, steps, poll
+        self._asked: bool | None = None  # what flush_now answered at the current checkpoint
+
+    def flush_now(self) -> bool:
+        self._asked = self.pause.is_set()
+        return self._asked
+
+    def cancel(self) -> bool:
+        asked, self._asked = self._asked, None
+        if asked is False:  # paused after flush_now said "running": frames may be pending; hold at the next frame
+            return self.stop.is_set()
+        while self.pause.is_set() and not self.stop.is_set():
+            with self.steps.get_lock():
+                if self.steps.value > 0:
+                    self.steps.value -= 1
+                    break
+            time.sleep(self.poll)
+        return self.stop.is_set()
+
+
 def _child_main(conn: Any, system: Any, settings: SimulationSettings, stop: Any, pause: Any, steps: Any,
                 block_frames: int, block_seconds: float) -> None:
     """The forked simulation process: run, send ("block", FrameBlock)... then ("done", outcome).
@@ -179,19 +228,11 @@ def _child_main(conn: Any, system: Any, settings: SimulationSettings, stop: Any,
         os.nice(CHILD_NICE)
     except (OSError, AttributeError):
         pass
-    def cancel() -> bool:
-        while pause.is_set() and not stop.is_set():
-            with steps.get_lock():
-                if steps.value > 0:
-                    steps.value -= 1
-                    break
-            time.sleep(0.01)
-        return stop.is_set()
-
+    gate = ProcessGate(stop, pause, steps)
     outcome: dict[str, Any] = {}
     try:
-        for block in iter_simulation(system, settings, cancel=cancel, outcome=outcome, block_frames=block_frames,
-                                     block_seconds=block_seconds):
+        for block in iter_simulation(system, settings, cancel=gate.cancel, flush_now=gate.flush_now,
+                                     outcome=outcome, block_frames=block_frames, block_seconds=block_seconds):
             conn.send(("block", block))
     except Exception as exc:  # a bug in a formulation must not take the window down
         outcome.update(status=Status.FAILED, message=f"internal error: {type(exc).__name__}: {exc}",
