@@ -1,8 +1,9 @@
 """The 3D view: a pyqtgraph GLViewWidget showing a model's bodies and moving them frame by frame.
 
-:meth:`SceneView.set_model` builds the GL items once from the model's geometry (``gui.view3d.geometry``): one
-mesh item and one line item per body (moved by a per-body transform), joints, the ground markers, the ground
-plane with its grid (translated with ``plane_position(t)``), a gravity arrow, springs as coils, optional trails
+:meth:`SceneView.set_model` builds the GL items once from the model's geometry (``gui.view3d.geometry``): the
+bodies' meshes in one item posed by a uniform array of body matrices (``gui.view3d.bodies_item``: one draw
+call per frame), a line item per body that has lines (moved by its transform), joints, the ground markers, the
+ground plane with its grid (translated with ``plane_position(t)``), a gravity arrow, springs as coils, optional trails
 of the bodies' centres of mass and optional reaction-force arrows. :meth:`SceneView.set_state` only sets
 transforms and a few vertex arrays, so it is cheap enough for 60 fps. Mouse: left-drag orbits, middle-drag (or
 ctrl+left) pans, the wheel zooms (GLViewWidget's own controls). Planar models get a top camera.
@@ -20,6 +21,7 @@ from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from core.model.document import GROUND, Model
+from gui.view3d.bodies_item import MAX_BODIES, BodiesItem
 from gui.view3d.geometry import Poser, darker, SceneSpec, build_scene, coil, disk_contact_point, world
 
 BACKGROUND = (236, 239, 243)
@@ -83,6 +85,7 @@ class SceneLogic:
         self._trail_t: list[float] = []
         self._reaction_scale: float | None = None
         self._items: dict[str, Any] = {}
+        self._body_items: list[Any] = []
         self.frames_drawn = 0
         self.current_t = 0.0
 
@@ -114,18 +117,22 @@ class SceneLogic:
             g = gl.GLMeshItem(vertexes=spec.ground.vertices, faces=spec.ground.faces, faceColors=spec.ground.colors,
                               shader=_lit_shader(), smooth=False)
             self.addItem(g)
+        # every body's mesh in one item (one draw call; see bodies_item), up to MAX_BODIES bodies per item
+        meshed = [bv for bv in spec.bodies if not bv.mesh.empty]
+        self._body_items: list[tuple[BodiesItem, list[str]]] = []
+        for k in range(0, len(meshed), MAX_BODIES):
+            chunk = meshed[k:k + MAX_BODIES]
+            item = BodiesItem([(bv.mesh.vertices, bv.mesh.faces, bv.mesh.colors) for bv in chunk])
+            self.addItem(item)
+            self._body_items.append((item, [bv.name for bv in chunk]))
         for bv in spec.bodies:
-            mesh = gl.GLMeshItem(vertexes=bv.mesh.vertices, faces=bv.mesh.faces, faceColors=bv.mesh.colors,
-                                 shader=_lit_shader(), smooth=False) if not bv.mesh.empty else None
             lines = None
             if len(bv.lines):
                 lines = gl.GLLinePlotItem(pos=bv.lines.reshape(-1, 3), mode="lines", color=darker(bv.color, 0.35),
                                           width=2.0, antialias=True)
                 lines.setDepthValue(1)
-            for it in (mesh, lines):
-                if it is not None:
-                    self.addItem(it)
-            self.bodies[bv.name] = (mesh, lines)
+                self.addItem(lines)
+            self.bodies[bv.name] = (None, lines)
         self.springs = []
         for _ in spec.springs:
             it = gl.GLLinePlotItem(pos=np.zeros((2, 3)), color=(0.3, 0.3, 0.3, 1.0), width=2.0, antialias=True)
@@ -220,14 +227,17 @@ class SceneLogic:
             return
         spec = self.spec
         poses = self.poser.poses(q)
-        for name, (mesh, lines) in self.bodies.items():
+        for item, names in self._body_items:
+            M = item.poses()  # a body without a pose keeps its last one
+            for k, name in enumerate(names):
+                pose = poses.get(name)
+                if pose is not None:
+                    M[k, :3, :3], M[k, :3, 3] = pose[1], pose[0]
+            item.set_poses(M)
+        for name, (_mesh, lines) in self.bodies.items():
             pose = poses.get(name)
-            if pose is None:
-                continue
-            m = _matrix(*pose)
-            for it in (mesh, lines):
-                if it is not None:
-                    it.setTransform(m)
+            if pose is not None and lines is not None:
+                lines.setTransform(_matrix(*pose))
         for it, (b1, p1, b2, p2) in zip(self.springs, spec.springs):
             a = world(poses[b1], p1) if b1 in poses else p1
             b = world(poses[b2], p2) if b2 in poses else p2

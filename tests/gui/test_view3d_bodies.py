@@ -1,0 +1,80 @@
+"""The 3D view draws all bodies with one item (gui.view3d.bodies_item: one draw call, poses in a uniform array).
+It must show exactly what one pyqtgraph GLMeshItem per body, moved by its transform, showed before. Needs real
+OpenGL (Xvfb + llvmpipe, see test_live_run.py)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.gui.conftest import SAMPLES
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def require_gl(qapp: Any) -> None:
+    from PySide6.QtGui import QOpenGLContext
+    plat = qapp.platformName()
+    if plat in ("offscreen", "minimal") or not QOpenGLContext().create():
+        pytest.skip(f"no usable OpenGL on QPA platform {plat!r}; run under Xvfb with QT_QPA_PLATFORM=xcb")
+
+
+def _chain() -> Any:
+    from core.model import model_from_data
+    from gui.bench_view import chain_model_data
+    return model_from_data(chain_model_data(10))
+
+
+def _disk() -> Any:
+    from core.model import load_model
+    return load_model(str(SAMPLES / "rolling_disk_accelerating_plane.json"))
+
+
+def _spherical() -> Any:
+    from core.model import load_model
+    paths = sorted(SAMPLES.glob("*spherical*chain*.json")) or sorted(SAMPLES.glob("*spherical*.json"))
+    if not paths:
+        pytest.skip("no spherical sample model")
+    return load_model(str(paths[0]))
+
+
+@pytest.mark.parametrize("make", [_chain, _disk, _spherical], ids=["planar chain", "rolling disk", "spherical"])
+def test_one_item_draws_like_one_mesh_item_per_body(qtbot: Any, require_gl: None, make: Any) -> None:
+    import pyqtgraph.opengl as gl
+    from core.simulate import SimulationSettings, run
+    from core.system import compile_model
+    from gui.view3d.bodies_item import BodiesItem
+    from gui.view3d.scene import SceneView, _lit_shader, _matrix
+    model = make()
+    system = compile_model(model)
+    traj = run(system, SimulationSettings.from_model(model, t_end=0.3, dt=0.05))
+    q, t = traj.frames.q[-1], float(traj.frames.t[-1])  # a moved pose: the per-body transforms matter
+    v = SceneView()
+    qtbot.addWidget(v)
+    v.resize(320, 240)
+    v.show()
+    qtbot.waitExposed(v)
+    v.set_model(model, system, traj.frames.q[0])
+    v.set_state(q, t)
+    merged = [it for it in v.items if isinstance(it, BodiesItem)]
+    assert len(merged) == 1 and merged[0].count == sum(not bv.mesh.empty for bv in v.spec.bodies)
+    a = v.render_image(320, 240)
+    # the same scene with one GLMeshItem per body (the former drawing) instead of the merged item
+    poses = v.poser.poses(q)
+    for it in merged:
+        v.removeItem(it)
+    for bv in v.spec.bodies:
+        if bv.mesh.empty:
+            continue
+        m = gl.GLMeshItem(vertexes=bv.mesh.vertices, faces=bv.mesh.faces, faceColors=bv.mesh.colors,
+                          shader=_lit_shader(), smooth=False)
+        m.setTransform(_matrix(*poses[bv.name]))
+        v.addItem(m)
+    b = v.render_image(320, 240)
+    bg = np.all(b == b[0, 0], axis=2)
+    assert (~bg).mean() > 0.005, "the reference image shows nothing"
+    diff = np.abs(a.astype(int) - b.astype(int)).max(axis=2)
+    assert (diff > 12).mean() < 0.002, f"{(diff > 12).sum()} pixels differ"
+    assert np.abs(a.astype(int) - b.astype(int)).mean() < 0.5
