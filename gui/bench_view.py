@@ -216,7 +216,7 @@ def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tup
         c.trace = tracer
         win.installEventFilter(repaints)
         gc_ms: dict[str, float] = {}
-        orig_release = c._release_gc
+        orig_release = getattr(c, "_release_gc", None)
 
         def release() -> None:  # the animation is over: what would a full collection have cost during the run?
             if c._gc_frozen and "frozen" not in gc_ms:
@@ -225,7 +225,8 @@ def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tup
                 gc_ms["frozen"] = 1e3 * (time.perf_counter() - t0)
             orig_release()
 
-        c._release_gc = release
+        if orig_release is not None:
+            c._release_gc = release
         gc.callbacks.append(tracer.gc_callback)
         gc_before = [s["collections"] for s in gc.get_stats()]
         cpu0 = _cpu_times()

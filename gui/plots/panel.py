@@ -63,6 +63,8 @@ class LivePlot(QWidget):
         # Playing back an axis with its grid (a QPicture) costs ~3 ms per axis and repaint with a software
         # renderer, and every cursor move or curve update repaints the axes under it: keep them as pixmaps.
         self.set_axis_cache(True)
+        # an axis whose tick labels got narrower would shrink and re-lay out (and repaint) the whole plot: grow only
+        self.plot_item.getAxis("left").setStyle(autoReduceTextSpace=False)
         # pyqtgraph's in-plot legend costs ~100 ms per live repaint: a cheap coloured key label is shown live, the
         # legend only in exported images (export_plot turns it on for the export)
         self.legend = self.plot_item.addLegend(offset=(5, 5), labelTextSize="8pt")
