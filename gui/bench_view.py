@@ -128,6 +128,21 @@ class _Tracer:
         return sorted(acc.items(), key=lambda kv: -kv[1])
 
 
+def _cause(work: list[tuple[str, float]]) -> str:
+    """The main cause of a late frame from what the GUI thread did during it (see _Tracer.explain)."""
+    ms = dict(work)
+    if "starved (waiting for frames)" in ms:
+        return "solver behind"
+    if any(w.startswith("gc gen") and v > 10 for w, v in work):
+        return "gc"
+    plot = ms.get("plot paint", 0.0) + ms.get("plot setData", 0.0)
+    widgets = ms.get("window repaint", 0.0) - ms.get("plot paint", 0.0)
+    gl = ms.get("3D render", 0.0) + ms.get("swap", 0.0)
+    block = ms.get("block", 0.0)
+    best = max((plot, "plots"), (widgets, "widgets"), (gl, "3D"), (block, "block"))
+    return best[1] if best[0] > 5.0 else "untraced"
+
+
 def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tuple[int, int] = (1280, 820),
                             dt: float = 0.01) -> dict[str, Any]:
     """Run the chain for ``duration`` s of simulated time in the main window and time the live view's frames.
@@ -220,6 +235,7 @@ def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tup
 
         def release() -> None:  # the animation is over: what would a full collection have cost during the run?
             if c._gc_frozen and "frozen" not in gc_ms:
+                gc_counts[:] = [s["collections"] - b for s, b in zip(gc.get_stats(), gc_before)]
                 t0 = time.perf_counter()
                 gc.collect()
                 gc_ms["frozen"] = 1e3 * (time.perf_counter() - t0)
@@ -229,6 +245,7 @@ def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tup
             c._release_gc = release
         gc.callbacks.append(tracer.gc_callback)
         gc_before = [s["collections"] for s in gc.get_stats()]
+        gc_counts: list[int] = []
         cpu0 = _cpu_times()
         t_start = time.perf_counter()
         if not c.start():
@@ -238,7 +255,8 @@ def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tup
             _wait(50)
         _wait(200)
         cpu1 = _cpu_times()
-        gc_counts = [s["collections"] - b for s, b in zip(gc.get_stats(), gc_before)]
+        if not gc_counts:  # (before the bench's own collections)
+            gc_counts = [s["collections"] - b for s, b in zip(gc.get_stats(), gc_before)]
         gc.callbacks.remove(tracer.gc_callback)
         t0 = time.perf_counter()
         gc.collect()  # the same, had the heap not been frozen
@@ -271,11 +289,15 @@ def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tup
             if t_newest - t_clock < 1e-9 and swap_info[i][0] > t_clock:  # waited for the solver's frames
                 work.insert(0, ("starved (waiting for frames)", gap))
             late.append((round(stamps[i - 1] - st[0], 3), round(gap, 1), [(w, round(ms, 1)) for w, ms in work]))
+    causes: dict[str, int] = {}
+    for _t, _gap, work in late:
+        causes[_cause(work)] = causes.get(_cause(work), 0) + 1
     window_ms = lambda what: tracer.durations(what, st[0], st[-1])  # noqa: E731
     busy = sum(min(e, st[-1]) - max(s, st[0]) for w, s, e in tracer.events
                if w in ("display tick", "plot tick", "block", "window repaint", "3D render", "swap")
                and e > st[0] and s < st[-1])
     row.update({
+        "late_causes": ", ".join(f"{k} {v}" for k, v in sorted(causes.items(), key=lambda kv: -kv[1])) or "-",
         "render_ms_mean": round(float(window_ms("3D render").mean()), 2),
         "render_ms_max": round(float(window_ms("3D render").max()), 1),
         "swap_ms_mean": round(float(window_ms("swap").mean()), 2),
