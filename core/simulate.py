@@ -186,6 +186,7 @@ def initial_state(system: ConstrainedSystem, t0: float = 0.0) -> InitialState:
 
 def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                     cancel: Callable[[], bool] | None = None, flush_now: Callable[[], bool] | None = None,
+                    stop_requested: Callable[[], bool] | None = None,
                     q0: FloatArray | None = None, v0: FloatArray | None = None, block_frames: int = 50,
                     block_seconds: float = 0.05, outcome: dict[str, Any] | None = None) -> Iterator[FrameBlock]:
     """Yield FrameBlocks of the run; the final status/message/stats are stored in ``outcome``.
@@ -194,6 +195,8 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
     frames are emitted as a block when one is due (``block_frames`` frames or ``block_seconds`` of wall time) or
     when ``flush_now()`` says so (a paused GUI stepping one frame at a time), and then ``cancel()`` is called;
     True ends the run as CANCELLED. ``cancel`` may block (a paused run waits there, between two frames).
+    ``stop_requested()`` (non-blocking, no side effects) is also asked before every integrator step, so that a
+    run crawling between two outputs (a collapsing step size) still stops at once.
     """
     outcome = {} if outcome is None else outcome
     outcome.update(status=Status.FAILED, message="", stats={})
@@ -345,6 +348,9 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
             k = 1
             steps_since_output = 0
             while k <= n_out:
+                if stop_requested is not None and stop_requested():
+                    yield from end_cancelled()
+                    return
                 try:
                     ok, msg = stepper.step()
                 except SolverFailure as exc:
@@ -429,6 +435,9 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
 
         # --- interval by interval (fixed-step and implicit integrators) ---------------------------------------
         for k in range(1, n_out + 1):
+            if stop_requested is not None and stop_requested():
+                yield from end_cancelled()
+                return
             t1 = float(times[k])
             svd_before = form.svd_count
             try:

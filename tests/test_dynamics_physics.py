@@ -255,3 +255,31 @@ def test_every_integrator_agrees_with_dop853(integrator):
     other = simulate(str(ROOT / "sample_models" / "double_pendulum.json"), t_end=1.0, integrator=integrator, **opts)
     assert other.status == Status.FINISHED, other.message
     np.testing.assert_allclose(other.frames.q, ref.frames.q, atol=1e-6)
+
+
+def test_checkpoints_single_frames_and_stop_between_outputs():
+    """The driver's hooks (used by the GUI worker): a checkpoint after every recorded frame, where
+    ``flush_now`` forces the pending frames out as a block and ``cancel`` may end the run; ``stop_requested``
+    is asked before every integrator step."""
+    from core.model import load_model
+    from core.simulate import SimulationSettings, iter_simulation
+    from core.system import compile_model
+    from core.types import Status
+    system = compile_model(load_model("sample_models/pendulum.json"))
+    settings = SimulationSettings(t_end=0.5, dt=0.01)
+    calls = []
+    outcome: dict = {}
+    blocks = list(iter_simulation(system, settings, flush_now=lambda: True,
+                                  cancel=lambda: calls.append(1) or len(calls) > 10, outcome=outcome,
+                                  block_frames=1000, block_seconds=1e9))
+    assert [len(b) for b in blocks] == [1] * 11  # the initial frame and ten more, one block each
+    assert outcome["status"] == Status.CANCELLED
+    assert blocks[-1].t[0] == pytest.approx(0.1)
+    # without flush_now the frames are gathered into blocks; a stop request ends the run between steps
+    asked = []
+    outcome = {}
+    blocks = list(iter_simulation(system, SimulationSettings(t_end=5.0, dt=0.01), outcome=outcome,
+                                  stop_requested=lambda: asked.append(1) or len(asked) > 5,
+                                  block_frames=1000, block_seconds=1e9))
+    assert outcome["status"] == Status.CANCELLED and len(asked) == 6
+    assert sum(len(b) for b in blocks) < 100
