@@ -71,18 +71,24 @@ def _xi(nd, vp):  # noqa: ANN001, ANN201
     return xi
 
 
+def _kept_geometry(C, xi, rows, u, w, V2uT, V2wT, cu_inv, cu_const):  # noqa: ANN001, ANN201
+    """The projection's geometry kernel (B, LU(S), x_xi, ...) for the kept independent rows of C and xi."""
+    Cr = np.empty((rows.shape[0], C.shape[1]))
+    xir = np.empty(rows.shape[0])
+    for i in range(rows.shape[0]):
+        Cr[i, :] = C[rows[i], :]
+        xir[i] = xi[rows[i]]
+    return _geometry(Cr, xir, u, w, V2uT, V2wT, cu_inv, cu_const)
+
+
 def _unpack(y, rows, u, w, V2uT, V2wT, cu_inv, cu_const, mass, J, disk_body, disk_radius, zp, xi):  # noqa
     """(status, q, q', M, C, phi, geometry) of z = [p; q]."""
     k = w.shape[0]
     p = y[:k].copy()
     q = y[k:].copy()
     M, C, phi = _position_terms(q, mass, J, disk_body, disk_radius, zp)
-    Cr = np.empty((rows.shape[0], C.shape[1]))
-    xir = np.empty(rows.shape[0])
-    for i in range(rows.shape[0]):
-        Cr[i, :] = C[rows[i], :]
-        xir[i] = xi[rows[i]]
-    status, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv = _geometry(Cr, xir, u, w, V2uT, V2wT, cu_inv, cu_const)
+    status, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv = _kept_geometry(C, xi, rows, u, w, V2uT, V2wT, cu_inv,
+                                                                     cu_const)
     if status != 0 or k == 0:
         v = x_xi.copy()
     else:
@@ -93,12 +99,8 @@ def _unpack(y, rows, u, w, V2uT, V2wT, cu_inv, cu_const, mass, J, disk_body, dis
 def _accelerations(q, v, M, C, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass, J, mg, disk_body,  # noqa
                    disk_radius, xi, ap):
     """(status, q'', M q'', h, kinetic energy, ||N||_2) at a state whose M, C are given."""
-    Cr = np.empty((rows.shape[0], C.shape[1]))
-    xir = np.empty(rows.shape[0])
-    for i in range(rows.shape[0]):
-        Cr[i, :] = C[rows[i], :]
-        xir[i] = xi[rows[i]]
-    status, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv = _geometry(Cr, xir, u, w, V2uT, V2wT, cu_inv, cu_const)
+    status, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv = _kept_geometry(C, xi, rows, u, w, V2uT, V2wT, cu_inv,
+                                                                     cu_const)
     h, eta, kinetic = _velocity_terms(q, v, mass, J, mg, disk_body, disk_radius, ap)
     n = q.shape[0]
     k = w.shape[0]
@@ -264,7 +266,7 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
         _accel = compile_helper(_proj._k_accelerations)
         _position_terms = compile_helper(_sk.k_position_terms)
         _velocity_terms = compile_helper(_sk.k_velocity_terms)
-        for name in ("_kkt_step", "_norm", "_xi", "_unpack", "_accelerations"):
+        for name in ("_kkt_step", "_norm", "_xi", "_kept_geometry", "_unpack", "_accelerations"):
             g[name] = compile_helper(g[name])
         _COMPILED = (compile_helper(k_rhs), compile_helper(k_output))
     return _COMPILED
