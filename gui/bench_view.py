@@ -100,13 +100,18 @@ class _Tracer:
     def __call__(self, what: str, t0: float, t1: float) -> None:
         self.events.append((what, t0, t1))
 
-    def wrap(self, what: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def wrap(self, what: str, fn: Callable[..., Any],
+             detail: Callable[..., str] | None = None) -> Callable[..., Any]:
+        """``fn`` timed as ``what`` (and also as "what: detail(*args)" when ``detail`` names the instance)."""
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             t0 = time.perf_counter()
             try:
                 return fn(*args, **kwargs)
             finally:
-                self.events.append((what, t0, time.perf_counter()))
+                t1 = time.perf_counter()
+                self.events.append((what, t0, t1))
+                if detail is not None:
+                    self.events.append((f"{what}: {detail(*args)}", t0, t1))
         return wrapper
 
     def gc_callback(self, phase: str, info: dict[str, Any]) -> None:
@@ -195,8 +200,11 @@ def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tup
     patched = [(pg.GraphicsView, "paintEvent", "plot paint"), (pg.AxisItem, "paint", "plot paint: axis"),
                (pg.PlotCurveItem, "paint", "plot paint: curves")]
     originals = [(cls, name, getattr(cls, name)) for cls, name, _w in patched]
+    def which_plot(view: Any, *_a: Any) -> str:
+        return getattr(view.parent(), "key", "?") or "?"
+
     for cls, name, what in patched:
-        setattr(cls, name, tracer.wrap(what, getattr(cls, name)))
+        setattr(cls, name, tracer.wrap(what, getattr(cls, name), which_plot if cls is pg.GraphicsView else None))
     repaints = Repaints()
     try:
         win.resize(*size)

@@ -9,7 +9,8 @@ Repaint cost (it is paid on the GUI thread, between two frames of the 3D view): 
 cached as pixmaps, re-rendered only when their range changes; the y range is not pyqtgraph's auto-range (which
 moves, and so re-renders the axis, at every refresh of a growing run) but grows with headroom only when the data
 leave it (:meth:`LivePlot.grow_y_range`); and a live refresh touches a single plot (its curves and its cursor),
-so that no event-loop iteration repaints all four. See docs/benchmarks.md (live view).
+so that no event-loop iteration repaints all four; a growth of the y range gets an iteration of its own, the
+new curves follow on the next. See docs/benchmarks.md (live view).
 """
 from __future__ import annotations
 
@@ -83,6 +84,7 @@ class LivePlot(QWidget):
         self._buffer: Any = None
         self._y_range: tuple[float, float] | None = None
         self._y_managed = True
+        self._range_only = False  # the last live update only grew the y range
         # a zoom or pan by the user (mouse, wheel) hands the y range over to them until the next run
         self.plot_item.getViewBox().sigRangeChangedManually.connect(lambda *_a: self._user_range())
         self.plot_item.enableAutoRange(y=False)
@@ -115,34 +117,44 @@ class LivePlot(QWidget):
         self.legend.clear()
         self._y_range = None
         self._y_managed = True
+        self._range_only = False
         self.plot_item.enableAutoRange(y=False)
 
-    def grow_y_range(self, ys: list[np.ndarray]) -> None:
+    def grow_y_range(self, ys: list[np.ndarray]) -> bool:
         """Keep the data inside the y range: when a value leaves it, grow it (never shrink) with HEADROOM.
 
         A growing run thus changes the range (and re-renders the axis, its text and grid) a few times instead of at
         every refresh. Not after the user zoomed or panned, nor when pyqtgraph's auto-range is on (its "A" button).
+        True when the range changed.
         """
+        new = self._grown_y_range(ys)
+        if new is None:
+            return False
+        self._y_range = new
+        self.plot_item.getViewBox().setYRange(*new, padding=0)
+        return True
+
+    def _grown_y_range(self, ys: list[np.ndarray]) -> tuple[float, float] | None:
+        """The range :meth:`grow_y_range` would set, or None when it stays."""
         vb = self.plot_item.getViewBox()
         if not self._y_managed or vb.state["autoRange"][1]:
-            return
+            return None
         lo, hi = np.inf, -np.inf
         for y in ys:
             y = y[np.isfinite(y)] if len(y) else y
             if len(y):
                 lo, hi = min(lo, float(y.min())), max(hi, float(y.max()))
         if not np.isfinite(lo):
-            return
+            return None
         if self.plot_item.ctrl.logYCheck.isChecked():  # the view box works in decades
             lo, hi = np.log10(max(lo, LOG_FLOOR)), np.log10(max(hi, LOG_FLOOR))
         r = self._y_range
         if r is not None and r[0] <= lo and hi <= r[1]:
-            return
+            return None
         if r is not None:
             lo, hi = min(lo, r[0]), max(hi, r[1])
         span = hi - lo if hi > lo else max(abs(hi), 1.0) * 0.2
-        self._y_range = (lo - HEADROOM * span, hi + HEADROOM * span)
-        vb.setYRange(*self._y_range, padding=0)
+        return (lo - HEADROOM * span, hi + HEADROOM * span)
 
     def refit_y(self) -> None:
         """Forget the grown range (the selection of curves changed): the next update fits it anew."""
@@ -171,12 +183,24 @@ class LivePlot(QWidget):
         """(name, y, pen) of every curve to show."""
         return []
 
-    def update_curves(self, buffer: Any) -> None:
+    def update_curves(self, buffer: Any, range_apart: bool = False) -> bool:
+        """Copy the buffer's series into the curves (and grow the y range to hold them); True when done.
+
+        With ``range_apart`` a growth of the y range is done alone (False is returned: call again for the curves),
+        unless the previous call already did that: a range change repaints the axis and every curve, a data update
+        re-sets and repaints the curves, and the two together in one event-loop iteration can delay a frame of the
+        3D view by more than one display interval with a software renderer.
+        """
         self._buffer = buffer
         if buffer is None or self.system is None:
-            return
+            return True
         t = buffer.t
         wanted = self.series(buffer)
+        if range_apart and not self._range_only:
+            if self.grow_y_range([y for _n, y, _p in wanted]):
+                self._range_only = True
+                return False
+        self._range_only = False
         names = {n for n, _y, _p in wanted}
         for stale in [n for n in self.curves if n not in names]:
             self.plot_item.removeItem(self.curves.pop(stale))
@@ -188,6 +212,7 @@ class LivePlot(QWidget):
                         f' {n}</span>' for n, _y, p in wanted)
         if key != self.key_label.text():
             self.key_label.setText(key)
+        return True
 
     def data_range(self) -> tuple[float, float]:
         """(t_min, t_max) over the curves' data (tests check the plots hold data up to t_end)."""
@@ -393,7 +418,8 @@ class PlotPanel(QWidget):
         Live (``force`` False) a single plot is touched per call: the one whose data is the oldest, or (all up to
         date) the next in turn; ``cursor`` moves that plot's time cursor too. One event-loop iteration thus never
         repaints more than one plot (a plot repaint costs several ms with a software renderer, and all four at
-        once would delay a frame of the 3D view). With ``force`` every plot is brought up to date at once.
+        once would delay a frame of the 3D view); a plot whose y range must grow does that first, alone, and gets
+        its curves at the next call. With ``force`` every plot is brought up to date at once.
         """
         if buffer is None:
             return False
@@ -412,8 +438,8 @@ class PlotPanel(QWidget):
         if not force:
             self._next_cursor = keys.index(touch[0]) + 1
         for k in todo:
-            self.plots[k].update_curves(buffer)
-            self._versions[k] = buffer.version
+            if self.plots[k].update_curves(buffer, range_apart=not force):
+                self._versions[k] = buffer.version
         if cursor is not None:
             for k in touch:
                 if self.plots[k].cursor.value() != cursor:
