@@ -28,6 +28,7 @@ PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
            "#bcbd22"]
 LOG_FLOOR = 1e-18  # violations are plotted on a log axis: exact zeros are shown at this floor
 HEADROOM = 0.15  # the y range grows by this fraction of its span beyond the data (and never shrinks in a run)
+TICK_TEXT_WIDTH = 40  # [px] room for the left axis' tick labels (pyqtgraph starts at 30 and grows as labels come)
 DYNAMIC_RANGE_LIMIT = 1e6  # pyqtgraph's default off-screen limit of a curve (relative to the view's height)
 
 
@@ -65,8 +66,13 @@ class LivePlot(QWidget):
         # Playing back an axis with its grid (a QPicture) costs ~3 ms per axis and repaint with a software
         # renderer, and every cursor move or curve update repaints the axes under it: keep them as pixmaps.
         self.set_axis_cache(True)
-        # an axis whose tick labels got narrower would shrink and re-lay out (and repaint) the whole plot: grow only
-        self.plot_item.getAxis("left").setStyle(autoReduceTextSpace=False)
+        # A left axis whose tick labels get wider (or narrower) resizes the view box: the whole plot is laid out and
+        # repainted again, bottom axis included, right after the repaint that found the new labels. Reserve room
+        # for the usual labels ("-1000", "-0.15", "10⁻¹⁸") from the start, and never shrink.
+        left = self.plot_item.getAxis("left")
+        left.setStyle(autoReduceTextSpace=False)
+        left.textWidth = max(left.textWidth, TICK_TEXT_WIDTH)  # pyqtgraph's record of the widest tick label
+        left._updateWidth()
         # pyqtgraph's in-plot legend costs ~100 ms per live repaint: a cheap coloured key label is shown live, the
         # legend only in exported images (export_plot turns it on for the export)
         self.legend = self.plot_item.addLegend(offset=(5, 5), labelTextSize="8pt")
