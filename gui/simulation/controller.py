@@ -210,9 +210,8 @@ class SimulationController(QObject):
         self.worker.sig_block.connect(self._on_block)
         self.worker.sig_finished.connect(self._on_finished)
         self._wall0 = time.perf_counter()
-        self.clock.seek(0.0)
-        if not paused:
-            self.clock.play()
+        self.clock.seek(0.0)  # the clock starts playing with the first frames (_on_display_tick): starting it now
+        self.clock.pause()    # would let it catch up with the solver's first block and stall
         self._hold_gc()
         self.display_timer.start()
         self.plot_timer.start()
@@ -379,7 +378,7 @@ class SimulationController(QObject):
         q = b.field("q")
         qt = self.poser.interpolate(q[i], q[j], s) if self.poser else q[i]
         names = [c.name for c in self.system.constraints] if self.system is not None else None
-        self.view.set_state(qt, t, b.field("reactions")[i], names)
+        self.view.set_state(qt, t, b.field("reactions")[i], names, present=True)
 
     def _on_plot_tick(self) -> None:
         """While the 3D view presents frames, the plot work waits for the next swap (see _on_frame_swapped)."""

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph.opengl as gl
 from pyqtgraph.opengl.GLViewWidget import GLViewMixin
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QMatrix4x4
 from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtWidgets import QVBoxLayout, QWidget
@@ -221,11 +221,30 @@ class SceneLogic:
 
     # ---- per frame ---------------------------------------------------------------------------------------
     def set_state(self, q: np.ndarray, t: float, reactions: np.ndarray | None = None,
-                  constraint_names: list[str] | None = None) -> None:
-        """Move everything to configuration ``q`` at time ``t`` (reactions (nc, 6) for the arrows)."""
+                  constraint_names: list[str] | None = None, present: bool = False) -> None:
+        """Move everything to configuration ``q`` at time ``t`` (reactions (nc, 6) for the arrows).
+
+        The view repaints at its next update request, or at once with ``present`` (where the view can: see
+        :meth:`SceneWindow.present_now`)."""
         if self.spec is None or self.poser is None:
             return
+        now = getattr(self, "present_now", None) if present else None
+        self._updates_held = now is not None  # the items' own update requests would render the frame twice
+        try:
+            self._pose_items(q, t, reactions, constraint_names)
+        finally:
+            self._updates_held = False
+        self.current_t = t
+        self.frames_drawn += 1
+        if now is not None:
+            now()
+        else:
+            self.update()
+
+    def _pose_items(self, q: np.ndarray, t: float, reactions: np.ndarray | None,
+                    constraint_names: list[str] | None) -> None:
         spec = self.spec
+        assert spec is not None and self.poser is not None
         poses = self.poser.poses(q)
         for item, names in self._body_items:
             M = item.poses()  # a body without a pose keeps its last one
@@ -272,9 +291,6 @@ class SceneLogic:
             self._draw_reactions(poses, reactions, constraint_names, t)
         else:
             self.reaction_item.setVisible(False)
-        self.current_t = t
-        self.frames_drawn += 1
-        self.update()
 
     def _draw_reactions(self, poses: dict[str, Any], reactions: np.ndarray, names: list[str], t: float) -> None:
         spec = self.spec
@@ -389,6 +405,23 @@ class SceneWindow(SceneLogic, GLViewMixin, QOpenGLWindow):
     def mousePressEvent(self, ev: Any) -> None:
         self._user_camera = True  # the user took over the camera: resizes no longer re-fit it
         super().mousePressEvent(ev)
+
+    def update(self, *args: Any) -> None:
+        """QPaintDeviceWindow.update for Python callers (the GL items ask for it when moved), held back while
+        :meth:`set_state` prepares a frame that it presents itself."""
+        if not getattr(self, "_updates_held", False):
+            super().update(*args)
+
+    def present_now(self) -> None:
+        """Render and swap now, not at the window's next update request (a timer, 5 ms later on xcb).
+
+        The live view's display timer presents its frames this way: each frame is then on screen at the timer's
+        tick, and the time until the next tick is free for other work (plot repaints) without delaying a frame.
+        (Not combined with ``update()``, which would render the same frame a second time at its request.)"""
+        if self.isExposed():
+            QCoreApplication.sendEvent(self, QEvent(QEvent.Type.UpdateRequest))
+        else:
+            self.update()
 
     def devicePixelRatioF(self) -> float:  # GLViewMixin expects the QWidget API
         return float(self.devicePixelRatio())

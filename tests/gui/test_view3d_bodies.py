@@ -78,3 +78,33 @@ def test_one_item_draws_like_one_mesh_item_per_body(qtbot: Any, require_gl: None
     diff = np.abs(a.astype(int) - b.astype(int)).max(axis=2)
     assert (diff > 12).mean() < 0.002, f"{(diff > 12).sum()} pixels differ"
     assert np.abs(a.astype(int) - b.astype(int)).mean() < 0.5
+
+
+def test_present_now_renders_each_frame_once(qtbot: Any, require_gl: None) -> None:
+    """The live view presents a frame from its display timer (set_state(..., present=True)): exactly one render
+    and swap per frame, at once; the GL items' own update requests must not render it a second time."""
+    from core.simulate import SimulationSettings, run
+    from core.system import compile_model
+    from gui.view3d.scene import SceneContainer
+    model = _chain()
+    system = compile_model(model)
+    traj = run(system, SimulationSettings.from_model(model, t_end=0.2, dt=0.02))
+    box = SceneContainer()
+    qtbot.addWidget(box)
+    box.resize(400, 300)
+    box.show()
+    qtbot.waitExposed(box)
+    v = box.scene
+    v.set_model(model, system, traj.frames.q[0])
+    qtbot.waitUntil(v.isExposed, timeout=5000)
+    qtbot.wait(200)
+    swaps: list[int] = []
+    v.frameSwapped.connect(lambda: swaps.append(1))
+    for k in range(1, 8):
+        v.set_state(traj.frames.q[k], float(traj.frames.t[k]), present=True)
+        assert len(swaps) == k, "the frame was not presented at once"
+        qtbot.wait(40)  # any pending update request would render again here
+        assert len(swaps) == k, "the frame was rendered twice"
+    v.set_state(traj.frames.q[0], 0.0)  # without present: rendered at the next update request
+    assert len(swaps) == 7
+    qtbot.waitUntil(lambda: len(swaps) == 8, timeout=2000)
