@@ -400,6 +400,7 @@ class PlotPanel(QWidget):
         self._versions: dict[str, int] = {}
         self._buffer: Any = None
         self._next_cursor = 0
+        self._deferred: QWidget | None = None  # the viewport of a plot whose repaint waits for flush_paint
         self.refresh_count = 0
 
     def set_system(self, system: Any) -> None:
@@ -418,7 +419,18 @@ class PlotPanel(QWidget):
             else:
                 p.plot_item.enableAutoRange(x=True)
 
-    def refresh(self, buffer: Any, force: bool = False, cursor: float | None = None) -> bool:
+    def paint_pending(self) -> bool:
+        """A plot was updated with ``defer_paint`` and waits for :meth:`flush_paint`."""
+        return self._deferred is not None
+
+    def flush_paint(self) -> None:
+        """Let the plot updated with ``defer_paint`` repaint (it does so in the next event-loop iteration)."""
+        if self._deferred is not None:
+            self._deferred.setUpdatesEnabled(True)  # schedules a repaint of the whole plot area
+            self._deferred = None
+
+    def refresh(self, buffer: Any, force: bool = False, cursor: float | None = None,
+                defer_paint: bool = False) -> bool:
         """Copy the buffer into the curves when it changed; True when curves were updated.
 
         Live (``force`` False) a single plot is touched per call: the one whose data is the oldest, or (all up to
@@ -426,7 +438,11 @@ class PlotPanel(QWidget):
         repaints more than one plot (a plot repaint costs several ms with a software renderer, and all four at
         once would delay a frame of the 3D view); a plot whose y range must grow does that first, alone, and gets
         its curves at the next call. With ``force`` every plot is brought up to date at once.
+
+        With ``defer_paint`` (live) the touched plot does not repaint until :meth:`flush_paint`: setting 20 curves
+        and painting them can take longer than a display interval, in two event-loop iterations each fits.
         """
+        self.flush_paint()
         if buffer is None:
             return False
         if buffer is not self._buffer:
@@ -443,6 +459,9 @@ class PlotPanel(QWidget):
             todo, touch = [], [keys[self._next_cursor % len(keys)]]
         if not force:
             self._next_cursor = keys.index(touch[0]) + 1
+            if defer_paint and todo:  # (a cursor move alone repaints a thin strip: not worth a full repaint later)
+                self._deferred = self.plots[touch[0]].plot_widget.viewport()
+                self._deferred.setUpdatesEnabled(False)
         for k in todo:
             if self.plots[k].update_curves(buffer, range_apart=not force):
                 self._versions[k] = buffer.version

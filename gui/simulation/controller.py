@@ -35,12 +35,12 @@ PLOT_MS = 60  # one of the four plots repaints per tick (each ~4 Hz: its curves 
 def _traced(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Report the handler's (name, start, end) to ``self.trace`` when one is set (the view benchmark)."""
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
-        def wrapper(self: "SimulationController", *args: Any) -> Any:
+        def wrapper(self: "SimulationController", *args: Any, **kwargs: Any) -> Any:
             if self.trace is None:
-                return fn(self, *args)
+                return fn(self, *args, **kwargs)
             t0 = time.perf_counter()
             try:
-                return fn(self, *args)
+                return fn(self, *args, **kwargs)
             finally:
                 self.trace(name, t0, time.perf_counter())
         wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__
@@ -385,20 +385,26 @@ class SimulationController(QObject):
         if time.perf_counter() - self._last_swap < 3 * DISPLAY_MS / 1000:
             self._plot_due = True
         else:
+            self.plots.flush_paint()
             self._plot_work()
 
     def _on_frame_swapped(self) -> None:
-        """A frame of the 3D view reached the screen: the next one is due in about a display interval, so this is
-        when plot work (several ms with a software renderer) delays no frame, or the least."""
+        """A frame of the 3D view reached the screen: the next one is due in a display interval, so this is when
+        plot work (several ms with a software renderer) delays no frame. The work of a plot tick is split over two
+        such gaps: the new curves are set after one frame, and painted after the next."""
         self._last_swap = time.perf_counter()
-        if self._plot_due:
+        if self.plots.paint_pending():
+            self.plots.flush_paint()
+        elif self._plot_due:
             self._plot_due = False
-            self._plot_work()
+            self._plot_work(defer_paint=True)
 
     @_traced("plot tick")
-    def _plot_work(self) -> None:
-        self.plots.refresh(self.buffer, cursor=self.clock.t)  # one plot per tick: its curves and its cursor
+    def _plot_work(self, defer_paint: bool = False) -> None:
+        # one plot per tick: its curves and its cursor (painted at once, or after the next frame with defer_paint)
+        self.plots.refresh(self.buffer, cursor=self.clock.t, defer_paint=defer_paint)
         if not self.active and not self.clock.playing and self.plots.up_to_date(self.buffer):
+            self.plots.flush_paint()
             self.plots.set_cursor(self.clock.t)
             self.plot_timer.stop()
             self.display_timer.stop() if not self._dirty else None
