@@ -431,7 +431,7 @@ class PlotPanel(QWidget):
 
     def refresh(self, buffer: Any, force: bool = False, cursor: float | None = None,
                 defer_paint: bool = False) -> bool:
-        """Copy the buffer into the curves when it changed; True when curves were updated.
+        """Copy the buffer into the curves when it changed; True when curves were updated (not just a y range).
 
         Live (``force`` False) a single plot is touched per call: the one whose data is the oldest, or (all up to
         date) the next in turn; ``cursor`` moves that plot's time cursor too. One event-loop iteration thus never
@@ -462,14 +462,16 @@ class PlotPanel(QWidget):
             if defer_paint and todo:  # (a cursor move alone repaints a thin strip: not worth a full repaint later)
                 self._deferred = self.plots[touch[0]].plot_widget.viewport()
                 self._deferred.setUpdatesEnabled(False)
+        updated = False
         for k in todo:
             if self.plots[k].update_curves(buffer, range_apart=not force):
                 self._versions[k] = buffer.version
+                updated = True
         if cursor is not None:
             for k in touch:
                 if self.plots[k].cursor.value() != cursor:
                     self.plots[k].cursor.setValue(cursor)
-        if not todo:
+        if not updated:
             return False
         self._version = buffer.version
         self.refresh_count += 1
