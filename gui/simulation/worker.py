@@ -11,7 +11,8 @@ recorded output frame: it asks ``flush_now()`` whether to emit the pending frame
 ``cancel`` blocks (releasing the GIL) until a step lets exactly one more output frame through (which is then
 delivered on its own), until resume, or until stop (it then returns True and the run ends as CANCELLED). A pause
 that arrives between the two calls takes hold at the next frame, so no computed frame is ever held back while
-the run waits. Errors never escape: a failed run ends with ``sig_finished`` carrying its status and message (and
+the run waits. Stop is also seen before every integrator step (``stop_requested``), so a run crawling between two
+frames stops at once. Errors never escape: a failed run ends with ``sig_finished`` carrying its status and message (and
 an unexpected exception becomes a FAILED outcome too).
 """
 from __future__ import annotations
@@ -105,6 +106,10 @@ class SimulationWorker(QObject):
     def paused(self) -> bool:
         return self._paused
 
+    def _stop_requested(self) -> bool:
+        """Asked before every integrator step (never blocks): a run crawling between two frames stops at once."""
+        return self._stop
+
     def _flush_now(self) -> bool:
         """The driver's question after a frame (with frames pending): emit them now? Yes while paused."""
         with self._cond:
@@ -177,8 +182,8 @@ class SimulationWorker(QObject):
         sys.setswitchinterval(SWITCH_INTERVAL)
         try:
             for block in iter_simulation(self.system, self.settings, cancel=self._cancel, flush_now=self._flush_now,
-                                         outcome=outcome, block_frames=self.block_frames,
-                                         block_seconds=self.block_seconds):
+                                         stop_requested=self._stop_requested, outcome=outcome,
+                                         block_frames=self.block_frames, block_seconds=self.block_seconds):
                 self.sig_block.emit(block)
         except Exception as exc:  # a bug in a formulation must not take the window down
             outcome.update(status=Status.FAILED, message=f"internal error: {type(exc).__name__}: {exc}",
@@ -200,6 +205,9 @@ class ProcessGate:
     def __init__(self, stop: Any, pause: Any, steps: Any, poll: float = 0.005):
         self.stop, self.pause, self.steps, self.poll = stop, pause, steps, poll
         self._asked: bool | None = None  # what flush_now answered at the current checkpoint
+
+    def stop_requested(self) -> bool:
+        return self.stop.is_set()
 
     def flush_now(self) -> bool:
         self._asked = self.pause.is_set()
@@ -232,7 +240,8 @@ def _child_main(conn: Any, system: Any, settings: SimulationSettings, stop: Any,
     outcome: dict[str, Any] = {}
     try:
         for block in iter_simulation(system, settings, cancel=gate.cancel, flush_now=gate.flush_now,
-                                     outcome=outcome, block_frames=block_frames, block_seconds=block_seconds):
+                                     stop_requested=gate.stop_requested, outcome=outcome,
+                                     block_frames=block_frames, block_seconds=block_seconds):
             conn.send(("block", block))
     except Exception as exc:  # a bug in a formulation must not take the window down
         outcome.update(status=Status.FAILED, message=f"internal error: {type(exc).__name__}: {exc}",

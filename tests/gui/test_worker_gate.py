@@ -26,6 +26,7 @@ class ThreadSide:
     def __init__(self) -> None:
         self.w = SimulationWorker(None, None, use_process=False)  # type: ignore[arg-type]
         self.flush_now, self.cancel = self.w._flush_now, self.w._cancel
+        self.stop_requested = self.w._stop_requested
         self.pause, self.resume, self.step, self.stop = self.w.pause, self.w.resume, self.w.step, self.w.stop
 
 
@@ -38,6 +39,7 @@ class ProcessSide:
         self.w = SimulationWorker(None, None, use_process=True)  # type: ignore[arg-type]
         gate = ProcessGate(self.w._p_stop, self.w._p_pause, self.w._p_steps, poll=0.002)
         self.flush_now, self.cancel = gate.flush_now, gate.cancel
+        self.stop_requested = gate.stop_requested
         self.pause, self.resume, self.step, self.stop = self.w.pause, self.w.resume, self.w.step, self.w.stop
 
 
@@ -131,3 +133,15 @@ def test_steps_before_a_pause_are_dropped(side: Any) -> None:
     assert_blocks(th)
     side.stop()
     th.join(2.0)
+
+
+def test_stop_requested_between_integrator_steps(side: Any) -> None:
+    """The non-blocking question asked before every integrator step: False while running or paused, True after
+    stop (a run crawling between two output frames stops at once)."""
+    assert side.stop_requested() is False
+    side.pause()
+    assert side.stop_requested() is False
+    side.resume()
+    side.stop()
+    assert side.stop_requested() is True
+    assert side.cancel() is True
