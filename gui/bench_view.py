@@ -63,22 +63,24 @@ def _renderer(win: Any) -> str:
         win.doneCurrent()
 
 
-def _cpu_times() -> tuple[float, float, float, float]:
-    """(busy, total) CPU seconds of the whole machine (all cores, /proc/stat) and (this process with its reaped
-    children, wall x cores): the load the run shared the machine with."""
+def _cpu_times() -> tuple[float, float, float, float, float]:
+    """(busy, total) CPU seconds of the whole machine (all cores, /proc/stat), (this process with its reaped
+    children, wall x cores), and the time stolen by the hypervisor (a virtual machine sharing its host): the load
+    the run shared the machine with."""
     import resource
-    busy = total = 0.0
+    busy = total = steal = 0.0
     try:
         with open("/proc/stat", encoding="ascii") as f:
             v = [float(x) for x in f.readline().split()[1:]]
         hz = os.sysconf("SC_CLK_TCK")
         total = sum(v[:8]) / hz
         busy = total - (v[3] + v[4]) / hz  # minus idle and iowait
+        steal = v[7] / hz
     except (OSError, ValueError, IndexError):
         pass
     own = sum(getattr(resource.getrusage(w), a) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
               for a in ("ru_utime", "ru_stime"))
-    return busy, total, own, time.perf_counter() * (os.cpu_count() or 1)
+    return busy, total, own, time.perf_counter() * (os.cpu_count() or 1), steal
 
 
 def frame_stats(stamps: list[float]) -> dict[str, Any]:
@@ -336,6 +338,7 @@ def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tup
         "full_gc_ms_unfrozen": round(gc_ms["unfrozen"], 1),
         "cpu_all_pct": round(100 * (cpu1[0] - cpu0[0]) / max(cpu1[1] - cpu0[1], 1e-9), 1),
         "cpu_ours_pct": round(100 * (cpu1[2] - cpu0[2]) / max(cpu1[3] - cpu0[3], 1e-9), 1),
+        "cpu_steal_pct": round(100 * (cpu1[4] - cpu0[4]) / max(cpu1[1] - cpu0[1], 1e-9), 1),
         "gui_thread_busy_pct": round(100 * busy / max(st[-1] - st[0], 1e-9), 1),
         "view_size": view_size, "renderer": renderer,
         "late": late,
