@@ -19,6 +19,20 @@ from PySide6.QtOpenGL import QOpenGLBuffer
 
 MAX_BODIES = 48  # poses per item (48 mat4 = 768 uniform components; GL guarantees 1024 in a vertex shader)
 SHADER = "mechstudio_bodies"
+#: the fragment shader of every lit mesh of the 3D view (here and in ``gui.view3d.scene``): the colour shaded by
+#: a fixed light direction, both faces lit
+LIT_FRAGMENT_SOURCE = """
+                #ifdef GL_ES
+                precision mediump float;
+                #endif
+                varying vec4 v_color;
+                varying vec3 v_normal;
+                void main() {
+                    float p = abs(dot(normalize(v_normal), normalize(vec3(0.35, 0.45, 1.0))));
+                    vec3 rgb = v_color.rgb * (0.38 + 0.62 * p);
+                    gl_FragColor = vec4(rgb, v_color.a);
+                }
+            """
 
 
 def _shader() -> Any:
@@ -42,18 +56,7 @@ def _shader() -> Any:
                     gl_Position = u_mvp * (m * a_position);
                 }}
             """),
-            shaders.FragmentShader("""
-                #ifdef GL_ES
-                precision mediump float;
-                #endif
-                varying vec4 v_color;
-                varying vec3 v_normal;
-                void main() {
-                    float p = abs(dot(normalize(v_normal), normalize(vec3(0.35, 0.45, 1.0))));
-                    vec3 rgb = v_color.rgb * (0.38 + 0.62 * p);
-                    gl_FragColor = vec4(rgb, v_color.a);
-                }
-            """)])
+            shaders.FragmentShader(LIT_FRAGMENT_SOURCE)])
     return shaders.getShaderProgram(SHADER)
 
 

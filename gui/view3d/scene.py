@@ -21,7 +21,7 @@ from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from core.model.document import GROUND, Model
-from gui.view3d.bodies_item import MAX_BODIES, BodiesItem
+from gui.view3d.bodies_item import LIT_FRAGMENT_SOURCE, MAX_BODIES, BodiesItem
 from gui.view3d.geometry import Poser, darker, SceneSpec, build_scene, coil, disk_contact_point, world
 
 BACKGROUND = (236, 239, 243)
@@ -49,18 +49,7 @@ def _lit_shader() -> str:
                     gl_Position = u_mvp * a_position;
                 }
             """),
-            shaders.FragmentShader("""
-                #ifdef GL_ES
-                precision mediump float;
-                #endif
-                varying vec4 v_color;
-                varying vec3 v_normal;
-                void main() {
-                    float p = abs(dot(normalize(v_normal), normalize(vec3(0.35, 0.45, 1.0))));
-                    vec3 rgb = v_color.rgb * (0.38 + 0.62 * p);
-                    gl_FragColor = vec4(rgb, v_color.a);
-                }
-            """)])
+            shaders.FragmentShader(LIT_FRAGMENT_SOURCE)])
     return name
 
 
