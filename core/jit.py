@@ -45,6 +45,19 @@ def compile_helper(func: Callable[..., Any]) -> Callable[..., Any]:
     return numba.njit(cache=True, nogil=True)(func)
 
 
+def kernel_set(build: Callable[[], Any]) -> Callable[[], Any]:
+    """Decorator for a module's builder of compiled kernels: build once, on the first call, and return the same
+    object afterwards; None (the numpy paths) without numba."""
+    built: list[Any] = []
+
+    def get() -> Any:
+        if not built:
+            built.append(build() if numba_module() is not None else None)
+        return built[0]
+    get.__doc__ = build.__doc__
+    return get
+
+
 def array_types() -> tuple[Any, ...]:
     """(float64[::1], float64[:, ::1], float64[:, :, ::1], int64[::1], int32[::1], boolean) numba types."""
     nb = numba_module()

@@ -316,10 +316,14 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                      simulated_seconds=float(t))
         outcome.update(status=status, message=message, stats=stats)
 
-    def end_cancelled() -> Iterator[FrameBlock]:
+    def end(status: Status, message: str) -> Iterator[FrameBlock]:
+        """End the run: emit the pending frames, then store the status, message and statistics."""
         if buf:
             yield flush()
-        finish(Status.CANCELLED, f"cancelled at t = {t:.6g} s")
+        finish(status, message)
+
+    def end_cancelled() -> Iterator[FrameBlock]:
+        yield from end(Status.CANCELLED, f"cancelled at t = {t:.6g} s")
 
     def newton_failed(cr: Any, t: float) -> str:
         return (f"the constraint correction (Newton-Raphson) did not converge at t = {t:.6g} s: "
@@ -364,20 +368,16 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                         continue
                     raise
                 if not ok:
-                    if buf:
-                        yield flush()
-                    finish(Status.FAILED, msg)
+                    yield from end(Status.FAILED, msg)
                     return
                 t_new = stepper.t
                 y_new = stepper.y
                 steps_since_output += 1
                 if steps_since_output > MAX_STEPS_PER_OUTPUT and times[k] > t_new + eps:
                     t = t_new
-                    if buf:
-                        yield flush()
-                    finish(Status.FAILED, f"{integ.name} gave up at t = {t_new:.6g} s: more than "
-                                          f"{MAX_STEPS_PER_OUTPUT} steps since the last output (step size "
-                                          f"{stepper.h:.3g} s; a singularity, or a stiff model: try radau)")
+                    yield from end(Status.FAILED, f"{integ.name} gave up at t = {t_new:.6g} s: more than "
+                                                  f"{MAX_STEPS_PER_OUTPUT} steps since the last output (step size "
+                                                  f"{stepper.h:.3g} s; a singularity, or a stiff model: try radau)")
                     return
                 # outputs strictly inside the step: dense output, then the correction of the recorded copy
                 inside = []
@@ -392,9 +392,7 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                         failure, _, _, _, frame = settle(Y[j, :-1], tk, float(Y[j, -1]), True)
                         t = tk
                         if failure is not None:
-                            if buf:
-                                yield flush()
-                            finish(Status.FAILED, failure)
+                            yield from end(Status.FAILED, failure)
                             return
                         buf.append(frame)
                         yield from checkpoint()
@@ -407,9 +405,7 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                 at_output = k <= n_out and abs(times[k] - t_new) <= eps
                 failure, q, v, changed, frame = settle(y_new[:-1], t_new, work, at_output)
                 if failure is not None:
-                    if buf:
-                        yield flush()
-                    finish(Status.FAILED, failure)
+                    yield from end(Status.FAILED, failure)
                     return
                 if changed or (needs_restart is not None and needs_restart(q, v, t_new)):
                     svd_before = form.svd_count
@@ -428,9 +424,7 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                     if cancelled[0]:
                         yield from end_cancelled()
                         return
-            if buf:
-                yield flush()
-            finish(Status.FINISHED, f"finished at t = {t:.6g} s")
+            yield from end(Status.FINISHED, f"finished at t = {t:.6g} s")
             return
 
         # --- interval by interval (fixed-step and implicit integrators) ---------------------------------------
@@ -452,17 +446,13 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
                 else:
                     raise
             if not res.ok:
-                if buf:
-                    yield flush()
-                finish(Status.FAILED, res.message)
+                yield from end(Status.FAILED, res.message)
                 return
             y, work = res.y[:-1], float(res.y[-1])
             t = t1
             failure, q, v, _, frame = settle(y, t, work, True)
             if failure is not None:
-                if buf:
-                    yield flush()
-                finish(Status.FAILED, failure)
+                yield from end(Status.FAILED, failure)
                 return
             y = form.restart(q, v, t)
             if form.svd_count != svd_before:
@@ -472,17 +462,11 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
             if cancelled[0]:
                 yield from end_cancelled()
                 return
-        if buf:
-            yield flush()
-        finish(Status.FINISHED, f"finished at t = {t:.6g} s")
+        yield from end(Status.FINISHED, f"finished at t = {t:.6g} s")
     except SolverFailure as exc:
-        if buf:
-            yield flush()
-        finish(Status.FAILED, str(exc))
+        yield from end(Status.FAILED, str(exc))
     except (np.linalg.LinAlgError, FloatingPointError, ValueError, ZeroDivisionError, OverflowError) as exc:
-        if buf:
-            yield flush()
-        finish(Status.FAILED, f"numerical failure near t = {t:.6g} s: {type(exc).__name__}: {exc}")
+        yield from end(Status.FAILED, f"numerical failure near t = {t:.6g} s: {type(exc).__name__}: {exc}")
 
 
 def run(system: ConstrainedSystem, settings: SimulationSettings, **kwargs: Any) -> Trajectory:

@@ -72,7 +72,7 @@ import scipy.linalg as sla
 
 from core.dynamics.base import (Accelerations, Formulation, SolverFailure, multipliers_from_accelerations,
                                 register_formulation)
-from core.jit import array_types, compile_helper, compile_kernel, numba_module
+from core.jit import array_types, compile_helper, compile_kernel, kernel_set
 from core.kinematics.assembly import RANK_RTOL
 from core.system import ConstrainedSystem
 from core.types import FloatArray
@@ -443,25 +443,16 @@ class ProjectionFormulation(Formulation):
 # of overhead), large ones go to BLAS (np.dot). The numpy path stays as the fallback (numba missing, or ``ProjectionFormulation(system, kernels="numpy")``) and the tests
 # check that both give the same numbers (tests/test_performance_equivalence.py). Compiled once and cached on disk
 # (numba cache=True, in __pycache__).
-_KERNELS = None
-
-
+@kernel_set
 def _kernels():
     """(geometry, velocity, accelerations) numba kernels, or None when numba is not available (``core.jit``)."""
-    global _KERNELS
-    if _KERNELS is not None:
-        return _KERNELS or None
-    if numba_module() is None:
-        _KERNELS = ()
-        return None
     f8_1, f8_2, _, i8_1, i4_1, b1 = array_types()
     g = globals()
     for name in ("_k_lu_inplace", "_k_lu_solve", "_k_mm", "_k_mv"):  # helpers: the kernels call the compiled versions
         g[name] = compile_helper(g[name])
-    _KERNELS = (compile_kernel(_k_geometry, (f8_2, f8_1, i8_1, i8_1, f8_2, f8_2, f8_2, b1)),
-                compile_kernel(_k_velocity, (f8_2, f8_2, i4_1, f8_1, f8_1, f8_1)),
-                compile_kernel(_k_accelerations, (f8_2, i8_1, f8_1, f8_2, b1, f8_2, i4_1, f8_1, f8_2, f8_1, b1, f8_2)))
-    return _KERNELS
+    return (compile_kernel(_k_geometry, (f8_2, f8_1, i8_1, i8_1, f8_2, f8_2, f8_2, b1)),
+            compile_kernel(_k_velocity, (f8_2, f8_2, i4_1, f8_1, f8_1, f8_1)),
+            compile_kernel(_k_accelerations, (f8_2, i8_1, f8_1, f8_2, b1, f8_2, i4_1, f8_1, f8_2, f8_1, b1, f8_2)))
 
 
 # the kernels' source (plain Python, compiled by _kernels(); numpy semantics, so they also run uncompiled)

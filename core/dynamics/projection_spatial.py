@@ -30,7 +30,7 @@ import numpy as np
 
 from core.dynamics import projection as _proj
 from core.dynamics.correction import MAX_ITER, POSITION_TOL, VELOCITY_TOL
-from core.jit import compile_helper, numba_module
+from core.jit import compile_helper, kernel_set
 from core import spatial_kernels as _sk
 
 
@@ -249,27 +249,23 @@ def k_output(y, correction, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass,
 
 # helpers the kernels call: compiled versions (bound at import; plain Python without numba)
 _lu_inplace = _lu_solve = _mm = _mv = _geometry = _velocity = _accel = _position_terms = _velocity_terms = None
-_COMPILED: tuple[Callable[..., Any], Callable[..., Any]] | None = None
-
-
+@kernel_set
 def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     """(k_rhs, k_output) compiled, or None without numba (the projection formulation's generic path)."""
-    global _COMPILED, _lu_inplace, _lu_solve, _mm, _mv, _geometry, _velocity, _accel, _position_terms, _velocity_terms
-    if _COMPILED is None:
-        if numba_module() is None or _proj._kernels() is None:
-            return None
-        g = globals()
-        _lu_inplace, _lu_solve = _proj._k_lu_inplace, _proj._k_lu_solve  # compiled by _proj._kernels()
-        _mm, _mv = _proj._k_mm, _proj._k_mv
-        _geometry = compile_helper(_proj._k_geometry)
-        _velocity = compile_helper(_proj._k_velocity)
-        _accel = compile_helper(_proj._k_accelerations)
-        _position_terms = compile_helper(_sk.k_position_terms)
-        _velocity_terms = compile_helper(_sk.k_velocity_terms)
-        for name in ("_kkt_step", "_norm", "_xi", "_kept_geometry", "_unpack", "_accelerations"):
-            g[name] = compile_helper(g[name])
-        _COMPILED = (compile_helper(k_rhs), compile_helper(k_output))
-    return _COMPILED
+    global _lu_inplace, _lu_solve, _mm, _mv, _geometry, _velocity, _accel, _position_terms, _velocity_terms
+    if _proj._kernels() is None:
+        return None
+    g = globals()
+    _lu_inplace, _lu_solve = _proj._k_lu_inplace, _proj._k_lu_solve  # compiled by _proj._kernels()
+    _mm, _mv = _proj._k_mm, _proj._k_mv
+    _geometry = compile_helper(_proj._k_geometry)
+    _velocity = compile_helper(_proj._k_velocity)
+    _accel = compile_helper(_proj._k_accelerations)
+    _position_terms = compile_helper(_sk.k_position_terms)
+    _velocity_terms = compile_helper(_sk.k_velocity_terms)
+    for name in ("_kkt_step", "_norm", "_xi", "_kept_geometry", "_unpack", "_accelerations"):
+        g[name] = compile_helper(g[name])
+    return compile_helper(k_rhs), compile_helper(k_output)
 
 
 def applies(system: Any) -> bool:

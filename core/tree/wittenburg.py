@@ -49,7 +49,7 @@ import numpy as np
 from scipy.linalg.lapack import dposv as _dposv
 
 from core.dynamics.base import Accelerations, Formulation, SolverFailure, register_formulation
-from core.jit import array_types, compile_kernel, numba_module
+from core.jit import array_types, compile_kernel, kernel_set
 from core.system import ConstrainedSystem
 from core.tree.orientation import get_parametrization, matrix_to_quat, quat_E, quat_to_matrix
 from core.types import FloatArray
@@ -324,20 +324,12 @@ class WittenburgFormulation(Formulation):
 # operations as the numpy path (_omega_dot_numpy), which stays the fallback and the reference of the tests
 # (tests/test_performance_equivalence.py). One call instead of ~50 numpy operations per evaluation. K is solved by
 # its Cholesky factor (LAPACK through numba; not positive definite -> LinAlgError -> SolverFailure).
-_KERNEL = None
-
-
+@kernel_set
 def _kernel():
-    global _KERNEL
-    if _KERNEL is not None:
-        return _KERNEL or None
-    if numba_module() is None:
-        _KERNEL = ()
-        return None
+    """The compiled omega_dot kernel, or None without numba."""
     f8_1, f8_2, f8_3, i8_1, _, _ = array_types()
-    _KERNEL = compile_kernel(_k_omega_dot, (f8_3, f8_2, f8_3, f8_2, f8_3, i8_1, i8_1, i8_1, i8_1, f8_2, f8_2, f8_2,
-                                            f8_2, f8_2, f8_2))
-    return _KERNEL
+    return compile_kernel(_k_omega_dot, (f8_3, f8_2, f8_3, f8_2, f8_3, i8_1, i8_1, i8_1, i8_1, f8_2, f8_2, f8_2,
+                                         f8_2, f8_2, f8_2))
 
 
 def _k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, F, mom, base):
