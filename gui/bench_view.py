@@ -212,8 +212,9 @@ def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tup
         json.dump(chain_model_data(n_links), f)
     win = MainWindow(messenger=Quiet(), restore_layout=False)
     # what a plot repaint is made of (class-level: Qt calls these Python overrides)
+    from gui.plots.curves import CurveSet
     patched = [(pg.GraphicsView, "paintEvent", "plot paint"), (pg.AxisItem, "paint", "plot paint: axis"),
-               (pg.PlotCurveItem, "paint", "plot paint: curves")]
+               (CurveSet, "paint", "plot paint: curves")]
     originals = [(cls, name, getattr(cls, name)) for cls, name, _w in patched]
     def which_plot(view: Any, *_a: Any) -> str:
         return getattr(view.parent(), "key", "?") or "?"

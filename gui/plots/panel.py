@@ -3,14 +3,15 @@
 Each :class:`LivePlot` is a small header (title, selectors, an export button with PNG / SVG / CSV) over a
 PlotWidget. :meth:`PlotPanel.refresh` copies the buffer's arrays into the curves and is driven by a QTimer
 (never once per frame); it does nothing when the buffer's version did not change. A vertical time cursor on
-every plot follows the animation (:meth:`PlotPanel.set_cursor`, or one plot per live refresh).
+every plot follows the animation: every refresh moves all four to the same time.
 
-Repaint cost (it is paid on the GUI thread, between two frames of the 3D view): the axes with their grid are
-cached as pixmaps, re-rendered only when their range changes; the y range is not pyqtgraph's auto-range (which
-moves, and so re-renders the axis, at every refresh of a growing run) but grows with headroom only when the data
-leave it (:meth:`LivePlot.grow_y_range`); and a live refresh touches a single plot (its curves and its cursor),
-so that no event-loop iteration repaints all four; a growth of the y range gets an iteration of its own, the
-new curves follow on the next. See docs/benchmarks.md (live view).
+Repaint cost (it is paid on the GUI thread, between two frames of the 3D view): all curves of a plot are one
+item with one ``paint()`` (:class:`~gui.plots.curves.CurveSet`); the axes with their grid are cached as pixmaps,
+re-rendered only when their range changes; the y range is not pyqtgraph's auto-range (which moves, and so
+re-renders the axis, at every refresh of a growing run) but grows with headroom only when the data leave it
+(:meth:`LivePlot.grow_y_range`); and a live refresh gives new curves to a single plot, so that no event-loop
+iteration repaints all four in full (cursor moves repaint thin strips); a growth of the y range gets an iteration
+of its own, the new curves follow on the next. See docs/benchmarks.md (live view).
 """
 from __future__ import annotations
 
@@ -23,13 +24,13 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QGraphicsItem, QHBoxLayout,
                                QToolButton, QVBoxLayout, QWidget)
 
 from core.simulate import REACTION_COMPONENTS
+from gui.plots.curves import Curve, CurveSet
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22"]
 LOG_FLOOR = 1e-18  # violations are plotted on a log axis: exact zeros are shown at this floor
 HEADROOM = 0.15  # the y range grows by this fraction of its span beyond the data (and never shrinks in a run)
 TICK_TEXT_WIDTH = 40  # [px] room for the left axis' tick labels (pyqtgraph starts at 30 and grows as labels come)
-DYNAMIC_RANGE_LIMIT = 1e6  # pyqtgraph's default off-screen limit of a curve (relative to the view's height)
 
 
 def _pen(i: int, style: Qt.PenStyle = Qt.PenStyle.SolidLine, width: float = 1.0) -> Any:
@@ -83,9 +84,13 @@ class LivePlot(QWidget):
         self.key_label.setStyleSheet("font-size: 8pt")
         self.cursor = pg.InfiniteLine(0.0, angle=90, pen=pg.mkPen("#555", width=1, style=Qt.PenStyle.DashLine))
         self.plot_item.addItem(self.cursor, ignoreBounds=True)
+        # every curve of the plot in one item (one paint() for all of them: see gui/plots/curves.py), over the cursor
+        self.curve_set = CurveSet()
+        self.plot_item.addItem(self.curve_set)
+        self._disable_item_transforms()
         lay.addWidget(self.key_label)
         lay.addWidget(self.plot_widget, 1)
-        self.curves: dict[str, pg.PlotDataItem] = {}
+        self._legend_key: list[tuple[str, str, int, float]] = []
         self.system: Any = None
         self._buffer: Any = None
         self._y_range: tuple[float, float] | None = None
@@ -94,6 +99,21 @@ class LivePlot(QWidget):
         # a zoom or pan by the user (mouse, wheel) hands the y range over to them until the next run
         self.plot_item.getViewBox().sigRangeChangedManually.connect(lambda *_a: self._user_range())
         self.plot_item.enableAutoRange(y=False)
+
+    @property
+    def curves(self) -> dict[str, Curve]:
+        """The shown curves by name, in drawing order (their data: ``getOriginalDataset()``)."""
+        return self.curve_set.curves
+
+    def _disable_item_transforms(self) -> None:
+        """pyqtgraph's context menu offers transforms of PlotDataItems (FFT, derivative, ..., downsampling, alpha,
+        points, averaging); the curves here are one CurveSet, which honours only the log axes: grey the rest out."""
+        ctrl = self.plot_item.ctrl
+        for name in ("fftCheck", "derivativeCheck", "phasemapCheck", "subtractMeanCheck", "decimateGroup",
+                     "averageGroup", "alphaGroup", "pointsGroup"):
+            w = getattr(ctrl, name, None)
+            if w is not None:
+                w.setEnabled(False)
 
     def set_axis_cache(self, on: bool) -> None:
         """Cache the axes (and their grid lines) as device pixmaps; the exporters paint without the cache."""
@@ -117,10 +137,9 @@ class LivePlot(QWidget):
         self.clear()
 
     def clear(self) -> None:
-        for c in self.curves.values():
-            self.plot_item.removeItem(c)
-        self.curves.clear()
+        self.curve_set.clear()
         self.legend.clear()
+        self._legend_key = []
         self._y_range = None
         self._y_managed = True
         self._range_only = False
@@ -147,9 +166,15 @@ class LivePlot(QWidget):
             return None
         lo, hi = np.inf, -np.inf
         for y in ys:
-            y = y[np.isfinite(y)] if len(y) else y
-            if len(y):
-                lo, hi = min(lo, float(y.min())), max(hi, float(y.max()))
+            if not len(y):
+                continue
+            a, b = float(y.min()), float(y.max())  # (NaN when y has one: then over the finite values only)
+            if not (np.isfinite(a) and np.isfinite(b)):
+                y = y[np.isfinite(y)]
+                if not len(y):
+                    continue
+                a, b = float(y.min()), float(y.max())
+            lo, hi = min(lo, a), max(hi, b)
         if not np.isfinite(lo):
             return None
         if self.plot_item.ctrl.logYCheck.isChecked():  # the view box works in decades
@@ -167,23 +192,18 @@ class LivePlot(QWidget):
         self._y_range = None
 
     def _user_range(self) -> None:
-        """The user zoomed or panned: the y range is theirs now, and (deep zooms) the curves limit their
-        off-screen values again."""
+        """The user zoomed or panned: the y range is theirs now."""
         self._y_managed = False
-        for c in self.curves.values():
-            c.setDynamicRangeLimit(DYNAMIC_RANGE_LIMIT)
 
-    def curve(self, name: str, pen: Any) -> pg.PlotDataItem:
-        c = self.curves.get(name)
-        if c is None:
-            c = self.plot_item.plot([], [], pen=pen, name=name)
-            c.setClipToView(True)
-            c.setDownsampling(auto=True, method="peak")
-            # pyqtgraph's off-screen clipping re-sets every curve's data on any change of the y range (3/4 of the
-            # cost of a range change with 20 curves); it only matters for deep zooms, i.e. after the user zoomed
-            c.setDynamicRangeLimit(None if self._y_managed else DYNAMIC_RANGE_LIMIT)
-            self.curves[name] = c
-        return c
+    def _update_legend(self, wanted: list[tuple[str, np.ndarray, Any]]) -> None:
+        """The legend (shown in exports) lists the curves in drawing order; rebuilt only when they change."""
+        key = [(n, p.color().name(), p.style().value, p.widthF()) for n, _y, p in wanted]
+        if key == self._legend_key:
+            return
+        self._legend_key = key
+        self.legend.clear()
+        for c in self.curves.values():
+            self.legend.addItem(c, c.name)
 
     def series(self, buffer: Any) -> list[tuple[str, np.ndarray, Any]]:
         """(name, y, pen) of every curve to show."""
@@ -207,12 +227,8 @@ class LivePlot(QWidget):
                 self._range_only = True
                 return False
         self._range_only = False
-        names = {n for n, _y, _p in wanted}
-        for stale in [n for n in self.curves if n not in names]:
-            self.plot_item.removeItem(self.curves.pop(stale))
-            self.legend.removeItem(stale)
-        for name, y, pen in wanted:
-            self.curve(name, pen).setData(t, y)
+        self.curve_set.set_curves(t, wanted)
+        self._update_legend(wanted)
         self.grow_y_range([y for _n, y, _p in wanted])
         key = "  ".join(f'<span style="color:{p.color().name()}">{"┅" if p.style() != Qt.PenStyle.SolidLine else "━"}'
                         f' {n}</span>' for n, _y, p in wanted)
@@ -399,7 +415,6 @@ class PlotPanel(QWidget):
         self._version = -1
         self._versions: dict[str, int] = {}
         self._buffer: Any = None
-        self._next_cursor = 0
         self._deferred: QWidget | None = None  # the viewport of a plot whose repaint waits for flush_paint
         self.refresh_count = 0
 
@@ -433,14 +448,19 @@ class PlotPanel(QWidget):
                 defer_paint: bool = False) -> bool:
         """Copy the buffer into the curves when it changed; True when curves were updated (not just a y range).
 
-        Live (``force`` False) a single plot is touched per call: the one whose data is the oldest, or (all up to
-        date) the next in turn; ``cursor`` moves that plot's time cursor too. One event-loop iteration thus never
-        repaints more than one plot (a plot repaint costs several ms with a software renderer, and all four at
-        once would delay a frame of the 3D view); a plot whose y range must grow does that first, alone, and gets
-        its curves at the next call. With ``force`` every plot is brought up to date at once.
+        Live (``force`` False) a single plot gets new curves per call: the one whose data is the oldest. One
+        event-loop iteration thus never repaints more than one plot in full (a plot repaint costs several ms with
+        a software renderer, and all four at once would delay a frame of the 3D view); a plot whose y range must
+        grow does that first, alone, and gets its curves at the next call. With ``force`` every plot is brought
+        up to date at once.
 
-        With ``defer_paint`` (live) the touched plot does not repaint until :meth:`flush_paint`: setting 20 curves
-        and painting them can take longer than a display interval, in two event-loop iterations each fits.
+        ``cursor`` moves the time cursor of every plot, so that all of them show the same time: a cursor move
+        repaints a strip a few pixels wide over its plot (the curves draw only their points in it, the axes are
+        cached pixmaps), ~1 ms per plot.
+
+        With ``defer_paint`` (live) the plot that got new curves does not repaint until :meth:`flush_paint`:
+        setting 20 curves and painting them can take longer than a display interval, in two event-loop
+        iterations each fits.
         """
         self.flush_paint()
         if buffer is None:
@@ -451,26 +471,21 @@ class PlotPanel(QWidget):
         keys = list(self.plots)
         stale = [k for k in keys if self._versions.get(k) != buffer.version]
         if force:
-            todo, touch = stale, keys
+            todo = stale
         elif stale:
             todo = [min(stale, key=lambda k: (self._versions.get(k, -1), keys.index(k)))]
-            touch = todo
-        else:
-            todo, touch = [], [keys[self._next_cursor % len(keys)]]
-        if not force:
-            self._next_cursor = keys.index(touch[0]) + 1
-            if defer_paint and todo:  # (a cursor move alone repaints a thin strip: not worth a full repaint later)
-                self._deferred = self.plots[touch[0]].plot_widget.viewport()
+            if defer_paint:
+                self._deferred = self.plots[todo[0]].plot_widget.viewport()
                 self._deferred.setUpdatesEnabled(False)
+        else:
+            todo = []
         updated = False
         for k in todo:
             if self.plots[k].update_curves(buffer, range_apart=not force):
                 self._versions[k] = buffer.version
                 updated = True
         if cursor is not None:
-            for k in touch:
-                if self.plots[k].cursor.value() != cursor:
-                    self.plots[k].cursor.setValue(cursor)
+            self.set_cursor(cursor)
         if not updated:
             return False
         self._version = buffer.version

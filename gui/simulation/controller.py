@@ -29,7 +29,7 @@ def _ptr(obj: Any) -> int:
 
 
 DISPLAY_MS = 16  # ~60 fps
-PLOT_MS = 60  # one of the four plots repaints per tick (each ~4 Hz: its curves and its time cursor)
+PLOT_MS = 60  # per tick one of the four plots gets new curves (each ~4 Hz); all four time cursors move
 
 
 def _traced(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -401,7 +401,8 @@ class SimulationController(QObject):
 
     @_traced("plot tick")
     def _plot_work(self, defer_paint: bool = False) -> None:
-        # one plot per tick: its curves and its cursor (painted at once, or after the next frame with defer_paint)
+        # one plot per tick gets its curves (painted at once, or after the next frame with defer_paint); every
+        # plot's time cursor moves to the animation's time
         self.plots.refresh(self.buffer, cursor=self.clock.t, defer_paint=defer_paint)
         if not self.active and not self.clock.playing and self.plots.up_to_date(self.buffer):
             self.plots.flush_paint()

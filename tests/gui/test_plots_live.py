@@ -1,6 +1,7 @@
 """Live refresh of the plots (issue 7): the rules that keep plot work between two frames of the 3D view small.
 
-- a live refresh touches one plot (its curves and its time cursor), the stalest first;
+- a live refresh gives new curves to one plot, the stalest first, and moves every plot's time cursor to the same
+  time;
 - the y range only grows, to hold every value, and a growth is done alone: the curves follow at the next call;
 - with ``defer_paint`` the touched plot repaints only after ``flush_paint``;
 - once the user zooms, the y range is theirs.
@@ -142,9 +143,49 @@ def test_user_zoom_takes_over_the_y_range(panel: Any, traj: Any) -> None:
     vb.scaleBy(y=0.5)
     vb.sigRangeChangedManually.emit(vb.state["mouseEnabled"])  # what a wheel zoom emits
     zoomed = vb.viewRange()[1]
-    assert all(c.opts["dynamicRangeLimit"] == pytest.approx(1e6) for c in p.curves.values())
+    assert not p._y_managed
     feed(buf, traj, 20, 100)
     panel.refresh(buf, force=True)
     assert vb.viewRange()[1] == pytest.approx(zoomed), "a refresh moved the range the user chose"
     p.set_system(traj.system)  # a new run: the plot manages its range again
     assert p._y_managed
+
+
+def test_every_cursor_shows_the_same_time_after_a_live_refresh(qtbot: Any, panel: Any, traj: Any) -> None:
+    """All four time cursors follow the animation together (they used to move one plot per refresh, so they
+    lagged each other by up to four plot ticks), also while a plot's repaint is deferred."""
+    from gui.simulation.buffer import TrajectoryBuffer
+    buf = TrajectoryBuffer(traj.system.n, len(traj.system.constraints))
+    for k, i in enumerate(range(10, 101, 10)):
+        feed(buf, traj, i - 10, i)
+        t = float(buf.t_latest) * 0.9
+        panel.refresh(buf, cursor=t, defer_paint=k % 2 == 0)
+        assert [p.cursor.value() for p in panel.plots.values()] == pytest.approx([t] * len(panel.plots))
+        panel.flush_paint()
+    # all plots up to date: a refresh still moves every cursor
+    for _ in range(2 * len(panel.plots)):
+        panel.refresh(buf)
+    assert panel.up_to_date(buf)
+    panel.refresh(buf, cursor=0.123)
+    assert [p.cursor.value() for p in panel.plots.values()] == pytest.approx([0.123] * len(panel.plots))
+    qtbot.wait(30)
+    for k, p in panel.plots.items():  # each plot shows its cursor (grey #555 dashes) at t = 0.123
+        assert abs(cursor_column(p) - column_of(p, 0.123)) <= 1, k
+
+
+def column_of(plot: Any, t: float) -> int:
+    from PySide6.QtCore import QPointF
+    vb = plot.plot_item.getViewBox()
+    y0, y1 = vb.viewRange()[1]
+    scene = vb.mapViewToScene(QPointF(t, 0.5 * (y0 + y1)))
+    return int(plot.plot_widget.mapFromScene(scene).x())
+
+
+def cursor_column(plot: Any) -> int:
+    """The pixel column of the plot widget with the most pixels of the cursor's grey."""
+    from PySide6.QtGui import QImage
+    img = plot.plot_widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine() // 4, 4)[:, :img.width()]
+    c = a[:, :, :3].astype(int)
+    grey = (np.abs(c - 0x55) <= 4).all(axis=2)  # (blending with the grid moves it by a step or two)
+    return int(np.argmax(grey.sum(axis=0)))
