@@ -322,7 +322,8 @@ def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tup
         causes[_cause(work)] = causes.get(_cause(work), 0) + 1
     window_ms = lambda what: tracer.durations(what, st[0], st[-1])  # noqa: E731
     busy = _union_length([(max(s, st[0]), min(e, st[-1])) for w, s, e in tracer.events
-                          if w in ("display tick", "plot tick", "block", "window repaint", "3D render", "swap")
+                          if w in ("display tick", "plot tick", "plot cursors", "block", "window repaint", "3D render",
+                                   "swap")
                           and e > st[0] and s < st[-1]])
     row.update({
         "late_causes": ", ".join(f"{k} {v}" for k, v in sorted(causes.items(), key=lambda kv: -kv[1])) or "-",

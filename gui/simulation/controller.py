@@ -88,6 +88,7 @@ class SimulationController(QObject):
         self.plot_timer.timeout.connect(self._on_plot_tick)
         # Plot work is done right after a frame of the 3D view reached the screen (see _on_plot_tick)
         self._plot_due = False
+        self._cursors_due = False
         self._last_swap = 0.0
         swapped = getattr(view, "frameSwapped", None)
         if swapped is not None:
@@ -390,26 +391,41 @@ class SimulationController(QObject):
 
     def _on_frame_swapped(self) -> None:
         """A frame of the 3D view reached the screen: the next one is due in a display interval, so this is when
-        plot work (several ms with a software renderer) delays no frame. The work of a plot tick is split over two
-        such gaps: the new curves are set after one frame, and painted after the next."""
+        plot work (several ms with a software renderer) delays no frame. The work of a plot tick is split over
+        three such gaps: the new curves of one plot are set after one frame, that plot is painted after the
+        next, and all four time cursors move (a thin strip repainted per plot) after the third."""
         self._last_swap = time.perf_counter()
         if self.plots.paint_pending():
             self.plots.flush_paint()
+            self._cursors_due = True
+        elif self._cursors_due:
+            self._cursors_due = False
+            self._move_cursors()
         elif self._plot_due:
             self._plot_due = False
             self._plot_work(defer_paint=True)
 
     @_traced("plot tick")
     def _plot_work(self, defer_paint: bool = False) -> None:
-        # one plot per tick gets its curves (painted at once, or after the next frame with defer_paint); every
-        # plot's time cursor moves to the animation's time
-        self.plots.refresh(self.buffer, cursor=self.clock.t, defer_paint=defer_paint)
+        # one plot per tick gets its curves: painted at once, with every plot's time cursor moved to the
+        # animation's time, or (defer_paint) painted after the next frame, the cursors after the one after
+        if defer_paint:
+            self.plots.refresh(self.buffer, defer_paint=True)
+            if not self.plots.paint_pending():  # no plot had new data: the cursors move now
+                self._move_cursors()
+        else:
+            self.plots.refresh(self.buffer, cursor=self.clock.t)
         if not self.active and not self.clock.playing and self.plots.up_to_date(self.buffer):
             self.plots.flush_paint()
             self.plots.set_cursor(self.clock.t)
+            self._cursors_due = False
             self.plot_timer.stop()
             self.display_timer.stop() if not self._dirty else None
             self._release_gc()
+
+    @_traced("plot cursors")
+    def _move_cursors(self) -> None:
+        self.plots.set_cursor(self.clock.t)
 
     # ---- garbage collector -------------------------------------------------------------------------------
     def _hold_gc(self) -> None:

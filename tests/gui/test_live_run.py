@@ -79,6 +79,11 @@ def test_live_run_rolling_disk(qtbot: Any, live_window: Any) -> None:
     # (a fast run finishes long before its animation does): grab while it plays
     grab.timeout.connect(lambda: frames.append(scene_image(w))
                          if c.state == "running" or c.clock.playing else None)
+    # the plots' time cursors at each presented frame, with the animation's time
+    cursors: list[tuple[float, list[float]]] = []
+    record = lambda: cursors.append((c.clock.t, [p.cursor.value() for p in c.plots.plots.values()])) \
+        if c.clock.playing else None  # noqa: E731
+    c.view.frameSwapped.connect(record)
     probe.start()
     grab.start()
     w.live.act_run.trigger()
@@ -87,6 +92,7 @@ def test_live_run_rolling_disk(qtbot: Any, live_window: Any) -> None:
         pass
     qtbot.waitUntil(lambda: not c.clock.playing, timeout=10000)
     probe.stop()
+    c.view.frameSwapped.disconnect(record)
     gc.unfreeze()
     grab.stop()
     qtbot.wait(200)
@@ -111,6 +117,12 @@ def test_live_run_rolling_disk(qtbot: Any, live_window: Any) -> None:
     gaps = np.diff(ticks) - 0.010
     print(f"\nlatency probe: {len(ticks)} ticks, max {1e3 * gaps.max():.1f} ms, p95 {1e3 * np.percentile(gaps, 95):.1f} ms")
     assert gaps.max() < 0.100, f"event loop blocked for {1e3 * gaps.max():.0f} ms"
+    # all four plots' cursors show the same time, close behind the animation (they used to move one plot per plot
+    # tick: up to four ticks apart)
+    assert len(cursors) > 20
+    assert max(max(v) - min(v) for _t, v in cursors) == 0.0
+    lag = [t - v[0] for t, v in cursors]
+    assert np.median(lag) < 0.12, f"the cursors lag the animation by {np.median(lag):.3f} s (median)"
     # scrubbing moves the mechanism and the cursor together
     c.seek(0.5)
     assert c.plots.energy.cursor.value() == pytest.approx(0.5)

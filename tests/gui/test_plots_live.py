@@ -189,3 +189,25 @@ def cursor_column(plot: Any) -> int:
     c = a[:, :, :3].astype(int)
     grey = (np.abs(c - 0x55) <= 4).all(axis=2)  # (blending with the grid moves it by a step or two)
     return int(np.argmax(grey.sum(axis=0)))
+
+
+def test_y_range_growth_lays_out_the_axis_at_once(qtbot: Any, panel: Any, traj: Any) -> None:
+    """A growth of the y range builds the left axis' tick picture right away (in the gap where the range is set,
+    not in the deferred repaint), and the axis then looks as if it had been built while painting."""
+    from gui.simulation.buffer import TrajectoryBuffer
+    buf = TrajectoryBuffer(traj.system.n, len(traj.system.constraints))
+    feed(buf, traj, 0, 60)
+    p = panel.energy
+    axis = p.plot_item.getAxis("left")
+    qtbot.wait(30)
+    assert axis.picture is not None
+    assert p.grow_y_range(y_of(p, buf))
+    assert axis.picture is not None, "the axis waits for the repaint to lay out its ticks"
+    qtbot.wait(30)
+    prebuilt = p.plot_widget.grab().toImage()
+    axis.picture = None  # as pyqtgraph would build it, in paint()
+    p.set_axis_cache(False)
+    p.set_axis_cache(True)
+    built_in_paint = p.plot_widget.grab().toImage()
+    assert axis.picture is not None
+    assert prebuilt == built_in_paint
