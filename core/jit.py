@@ -2,16 +2,51 @@
 
 A kernel is written once as plain Python with numpy semantics (so it also runs, slowly, without numba) and
 compiled here for exactly one signature of C-contiguous arrays, eagerly, ``nogil`` and cached on disk
-(``__pycache__``; ``scripts/warm_kernels.py`` fills the cache right after installing). Without numba, or with
+(``scripts/warm_kernels.py`` fills the cache right after installing). Without numba, or with
 ``MECHSTUDIO_NO_NUMBA=1`` in the environment, :func:`compile_kernel` returns None and callers take their numpy
 path, which the tests check equal to the kernels.
+
+The on-disk cache lives in ``core/__pycache__/numba-<digest>``, the digest taken over the source of every module
+of ``core``. Numba checks only the timestamp of a kernel's own file, but a compiled kernel contains the code of
+the helpers it calls, which may live in other files (``core.dynamics.projection_fused``): after any change of
+core's source a stale kernel could otherwise be loaded. Caches of other digests are removed. A
+``NUMBA_CACHE_DIR`` set in the environment is respected.
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
+from pathlib import Path
 from typing import Any, Callable
 
 _NUMBA: Any = None
+_CORE = Path(__file__).resolve().parent
+
+
+def source_digest() -> str:
+    """A digest of the source of every module of ``core`` (names and contents)."""
+    h = hashlib.sha1()
+    for path in sorted(_CORE.rglob("*.py")):
+        h.update(str(path.relative_to(_CORE)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _use_source_keyed_cache() -> None:
+    """Point numba's cache at core/__pycache__/numba-<digest> and remove caches of other digests."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    root = _CORE / "__pycache__"
+    here = root / f"numba-{source_digest()}"
+    try:
+        here.mkdir(parents=True, exist_ok=True)
+        for old in root.glob("numba-*"):
+            if old != here:
+                shutil.rmtree(old, ignore_errors=True)
+    except OSError:  # a read-only install: numba's default cache locations
+        return
+    os.environ["NUMBA_CACHE_DIR"] = str(here)
 
 
 def numba_module() -> Any:
@@ -22,7 +57,10 @@ def numba_module() -> Any:
             _NUMBA = False
         else:
             try:
+                _use_source_keyed_cache()
                 import numba
+                if os.environ.get("NUMBA_CACHE_DIR"):
+                    numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # numba imported earlier by others
                 _NUMBA = numba
             except ImportError:  # pragma: no cover - numba is a dependency
                 _NUMBA = False

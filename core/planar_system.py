@@ -36,6 +36,7 @@ import numpy as np
 
 from core.kinematics import planar as pk
 from core.model.document import GROUND, Model
+from core.model.timefunc import motion_evaluator
 from core.system import ConstrainedSystem, ConstraintInfo
 from core.types import FloatArray
 
@@ -604,6 +605,84 @@ class PlanarSystem(ConstrainedSystem):
             if point is not None:
                 arm[i] = self._local(b, point)
         return rows, cols, sign, body, arm, [c.name for c in self.constraints]
+
+    # --- data of the compiled terms (core.planar_kernels) for the fused projection path ------------------------
+    def fused_data(self) -> tuple[tuple, tuple, tuple]:
+        """(geo, frc, react): the element data ``core.planar_kernels`` reads (see its docstring), built once."""
+        if getattr(self, "_fused_data", None) is None:
+            self._fused_data = self._build_fused_data()
+        return self._fused_data
+
+    def _build_fused_data(self) -> tuple[tuple, tuple, tuple]:
+        i8 = lambda x: np.ascontiguousarray(np.asarray(x, np.int64).ravel())  # noqa: E731
+        f2 = lambda x: np.ascontiguousarray(np.asarray(x, float).reshape(-1, 2))  # noqa: E731
+        f1 = lambda x: np.ascontiguousarray(np.asarray(x, float).ravel())  # noqa: E731
+        kinds = {type(g): g for g in self.groups}
+        co = kinds.get(pk.PointCoincidence)
+        pl = kinds.get(pk.PointLine)
+        an = kinds.get(pk.RelativeAngle)
+        cd = kinds.get(pk.CoordinateDriver)
+        kn = self.knife
+        e0, e2 = np.zeros(0, np.int64), np.zeros((0, 2))
+        geo = (self.nb, self.m, self.m_holonomic,
+               i8(co.rows[:, 0]) if co else e0, i8(co.rows[:, 1]) if co else e0, i8(co.bi) if co else e0,
+               i8(co.bj) if co else e0, f2(co.si) if co else e2, f2(co.sj) if co else e2,
+               i8(pl.rows[:, 0]) if pl else e0, i8(pl.bi) if pl else e0, i8(pl.bj) if pl else e0,
+               f2(pl.si) if pl else e2, f2(pl.sj) if pl else e2, f2(pl.vi) if pl else e2,
+               i8(an.rows[:, 0]) if an else e0, i8(an.bi) if an else e0, i8(an.bj) if an else e0,
+               i8(cd.rows[:, 0]) if cd else e0, i8(cd.coords) if cd else e0,
+               i8(kn.rows + self.m_holonomic) if kn else e0, i8(kn.body) if kn else e0, f2(kn.s) if kn else e2,
+               f2(kn.normal) if kn else e2)
+        frc = (f1(self.mass_diagonal), f1(self._gravity_force), i8(self.spring_b1), i8(self.spring_b2),
+               f2(self.spring_s1), f2(self.spring_s2), f1(self.spring_k), f1(self.spring_c), f1(self.spring_l0),
+               i8(self.rot_b1), i8(self.rot_b2), f1(self.rot_k), f1(self.rot_c), f1(self.rot_theta0),
+               i8([b for b, _, _ in self.loads]), f2([s for _, s, _ in self.loads]),
+               i8([b for b, _ in self.torques]))
+        rows, cols, sign, body, arm, _ = self._compile_reactions()
+        react = (np.ascontiguousarray(rows), f1(sign), i8(body), f2(arm))
+        # time functions: one evaluator for the rheonomic rows, the load components and the torques
+        fval = np.zeros(self.m_holonomic)
+        if an:
+            fval[an.rows[:, 0]] = an.const
+        timed: list[tuple[int, Any]] = []
+        for g in (pl, an, cd):
+            if g is None:
+                continue
+            for k, f in enumerate(g.functions):
+                if f is not None and not isinstance(f, float):
+                    timed.append((int(g.rows[k, 0]), f))
+        functions = [f for _, f in timed] + [c for _, _, comps in self.loads for c in comps[:2]] + \
+            [c for _, c in self.torques]
+        self._timed_rows = np.array([r for r, _ in timed], np.int64)
+        self._time_eval = motion_evaluator(functions) if functions else None
+        self._n_timed, self._n_functions = len(timed), len(functions)
+        self._time_base = fval
+        self._time_cache: tuple | None = None
+        return geo, frc, react
+
+    def time_arrays(self, t: float) -> tuple[FloatArray, ...]:
+        """(f(t) per holonomic row, f''(t) per holonomic row, xi (m,), applied forces (L, 2) [N], applied torques
+        (T,) [N m]) at t for ``core.planar_kernels``; cached for the last t (constant when nothing depends on t)."""
+        self.fused_data()
+        cache = self._time_cache
+        if cache is not None and (cache[0] == t or self._time_eval is None):
+            return cache[1]
+        mh, m = self.m_holonomic, self.m
+        fval, faccel, xi = self._time_base.copy(), np.zeros(mh), np.zeros(m)
+        nl, nt = len(self.loads), len(self.torques)
+        loads, torques = np.zeros((nl, 2)), np.zeros(nt)
+        if self._time_eval is not None:
+            vals = self._time_eval(float(t))
+            F, k = self._n_functions, self._n_timed
+            rows = self._timed_rows
+            fval[rows] = vals[:k]
+            xi[rows] = np.negative(vals[F:F + k])
+            faccel[rows] = vals[2 * F:2 * F + k]
+            loads[:] = np.reshape(vals[k:k + 2 * nl], (nl, 2))
+            torques[:] = vals[k + 2 * nl:F]
+        val = (fval, faccel, xi, loads, torques)
+        self._time_cache = (t, val)
+        return val
 
     # ------------------------------------------------------------------------------------------------------
     def initial_guess(self) -> FloatArray:

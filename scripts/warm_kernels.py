@@ -1,4 +1,4 @@
-"""Compile the numba kernels once into their on-disk cache (core/**/__pycache__), so that neither the first
+"""Compile the numba kernels once into their on-disk cache (core/__pycache__/numba-<digest>, see core.jit), so that neither the first
 simulation in the app nor the first test pays ~20 s of JIT compilation. Run by the Makefile after installing."""
 from core.simulate import simulate
 

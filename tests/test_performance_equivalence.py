@@ -360,3 +360,156 @@ def test_fused_and_generic_runs_agree(name):
     assert a.frames.violation_position.max() < 1e-12
     balance = a.frames.kinetic + a.frames.potential - a.frames.work  # the plane's work included
     assert np.abs(balance - balance[0]).max() < 1e-9 * max(np.abs(a.frames.kinetic).max(), 1.0)
+
+
+# --- the fused compiled path for planar systems (core.dynamics.projection_planar, core.planar_kernels) -----------
+def every_planar_element_data():
+    """One planar model with every element kind of core.planar_kernels: revolute joints (one with a rotational
+    spring-damper), a prismatic joint with a distance driver, a weld, a joint-angle driver, a coordinate driver, a
+    knife edge, a spring-damper, time-dependent applied forces and torques, and a point mass (zero rotational
+    inertia: the correction's KKT fallback)."""
+    def bar(name, mass, inertia, x, y, phi, length=0.6):
+        return {"name": name, "mass": mass, "inertia": inertia, "com": [length / 2, 0.0],
+                "points": {"a": [0.0, 0.0], "b": [length, 0.0]}, "initial": {"x": x, "y": y, "phi": phi}}
+    harmonic = {"type": "harmonic", "amplitude": 0.2, "frequency": 3.0, "offset": 0.1}
+    return {"format": "mechanism-studio-model", "version": 1, "name": "every_planar_element", "kind": "planar",
+            "gravity": [0.3, -9.81], "ground": {"points": {"O": [0.0, 0.0], "rail": [0.0, -1.0], "E": [2.0, 0.0]}},
+            "bodies": [bar("A", 1.0, 0.03, 0.0, 0.0, -1.2), bar("B", 0.8, 0.024, 0.217, -0.559, -0.4),
+                       bar("S", 0.5, 0.01, 0.3, -1.0, 0.0), bar("W", 0.4, 0.012, 0.77, -0.79, -0.1),
+                       {"name": "P", "mass": 0.3, "inertia": 0.0, "com": [0.0, 0.0], "points": {"c": [0.0, 0.0]},
+                        "initial": {"x": 0.77, "y": -0.79, "phi": 0.0}},
+                       bar("K", 1.5, 0.1, -1.0, 1.0, 0.4), bar("D", 0.7, 0.02, 1.0, 0.6, 0.2),
+                       bar("E", 0.6, 0.018, 2.0, 0.0, 0.1)],
+            "joints": [{"name": "hA", "type": "revolute", "body1": "ground", "point1": "O", "body2": "A", "point2": "a"},
+                       {"name": "hAB", "type": "revolute", "body1": "A", "point1": "b", "body2": "B", "point2": "a"},
+                       {"name": "slide", "type": "prismatic", "body1": "ground", "point1": "rail", "body2": "S",
+                        "point2": "a", "axis": [1.0, 0.0], "angle": 0.0},
+                       {"name": "weld", "type": "weld", "body1": "B", "point1": "b", "body2": "W", "point2": "a",
+                        "angle": 0.3},
+                       {"name": "hP", "type": "weld", "body1": "B", "point1": "b", "body2": "P", "point2": "c",
+                        "angle": 0.0},
+                       {"name": "blade", "type": "knife_edge", "body": "K", "point": "a", "axis": [1.0, 0.2]},
+                       {"name": "hE", "type": "revolute", "body1": "ground", "point1": "E", "body2": "E",
+                        "point2": "a"}],
+            "drivers": [{"name": "push", "type": "joint_distance", "joint": "slide",
+                         "function": {"type": "polynomial", "coefficients": [0.3, 0.2, -0.1]}},
+                        {"name": "motor", "type": "joint_angle", "joint": "hE", "function": harmonic},
+                        {"name": "lift", "type": "coordinate", "body": "D", "coordinate": "y",
+                         "function": {"type": "expression", "expression": "0.6 + 0.1*sin(2*t)"}}],
+            "forces": [{"name": "rs", "type": "rotational_spring_damper", "joint": "hAB", "stiffness": 3.0,
+                        "damping": 0.2, "free_angle": 0.5},
+                       {"name": "sp", "type": "spring_damper", "body1": "W", "point1": "b", "body2": "S",
+                        "point2": "b", "stiffness": 40.0, "damping": 1.5, "free_length": 0.4},
+                       {"name": "sp2", "type": "spring_damper", "body1": "K", "point1": "b", "body2": "D",
+                        "point2": "a", "stiffness": 10.0, "damping": 0.5, "free_length": 1.0},
+                       {"name": "push_K", "type": "applied_force", "body": "K", "point": "b",
+                        "force": [{"type": "harmonic", "amplitude": 2.0, "frequency": 1.5}, 0.5]},
+                       {"name": "twist_D", "type": "applied_torque", "body": "D",
+                        "torque": {"type": "polynomial", "coefficients": [0.1, -0.3]}}],
+            "initial_velocities": [{"body": "K", "coordinate": "x", "value": 1.0},
+                                   {"body": "A", "coordinate": "phi", "value": 0.5}]}
+
+
+PLANAR_FUSED = ["pendulum", "four_bar", "slider_crank_driven", "parallelogram", "ice_skate_incline",
+                "slider_pendulum", "chaplygin_sleigh", "chain10", "every_element"]
+
+
+def planar_system_of(name):
+    if name == "every_element":
+        return compile_model(model_from_data(every_planar_element_data()))
+    return system_of(name)
+
+
+def test_every_planar_element_model_uses_every_kernel_branch():
+    s = planar_system_of("every_element")
+    geo, frc, _ = s.fused_data()
+    counts = [len(geo[i]) for i in (3, 9, 15, 18, 20)] + [len(frc[i]) for i in (6, 11, 14, 16)]
+    assert min(counts) >= 1, counts  # coincidences, point-lines, angles, coordinate drivers, knives; forces
+    assert (s.mass_diagonal == 0).any() and s.rheonomic and s.m_nonholonomic == 1
+
+
+@pytest.mark.parametrize("name", PLANAR_FUSED)
+def test_planar_kernels_equal_reference(name):
+    """core.planar_kernels against the element-by-element reference methods, on random states and times."""
+    needs_numba()
+    from core.dynamics import projection_planar
+    assert projection_planar.kernels() is not None
+    from core.dynamics.projection_planar import _position_terms, _potential, _reactions, _velocity_terms
+    s = planar_system_of(name)
+    geo, frc, react = s.fused_data()
+    rng = np.random.default_rng(13)
+    for _ in range(5):
+        q, v, t, lam = rng.standard_normal(s.n), rng.standard_normal(s.n), float(rng.random()), rng.standard_normal(s.m)
+        fval, faccel, xi, loads, torques = s.time_arrays(t)
+        C, phi = _position_terms(q, geo, fval)
+        close(C, s.constraint_matrix_reference(q, t))
+        close(phi, s.phi_reference(q, t))
+        close(xi, s.xi_reference(q, t))
+        h, eta, pnc = _velocity_terms(q, v, geo, frc, faccel, loads, torques)
+        close(h, s.forces_reference(q, v, t))
+        close(eta, s.eta_reference(q, v, t))
+        assert pnc == pytest.approx(s.nonconservative_power(q, v, t), rel=1e-12, abs=1e-12)
+        assert _potential(q, geo, frc) == pytest.approx(s.potential_energy(q, t), rel=1e-12, abs=1e-12)
+        ref = s.reactions_reference(q, lam, t)
+        close(_reactions(q, C, lam, react), np.array([ref[c.name] for c in s.constraints]))
+
+
+@pytest.mark.parametrize("name", PLANAR_FUSED)
+def test_fused_planar_projection_equals_generic(name):
+    """rhs and recorded output frames of the fused planar path against the generic path (numpy kernels), at
+    consistent states with a stale kept basis and at states off the manifold (the correction has work to do)."""
+    needs_numba()
+    s = planar_system_of(name)
+    fused, generic = (get_formulation("projection")(s, kernels=k) for k in ("numba", "numpy"))
+    assert fused._fused is not None and generic._fused is None
+    rng = np.random.default_rng(17)
+    for trial in range(3):
+        q0, q, v = random_consistent(s, rng)
+        t = 0.37
+        for f in (fused, generic):
+            f.refresh_basis(q0, 0.0)
+        y = fused.pack(q, v, t)
+        yy = np.append(y, 0.25)
+        close(fused.rhs_augmented(t, yy), generic.rhs_augmented(t, yy), rtol=1e-11)
+        y_off = y + 1e-7 * rng.standard_normal(y.size)
+        out = fused.fast_output(y_off, t, True)
+        assert out is not None
+        q_f, v_f, qdd_f, R_f, sc = out
+        cr, acc, R = generic_output(generic, s, y_off, t)
+        assert sc[6] == cr.iterations and (cr.iterations >= 1 or s.m_holonomic == 0)
+        # redundant constraints (parallelogram): the correction's KKT matrix is singular, and two LU
+        # factorizations of it (LAPACK's and the kernel's) differ by round-off times its condition number
+        tol = 1e-12 if acc.lam_unique else 1e-10
+        close(q_f, cr.q, rtol=tol)
+        close(v_f, cr.v, rtol=100 * tol)
+        if not acc.lam_unique:  # compare at the same (corrected) state: the correction's round-off aside
+            acc = generic.reactions(q_f, v_f, t)
+            reac = s.reactions(q_f, acc.lam, t)
+            R = np.array([reac[c.name] for c in s.constraints])
+        close(qdd_f, acc.qdd, rtol=1e-10)
+        close(R_f, R, rtol=1e-10)
+        assert sc[3] < 1e-12 and sc[5] < 1e-12 and bool(sc[7]) and bool(sc[9]) == acc.lam_unique
+        assert sc[2] == pytest.approx(cr.position_before, rel=1e-6)
+        assert sc[4] == pytest.approx(cr.velocity_before, rel=1e-6, abs=1e-12)
+        assert sc[0] == pytest.approx(s.kinetic_energy(q_f, v_f, t), rel=1e-12)
+        assert sc[1] == pytest.approx(s.potential_energy(q_f, t), rel=1e-12, abs=1e-12)
+        assert sc[10] == pytest.approx(generic.null_space_growth(q_f, t), rel=1e-10)
+        q_n, v_n, *_ = fused.fast_output(y_off, t, False)
+        qg, vg = generic.unpack(y_off, t)
+        close(q_n, qg)
+        close(v_n, vg)
+
+
+@pytest.mark.parametrize("name", ["four_bar", "slider_pendulum", "ice_skate_incline", "every_element"])
+def test_fused_and_generic_planar_runs_agree(name):
+    needs_numba()
+    s = planar_system_of(name)
+    base = dict(t_end=1.0, dt=0.01, rtol=1e-10, atol=1e-12)
+    a = run(s, SimulationSettings(**base))
+    b = run(s, SimulationSettings(options={"kernels": "numpy"}, **base))
+    assert a.status.ok and b.status.ok, (a.message, b.message)
+    for f in ("q", "v", "a", "reactions", "kinetic", "potential", "work"):
+        close(getattr(a.frames, f), getattr(b.frames, f), rtol=1e-9)
+    assert a.frames.violation_position.max() < 1e-12
+    balance = a.frames.kinetic + a.frames.potential - a.frames.work
+    assert np.abs(balance - balance[0]).max() < 1e-8 * max(np.abs(a.frames.kinetic).max(), 1.0)

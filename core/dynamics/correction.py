@@ -37,7 +37,9 @@ VELOCITY_TOL = 1e-14  # ||C q' + xi||_2 below which the velocity projection is s
 MAX_ITER = 10
 _CHOL_PIVOT_RTOL = 1e-6  # W = C M^-1 C^T is taken as singular (redundant rows) below this pivot ratio
 
-_potrf, _potrs, _gesv = sla.get_lapack_funcs(("potrf", "potrs", "gesv"), (np.zeros(1),))
+KKT_PIVOT_RTOL = 1e-12  # the KKT matrix is taken as singular (redundant constraints) below this LU pivot ratio
+
+_potrf, _potrs, _getrf, _getrs = sla.get_lapack_funcs(("potrf", "potrs", "getrf", "getrs"), (np.zeros(1),))
 
 
 @dataclass(frozen=True)
@@ -54,14 +56,22 @@ class CorrectionResult:
 
 
 def _kkt_step(M: FloatArray, C: FloatArray, rhs: FloatArray) -> FloatArray:
+    """min 1/2 dx^T M dx subject to C dx = rhs from [M C^T; C 0] [dx; mu] = [0; rhs]: LU with partial pivoting,
+    or least squares (the minimum-norm solution; C dx = rhs in the least-squares sense) when a pivot falls below
+    KKT_PIVOT_RTOL of the largest. Redundant rows make the KKT matrix singular; an LU solve of it rounds to a
+    huge spurious step whenever rhs has a component outside range(C) (a state off the manifold)."""
     n, m = M.shape[0], C.shape[0]
     K = np.zeros((n + m, n + m))
     K[:n, :n] = M
     K[:n, n:] = C.T
     K[n:, :n] = C
     b = np.concatenate((np.zeros(n), rhs))
-    _, _, sol, info = _gesv(K, b)  # LAPACK directly (as np.linalg.solve, without its overhead)
-    if info != 0 or not np.all(np.isfinite(sol)):
+    lu, piv, info = _getrf(K)  # LAPACK directly (as np.linalg.solve, without its overhead)
+    d = np.abs(np.diagonal(lu))
+    sol = None
+    if info == 0 and d.min() > KKT_PIVOT_RTOL * d.max():
+        sol, _ = _getrs(lu, piv, b)
+    if sol is None or not np.all(np.isfinite(sol)):
         sol = np.linalg.lstsq(K, b, rcond=1e-12)[0]
     return sol[:n]
 

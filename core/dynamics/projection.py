@@ -109,12 +109,12 @@ class ProjectionFormulation(Formulation):
         if kernels not in ("numba", "numpy"):
             raise ValueError(f"kernels must be 'numba' or 'numpy', not {kernels!r}")
         self._nb = _kernels() if kernels == "numba" else None
-        self._fused = None  # (k_rhs, k_output) of core.dynamics.projection_spatial, when it applies
+        self._fused = None  # the fused compiled path of the system's kind, when there is one
         if self._nb is not None:
-            from core.dynamics import projection_spatial
-            if projection_spatial.applies(system):
-                self._fused = projection_spatial.kernels()
-                self._fused_system = (system.mass, system._J3, system._mg3, system.disk_body, system.disk_radius)
+            from core.dynamics import projection_planar, projection_spatial
+            for path in (projection_planar, projection_spatial):
+                if path.applies(system) and path.kernels() is not None:
+                    self._fused = path.FusedPath(system)
         self._fused_basis: tuple | None = None
         self._growth: tuple | None = None  # ((t, q bytes), ||N||_2) from the fused output kernel
         self._empty2 = np.zeros((0, 0))
@@ -399,8 +399,9 @@ class ProjectionFormulation(Formulation):
             acc.lam, acc.lam_unique = multipliers_from_accelerations(self.system, q, v, t, acc.qdd)
         return acc
 
-    # --- the fused compiled path (core.dynamics.projection_spatial) ----------------------------------------
-    def _fused_args(self) -> tuple:
+    # --- the fused compiled paths (core.dynamics.projection_planar, projection_spatial) -----------------------
+    def fused_basis(self) -> tuple:
+        """The kept basis as the fused kernels take it: (rows, u, w, V2u^T, V2w^T, C_u^-1, C_u constant, V2^T)."""
         if self._fused_basis is None:
             cu_const = self._cu_inv is not None
             self._fused_basis = (np.ascontiguousarray(self.rows, dtype=np.int64), self.u, self.w, self._V2uT,
@@ -409,8 +410,7 @@ class ProjectionFormulation(Formulation):
 
     def rhs_augmented(self, t: float, yy: FloatArray) -> FloatArray:
         if self._fused is not None and self.V2 is not None:
-            zp, vp, ap = self.system.plane_arrays(t)
-            status, out = self._fused[0](yy[:-1], *self._fused_args(), *self._fused_system, zp, vp, ap)
+            status, out = self._fused.rhs(yy[:-1], self.fused_basis(), t)
             if status == 0:
                 self.rhs_evaluations += 1
                 return out
@@ -419,9 +419,7 @@ class ProjectionFormulation(Formulation):
     def fast_output(self, y: FloatArray, t: float, correction: bool) -> tuple | None:
         if self._fused is None or self.V2 is None:
             return None
-        zp, vp, ap = self.system.plane_arrays(t)
-        status, q, v, qdd, R, scal = self._fused[1](y, bool(correction), *self._fused_args(), *self._fused_system,
-                                                    zp, vp, ap, self.system.m_holonomic)
+        status, q, v, qdd, R, scal = self._fused.output(y, bool(correction), self.fused_basis(), t)
         if status != 0:
             return None
         self._growth = ((t, q.tobytes()), float(scal[10]))

@@ -28,37 +28,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from core.dynamics import projection as _proj
+from core.dynamics import projection_fused as _fused
 from core.dynamics.correction import MAX_ITER, POSITION_TOL, VELOCITY_TOL
 from core.jit import compile_helper, kernel_set
 from core import spatial_kernels as _sk
-
-
-def _kkt_step(M, A, rhs):  # noqa: ANN001, ANN201
-    """min 1/2 dx^T M dx subject to A dx = rhs: the KKT system [M A^T; A 0] [dx; mu] = [0; rhs] (LU with
-    partial pivoting; least squares when it is exactly singular or the solution is not finite)."""
-    n, m = M.shape[0], A.shape[0]
-    K = np.zeros((n + m, n + m))
-    K[:n, :n] = M
-    K[:n, n:] = A.T
-    K[n:, :n] = A
-    b = np.zeros((n + m, 1))
-    b[n:, 0] = rhs
-    K0 = K.copy()
-    piv = np.zeros(n + m, np.int32)
-    if _lu_inplace(K, piv) > 0.0:
-        x = b.copy()
-        _lu_solve(K, piv, x)
-        if np.all(np.isfinite(x)):
-            return x[:n, 0].copy()
-    return np.linalg.lstsq(K0, b[:, 0], rcond=1e-12)[0][:n].copy()
-
-
-def _norm(x):  # noqa: ANN001, ANN201
-    s = 0.0
-    for i in range(x.shape[0]):
-        s += x[i] * x[i]
-    return math.sqrt(s)
 
 
 def _xi(nd, vp):  # noqa: ANN001, ANN201
@@ -71,84 +44,20 @@ def _xi(nd, vp):  # noqa: ANN001, ANN201
     return xi
 
 
-def _kept_geometry(C, xi, rows, u, w, V2uT, V2wT, cu_inv, cu_const):  # noqa: ANN001, ANN201
-    """The projection's geometry kernel (B, LU(S), x_xi, ...) for the kept independent rows of C and xi."""
-    Cr = np.empty((rows.shape[0], C.shape[1]))
-    xir = np.empty(rows.shape[0])
-    for i in range(rows.shape[0]):
-        Cr[i, :] = C[rows[i], :]
-        xir[i] = xi[rows[i]]
-    return _geometry(Cr, xir, u, w, V2uT, V2wT, cu_inv, cu_const)
-
-
-def _unpack(y, rows, u, w, V2uT, V2wT, cu_inv, cu_const, mass, J, disk_body, disk_radius, zp, xi):  # noqa
-    """(status, q, q', M, C, phi, geometry) of z = [p; q]."""
-    k = w.shape[0]
-    p = y[:k].copy()
-    q = y[k:].copy()
-    M, C, phi = _position_terms(q, mass, J, disk_body, disk_radius, zp)
-    status, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv = _kept_geometry(C, xi, rows, u, w, V2uT, V2wT, cu_inv,
-                                                                     cu_const)
-    if status != 0 or k == 0:
-        v = x_xi.copy()
-    else:
-        v = _velocity(B, S, S_piv, x_xi, s_xi, p)
-    return status, q, v, M, C, phi, B, cu_lu, cu_piv
-
-
-def _accelerations(q, v, M, C, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass, J, mg, disk_body,  # noqa
-                   disk_radius, xi, ap):
-    """(status, q'', M q'', h, kinetic energy, ||N||_2) at a state whose M, C are given."""
-    status, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv = _kept_geometry(C, xi, rows, u, w, V2uT, V2wT, cu_inv,
-                                                                     cu_const)
-    h, eta, kinetic = _velocity_terms(q, v, mass, J, mg, disk_body, disk_radius, ap)
-    n = q.shape[0]
-    k = w.shape[0]
-    growth = 1.0
-    if status != 0:
-        return status, np.zeros(n), np.zeros(n), h, kinetic, growth
-    eta_r = np.empty(rows.shape[0])
-    for i in range(rows.shape[0]):
-        eta_r[i] = eta[rows[i]]
-    status, qdd, Mqdd, pd = _accel(B, u, eta_r, cu_inv, cu_const, cu_lu, cu_piv, h, M, np.zeros(0), False, V2T)
-    if k:  # ||N||_2 with N = B S^-1 (ProjectionFormulation.null_space_growth)
-        Sinv = np.eye(k)
-        _lu_solve(S, S_piv, Sinv)
-        N = _mm(B, Sinv)
-        growth = math.sqrt(max(np.linalg.eigvalsh(_mm(np.ascontiguousarray(N.T), N))[-1], 0.0))
-    return status, qdd, Mqdd, h, kinetic, growth
-
-
-def k_rhs(y, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass, J, mg, disk_body, disk_radius, zp, vp,  # noqa
-          ap):
+def k_rhs(y, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap):  # noqa: ANN001, ANN201
     """(status, [p'; q'; P]) at z = [p; q] (the work integrand P appended, see module docstring)."""
-    nd = disk_body.shape[0]
-    xi = _xi(nd, vp)
-    k = w.shape[0]
-    n = y.shape[0] - k
-    out = np.zeros(k + n + 1)
-    status, q, v, M, C, phi, B, cu_lu, cu_piv = _unpack(y, rows, u, w, V2uT, V2wT, cu_inv, cu_const, mass, J,
-                                                        disk_body, disk_radius, zp, xi)
+    k = basis[2].shape[0]
+    q = y[k:].copy()
+    xi = _xi(disk_body.shape[0], vp)
+    M, C, phi = _position_terms(q, mass, J, disk_body, disk_radius, zp)
+    status, v, B, cu_lu, cu_piv = _state(y, C, xi, basis)
     if status != 0:
-        return status, out
+        return status, np.zeros(y.shape[0] + 1)
     h, eta, kinetic = _velocity_terms(q, v, mass, J, mg, disk_body, disk_radius, ap)
-    eta_r = np.empty(rows.shape[0])
-    for i in range(rows.shape[0]):
-        eta_r[i] = eta[rows[i]]
-    status, qdd, Mqdd, pd = _accel(B, u, eta_r, cu_inv, cu_const, cu_lu, cu_piv, h, M, np.zeros(0), False, V2T)
-    if status != 0:
-        return status, out
-    power = 0.0
-    for i in range(n):
-        power += v[i] * (Mqdd[i] - h[i])
-    out[:k] = pd
-    out[k:k + n] = v
-    out[k + n] = power
-    return 0, out
+    return _rhs(v, B, cu_lu, cu_piv, h, eta, M, np.zeros(0), False, 0.0, basis)
 
 
-def k_output(y, correction, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass, J, mg, disk_body,  # noqa
-             disk_radius, zp, vp, ap, mh):
+def k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh):  # noqa: ANN001, ANN201
     """One output frame of the integrator state z = [p; q] (see module docstring).
 
     Returns (status, q, q', q'', reactions (n_disks, 6), scalars) with scalars = (kinetic, potential,
@@ -156,24 +65,23 @@ def k_output(y, correction, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass,
     ||N||_2 of the kept basis at the recorded state).
     """
     nd = disk_body.shape[0]
-    n = y.shape[0] - w.shape[0]
-    m = 3 * nd
+    k = basis[2].shape[0]
+    q = y[k:].copy()
     xi = _xi(nd, vp)
     scal = np.zeros(11)
     R = np.zeros((nd, 6))
-    status, q, v, M, C, phi, B, cu_lu, cu_piv = _unpack(y, rows, u, w, V2uT, V2wT, cu_inv, cu_const, mass, J,
-                                                        disk_body, disk_radius, zp, xi)
+    M, C, phi = _position_terms(q, mass, J, disk_body, disk_radius, zp)
+    status, v, B, cu_lu, cu_piv = _state(y, C, xi, basis)
     if status != 0:
         return status, q, v, v, R, scal
+    empty = np.zeros(0)
     # --- drift correction (core.dynamics.correction.correct) ---
     before = _norm(phi)
-    vres = _mv(C, v) + xi
-    vbefore = _norm(vres)
+    vbefore = _norm(_residual(C, v, xi))
     res, it, changed = before, 0, False
     if correction and res > POSITION_TOL:
         while res > POSITION_TOL and it < MAX_ITER:
-            dq = _kkt_step(M, np.ascontiguousarray(C[:mh]), -phi)
-            q += dq
+            q += _min_norm_step(M, empty, False, np.ascontiguousarray(C[:mh]), -phi)
             M, C, phi = _position_terms(q, mass, J, disk_body, disk_radius, zp)
             new = _norm(phi)
             it += 1
@@ -182,35 +90,19 @@ def k_output(y, correction, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass,
                 res = new
                 break
             res = new
-        vres = _mv(C, v) + xi
-    vnorm = _norm(vres)
-    vafter = vnorm
-    if correction and vnorm > VELOCITY_TOL:
-        v = v + _kkt_step(M, C, -vres)
-        vafter = _norm(_mv(C, v) + xi)
+    vres = _residual(C, v, xi)
+    vafter = _norm(vres)
+    if correction and vafter > VELOCITY_TOL:
+        v = v + _min_norm_step(M, empty, False, C, -vres)
+        vafter = _norm(_residual(C, v, xi))
         changed = True
     converged = res <= max(POSITION_TOL, 1e-10)
     # --- accelerations, multipliers, reactions, energies at the recorded state ---
-    status, qdd, Mqdd, h, kinetic, growth = _accelerations(q, v, M, C, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T,
-                                                       mass, J, mg, disk_body, disk_radius, xi, ap)
+    h, eta, kinetic = _velocity_terms(q, v, mass, J, mg, disk_body, disk_radius, ap)
+    status, qdd, Mqdd, growth = _recorded(v, C, xi, h, eta, M, empty, False, basis)
     if status != 0:
         return status, q, v, qdd, R, scal
-    f = Mqdd - h
-    unique = rows.shape[0] == m and u.shape[0] == m
-    if unique:
-        fu = np.empty(m)
-        for i in range(m):
-            fu[i] = f[u[i]]
-        if cu_const:
-            lam = _mv(np.ascontiguousarray(cu_inv.T), fu)
-        else:
-            Cu = np.empty((m, m))
-            for i in range(m):
-                for j in range(m):
-                    Cu[i, j] = C[i, u[j]]
-            lam = np.linalg.solve(Cu.T, fu)
-    else:
-        lam = np.linalg.lstsq(np.ascontiguousarray(C.T), f, rcond=-1.0)[0]
+    lam, unique = _multipliers(Mqdd - h, C, basis)
     for kk in range(nd):
         c = 6 * disk_body[kk]
         rho = disk_radius[kk]
@@ -247,24 +139,21 @@ def k_output(y, correction, rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T, mass,
     return 0, q, v, qdd, R, scal
 
 
-# helpers the kernels call: compiled versions (bound at import; plain Python without numba)
-_lu_inplace = _lu_solve = _mm = _mv = _geometry = _velocity = _accel = _position_terms = _velocity_terms = None
+# helpers the kernels call: compiled versions (bound at build; plain Python without numba)
+_norm = _residual = _min_norm_step = _state = _rhs = _recorded = _multipliers = None
+_position_terms = _velocity_terms = None
+
+
 @kernel_set
 def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     """(k_rhs, k_output) compiled, or None without numba (the projection formulation's generic path)."""
-    global _lu_inplace, _lu_solve, _mm, _mv, _geometry, _velocity, _accel, _position_terms, _velocity_terms
-    if _proj._kernels() is None:
-        return None
+    global _position_terms, _velocity_terms
     g = globals()
-    _lu_inplace, _lu_solve = _proj._k_lu_inplace, _proj._k_lu_solve  # compiled by _proj._kernels()
-    _mm, _mv = _proj._k_mm, _proj._k_mv
-    _geometry = compile_helper(_proj._k_geometry)
-    _velocity = compile_helper(_proj._k_velocity)
-    _accel = compile_helper(_proj._k_accelerations)
+    if not _fused.bind(g):
+        return None
     _position_terms = compile_helper(_sk.k_position_terms)
     _velocity_terms = compile_helper(_sk.k_velocity_terms)
-    for name in ("_kkt_step", "_norm", "_xi", "_kept_geometry", "_unpack", "_accelerations"):
-        g[name] = compile_helper(g[name])
+    g["_xi"] = compile_helper(_xi)
     return compile_helper(k_rhs), compile_helper(k_output)
 
 
@@ -272,3 +161,20 @@ def applies(system: Any) -> bool:
     """True for the systems this path handles exactly: spatial rolling-disk systems without applied loads."""
     from core.spatial_system import SpatialSystem
     return isinstance(system, SpatialSystem) and not system.loads and not system.torques
+
+
+class FusedPath:
+    """The projection formulation's fused calls for one spatial rolling-disk system (see module docstring)."""
+
+    def __init__(self, system: Any):
+        self.system = system
+        self.k_rhs, self.k_output = kernels()
+        self.args = (system.mass, system._J3, system._mg3, system.disk_body, system.disk_radius)
+
+    def rhs(self, y: np.ndarray, basis: tuple, t: float) -> tuple[int, np.ndarray]:
+        zp, vp, ap = self.system.plane_arrays(t)
+        return self.k_rhs(y, basis, *self.args, zp, vp, ap)
+
+    def output(self, y: np.ndarray, correction: bool, basis: tuple, t: float) -> tuple:
+        zp, vp, ap = self.system.plane_arrays(t)
+        return self.k_output(y, correction, basis, *self.args, zp, vp, ap, self.system.m_holonomic)

@@ -1,0 +1,268 @@
+"""Compiled evaluation of a :class:`~core.planar_system.PlanarSystem` for the fused projection path: the same
+equations as the system's ``*_reference`` methods (``core.kinematics.planar`` and ``core.planar_system``), one
+call per state instead of a Python loop over element groups.
+
+Coordinates q[3k:3k+3] = (x, y, phi) of body k (centre of mass, body angle); the ground is body ``nb`` with
+coordinates (0, 0, 0): its Jacobian columns are not stored. A(phi) s' is a body vector in the global frame and
+perp(a) = (-a_y, a_x) = B(phi) s'.
+
+* :func:`k_position_terms`: C(q) = [Phi_q; C_psi] (m, n) and Phi(q, t) (m_h,):
+  point coincidence  r_i + A_i s_i - r_j - A_j s_j;
+  point-line         v^T d - f(t),  v = A_i v'_i,  d = r_j + A_j s_j - r_i - A_i s_i;
+  relative angle     phi_j - phi_i - f(t);   coordinate driver  q_k - f(t);
+  knife edge row     n^T (r' + perp(A s') phi') = 0,  n = A n'.
+* :func:`k_velocity_terms`: h(q, q', t) (gravity, spring-dampers, rotational spring-dampers, applied forces and
+  torques), eta = C' q' + xi' (-gamma for the holonomic rows, eq. (3.11) of source 003 with f''(t)), and the
+  power of the non-conservative forces P_nc (dampers, applied loads).
+* :func:`k_potential`: gravity, spring and rotational-spring energies.
+* :func:`k_reactions`: force and moment each constraint applies to its reported body (``PlanarSystem.reactions``).
+
+The model's data travel as two tuples built once by ``PlanarSystem.fused_data`` (``geo``: element indices and
+body vectors; ``frc``: masses and force elements) and the time-dependent values as a third one built per t by
+``PlanarSystem.time_arrays`` (``td``: f(t) and f''(t) per holonomic row, xi, load and torque values).
+
+Plain Python with numpy semantics: compiled by numba when available (``core.jit``).
+tests/test_performance_equivalence.py checks them against the reference methods to 1e-12.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def _trig(q, nb):  # noqa: ANN001, ANN201
+    """cos and sin of every body angle, the ground's (1, 0) appended."""
+    c = np.empty(nb + 1)
+    s = np.empty(nb + 1)
+    for k in range(nb):
+        c[k] = math.cos(q[3 * k + 2])
+        s[k] = math.sin(q[3 * k + 2])
+    c[nb], s[nb] = 1.0, 0.0
+    return c, s
+
+
+def _ext(x, nb):  # noqa: ANN001, ANN201
+    """x with the ground's three zeros appended."""
+    out = np.zeros(3 * nb + 3)
+    out[:3 * nb] = x
+    return out
+
+
+def _put(C, r, col, val):  # noqa: ANN001, ANN201
+    """C[r, col] = val unless col is a ground column (not stored)."""
+    if col < C.shape[1]:
+        C[r, col] = val
+
+
+def k_position_terms(q, geo, fval):  # noqa: ANN001, ANN201
+    """(C (m, n), Phi (m_h,)) at q; fval (m_h,) the f(t) of every holonomic row (0 where there is none)."""
+    (nb, m, mh, co_rx, co_ry, co_bi, co_bj, co_si, co_sj, pl_r, pl_bi, pl_bj, pl_si, pl_sj, pl_vi,
+     an_r, an_bi, an_bj, cd_r, cd_k, kn_r, kn_b, kn_s, kn_n) = geo
+    n = 3 * nb
+    c, s = _trig(q, nb)
+    qe = _ext(q, nb)
+    C = np.zeros((m, n))
+    phi = np.empty(mh)
+    for e in range(co_rx.shape[0]):
+        i, j, rx, ry = co_bi[e], co_bj[e], co_rx[e], co_ry[e]
+        aix = c[i] * co_si[e, 0] - s[i] * co_si[e, 1]
+        aiy = s[i] * co_si[e, 0] + c[i] * co_si[e, 1]
+        ajx = c[j] * co_sj[e, 0] - s[j] * co_sj[e, 1]
+        ajy = s[j] * co_sj[e, 0] + c[j] * co_sj[e, 1]
+        phi[rx] = qe[3 * i] + aix - qe[3 * j] - ajx
+        phi[ry] = qe[3 * i + 1] + aiy - qe[3 * j + 1] - ajy
+        _put(C, rx, 3 * i, 1.0)
+        _put(C, ry, 3 * i + 1, 1.0)
+        _put(C, rx, 3 * i + 2, -aiy)
+        _put(C, ry, 3 * i + 2, aix)
+        _put(C, rx, 3 * j, -1.0)
+        _put(C, ry, 3 * j + 1, -1.0)
+        _put(C, rx, 3 * j + 2, ajy)
+        _put(C, ry, 3 * j + 2, -ajx)
+    for e in range(pl_r.shape[0]):
+        i, j, r = pl_bi[e], pl_bj[e], pl_r[e]
+        aix = c[i] * pl_si[e, 0] - s[i] * pl_si[e, 1]
+        aiy = s[i] * pl_si[e, 0] + c[i] * pl_si[e, 1]
+        ajx = c[j] * pl_sj[e, 0] - s[j] * pl_sj[e, 1]
+        ajy = s[j] * pl_sj[e, 0] + c[j] * pl_sj[e, 1]
+        vx = c[i] * pl_vi[e, 0] - s[i] * pl_vi[e, 1]
+        vy = s[i] * pl_vi[e, 0] + c[i] * pl_vi[e, 1]
+        dx = qe[3 * j] + ajx - qe[3 * i] - aix
+        dy = qe[3 * j + 1] + ajy - qe[3 * i + 1] - aiy
+        phi[r] = vx * dx + vy * dy - fval[r]
+        _put(C, r, 3 * i, -vx)
+        _put(C, r, 3 * i + 1, -vy)
+        _put(C, r, 3 * j, vx)
+        _put(C, r, 3 * j + 1, vy)
+        _put(C, r, 3 * j + 2, -vx * ajy + vy * ajx)  # v . perp(a_j)
+        _put(C, r, 3 * i + 2, (-vy * dx + vx * dy) - (-vx * aiy + vy * aix))  # perp(v) . d - v . perp(a_i)
+    for e in range(an_r.shape[0]):
+        i, j, r = an_bi[e], an_bj[e], an_r[e]
+        phi[r] = qe[3 * j + 2] - qe[3 * i + 2] - fval[r]
+        _put(C, r, 3 * i + 2, -1.0)
+        _put(C, r, 3 * j + 2, 1.0)
+    for e in range(cd_r.shape[0]):
+        r = cd_r[e]
+        phi[r] = q[cd_k[e]] - fval[r]
+        C[r, cd_k[e]] = 1.0
+    for e in range(kn_r.shape[0]):
+        b, r = kn_b[e], kn_r[e]
+        nx = c[b] * kn_n[e, 0] - s[b] * kn_n[e, 1]
+        ny = s[b] * kn_n[e, 0] + c[b] * kn_n[e, 1]
+        ax = c[b] * kn_s[e, 0] - s[b] * kn_s[e, 1]
+        ay = s[b] * kn_s[e, 0] + c[b] * kn_s[e, 1]
+        C[r, 3 * b] = nx
+        C[r, 3 * b + 1] = ny
+        C[r, 3 * b + 2] = -nx * ay + ny * ax  # n . perp(A s')
+    return C, phi
+
+
+def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, ANN201
+    """(h (n,), eta (m,), P_nc [W]) at (q, q'); faccel (m_h,) the f''(t) of every holonomic row, load_f (L, 2)
+    the applied forces [N], torque (T,) the applied torques [N m] at t."""
+    (nb, m, mh, co_rx, co_ry, co_bi, co_bj, co_si, co_sj, pl_r, pl_bi, pl_bj, pl_si, pl_sj, pl_vi,
+     an_r, an_bi, an_bj, cd_r, cd_k, kn_r, kn_b, kn_s, kn_n) = geo
+    (Md, h0, sp_b1, sp_b2, sp_s1, sp_s2, sp_k, sp_c, sp_l0, rt_b1, rt_b2, rt_k, rt_c, rt_th0, ld_b, ld_s,
+     tq_b) = frc
+    n = 3 * nb
+    c, s = _trig(q, nb)
+    qe = _ext(q, nb)
+    ve = _ext(v, nb)
+    eta = np.zeros(m)
+    # holonomic rows: eta = -gamma
+    for e in range(co_rx.shape[0]):
+        i, j = co_bi[e], co_bj[e]
+        wi2, wj2 = ve[3 * i + 2] ** 2, ve[3 * j + 2] ** 2
+        aix = c[i] * co_si[e, 0] - s[i] * co_si[e, 1]
+        aiy = s[i] * co_si[e, 0] + c[i] * co_si[e, 1]
+        ajx = c[j] * co_sj[e, 0] - s[j] * co_sj[e, 1]
+        ajy = s[j] * co_sj[e, 0] + c[j] * co_sj[e, 1]
+        eta[co_rx[e]] = -(aix * wi2 - ajx * wj2)
+        eta[co_ry[e]] = -(aiy * wi2 - ajy * wj2)
+    for e in range(pl_r.shape[0]):
+        i, j, r = pl_bi[e], pl_bj[e], pl_r[e]
+        wi, wj = ve[3 * i + 2], ve[3 * j + 2]
+        aix = c[i] * pl_si[e, 0] - s[i] * pl_si[e, 1]
+        aiy = s[i] * pl_si[e, 0] + c[i] * pl_si[e, 1]
+        ajx = c[j] * pl_sj[e, 0] - s[j] * pl_sj[e, 1]
+        ajy = s[j] * pl_sj[e, 0] + c[j] * pl_sj[e, 1]
+        vx = c[i] * pl_vi[e, 0] - s[i] * pl_vi[e, 1]
+        vy = s[i] * pl_vi[e, 0] + c[i] * pl_vi[e, 1]
+        dx = qe[3 * j] + ajx - qe[3 * i] - aix
+        dy = qe[3 * j + 1] + ajy - qe[3 * i + 1] - aiy
+        ddx = ve[3 * j] - ajy * wj - ve[3 * i] + aiy * wi  # d' = r_j' + perp(a_j) w_j - r_i' - perp(a_i) w_i
+        ddy = ve[3 * j + 1] + ajx * wj - ve[3 * i + 1] - aix * wi
+        quad = (-(wi * wi) * (vx * dx + vy * dy) + 2.0 * wi * (-vy * ddx + vx * ddy)
+                + vx * (aix * wi * wi - ajx * wj * wj) + vy * (aiy * wi * wi - ajy * wj * wj))
+        eta[r] = quad - faccel[r]
+    for e in range(an_r.shape[0]):
+        eta[an_r[e]] = -faccel[an_r[e]]
+    for e in range(cd_r.shape[0]):
+        eta[cd_r[e]] = -faccel[cd_r[e]]
+    for e in range(kn_r.shape[0]):
+        b = kn_b[e]
+        w = ve[3 * b + 2]
+        nx = c[b] * kn_n[e, 0] - s[b] * kn_n[e, 1]
+        ny = s[b] * kn_n[e, 0] + c[b] * kn_n[e, 1]
+        ax = c[b] * kn_s[e, 0] - s[b] * kn_s[e, 1]
+        ay = s[b] * kn_s[e, 0] + c[b] * kn_s[e, 1]
+        bnx, bny = -ny, nx  # perp(n)
+        eta[kn_r[e]] = (w * (bnx * ve[3 * b] + bny * ve[3 * b + 1])
+                        + w * w * ((bnx * -ay + bny * ax) - (nx * ax + ny * ay)))
+    # applied forces
+    he = np.zeros(n + 3)
+    he[:n] = h0
+    power = 0.0
+    for e in range(sp_k.shape[0]):
+        i, j = sp_b1[e], sp_b2[e]
+        a1x = c[i] * sp_s1[e, 0] - s[i] * sp_s1[e, 1]
+        a1y = s[i] * sp_s1[e, 0] + c[i] * sp_s1[e, 1]
+        a2x = c[j] * sp_s2[e, 0] - s[j] * sp_s2[e, 1]
+        a2y = s[j] * sp_s2[e, 0] + c[j] * sp_s2[e, 1]
+        dx = qe[3 * j] + a2x - qe[3 * i] - a1x
+        dy = qe[3 * j + 1] + a2y - qe[3 * i + 1] - a1y
+        length = max(math.sqrt(dx * dx + dy * dy), 1e-300)
+        ux, uy = dx / length, dy / length
+        rvx = ve[3 * j] - a2y * ve[3 * j + 2] - ve[3 * i] + a1y * ve[3 * i + 2]
+        rvy = ve[3 * j + 1] + a2x * ve[3 * j + 2] - ve[3 * i + 1] - a1x * ve[3 * i + 2]
+        rate = ux * rvx + uy * rvy
+        tension = sp_k[e] * (length - sp_l0[e]) + sp_c[e] * rate
+        fx, fy = ux * tension, uy * tension  # on P1; -f on P2
+        he[3 * i] += fx
+        he[3 * i + 1] += fy
+        he[3 * i + 2] += a1x * fy - a1y * fx
+        he[3 * j] -= fx
+        he[3 * j + 1] -= fy
+        he[3 * j + 2] -= a2x * fy - a2y * fx
+        power -= sp_c[e] * rate * rate
+    for e in range(rt_k.shape[0]):
+        i, j = rt_b1[e], rt_b2[e]
+        rate = ve[3 * j + 2] - ve[3 * i + 2]
+        tq = -rt_k[e] * (qe[3 * j + 2] - qe[3 * i + 2] - rt_th0[e]) - rt_c[e] * rate
+        he[3 * j + 2] += tq
+        he[3 * i + 2] -= tq
+        power -= rt_c[e] * rate * rate
+    for e in range(ld_b.shape[0]):
+        b = ld_b[e]
+        ax = c[b] * ld_s[e, 0] - s[b] * ld_s[e, 1]
+        ay = s[b] * ld_s[e, 0] + c[b] * ld_s[e, 1]
+        fx, fy = load_f[e, 0], load_f[e, 1]
+        he[3 * b] += fx
+        he[3 * b + 1] += fy
+        he[3 * b + 2] += ax * fy - ay * fx
+        power += fx * (ve[3 * b] - ay * ve[3 * b + 2]) + fy * (ve[3 * b + 1] + ax * ve[3 * b + 2])
+    for e in range(tq_b.shape[0]):
+        b = tq_b[e]
+        he[3 * b + 2] += torque[e]
+        power += torque[e] * ve[3 * b + 2]
+    return he[:n].copy(), eta, power
+
+
+def k_potential(q, geo, frc):  # noqa: ANN001, ANN201
+    """Potential energy [J]: gravity, spring-dampers 1/2 k (L - L0)^2, rotational springs 1/2 k (th - th0)^2."""
+    nb = geo[0]
+    (Md, h0, sp_b1, sp_b2, sp_s1, sp_s2, sp_k, sp_c, sp_l0, rt_b1, rt_b2, rt_k, rt_c, rt_th0, ld_b, ld_s,
+     tq_b) = frc
+    c, s = _trig(q, nb)
+    qe = _ext(q, nb)
+    e_pot = 0.0
+    for k in range(nb):  # h0 holds m g on the x and y coordinates: V = -m g . r
+        e_pot -= h0[3 * k] * q[3 * k] + h0[3 * k + 1] * q[3 * k + 1]
+    for e in range(sp_k.shape[0]):
+        i, j = sp_b1[e], sp_b2[e]
+        dx = qe[3 * j] + c[j] * sp_s2[e, 0] - s[j] * sp_s2[e, 1] - qe[3 * i] - (c[i] * sp_s1[e, 0] - s[i] * sp_s1[e, 1])
+        dy = (qe[3 * j + 1] + s[j] * sp_s2[e, 0] + c[j] * sp_s2[e, 1] - qe[3 * i + 1]
+              - (s[i] * sp_s1[e, 0] + c[i] * sp_s1[e, 1]))
+        stretch = max(math.sqrt(dx * dx + dy * dy), 1e-300) - sp_l0[e]
+        e_pot += 0.5 * sp_k[e] * stretch * stretch
+    for e in range(rt_k.shape[0]):
+        th = qe[3 * rt_b2[e] + 2] - qe[3 * rt_b1[e] + 2] - rt_th0[e]
+        e_pot += 0.5 * rt_k[e] * th * th
+    return e_pot
+
+
+def k_reactions(q, C, lam, react):  # noqa: ANN001, ANN201
+    """(n_constraints, 6) rows (Fx, Fy, 0, 0, 0, Mz): the force C_rows^T lambda on the reported body's (x, y, phi)
+    times the sign, its moment moved from the centre of mass to the joint point (``PlanarSystem.reactions``)."""
+    rows, sign, body, arm = react
+    nc = rows.shape[0]
+    m = C.shape[0]
+    out = np.zeros((nc, 6))
+    for e in range(nc):
+        b = body[e]
+        g0 = g1 = g2 = 0.0
+        for a in range(rows.shape[1]):
+            r = rows[e, a]
+            if r < m:
+                g0 += C[r, 3 * b] * lam[r]
+                g1 += C[r, 3 * b + 1] * lam[r]
+                g2 += C[r, 3 * b + 2] * lam[r]
+        g0, g1, g2 = g0 * sign[e], g1 * sign[e], g2 * sign[e]
+        cb, sb = math.cos(q[3 * b + 2]), math.sin(q[3 * b + 2])
+        ax = cb * arm[e, 0] - sb * arm[e, 1]
+        ay = sb * arm[e, 0] + cb * arm[e, 1]
+        out[e, 0] = g0
+        out[e, 1] = g1
+        out[e, 5] = g2 - (ax * g1 - ay * g0)
+    return out
