@@ -6,14 +6,16 @@ compiled here for exactly one signature of C-contiguous arrays, eagerly, ``nogil
 ``MECHSTUDIO_NO_NUMBA=1`` in the environment, :func:`compile_kernel` returns None and callers take their numpy
 path, which the tests check equal to the kernels.
 
-The on-disk cache lives in ``core/__pycache__/numba-<digest>``, the digest taken over the source of every module
-of ``core``. Numba checks only the timestamp of a kernel's own file, but a compiled kernel contains the code of
-the helpers it calls, which may live in other files (``core.dynamics.projection_fused``): after any change of
-core's source a stale kernel could otherwise be loaded. Caches of other digests are removed. A
-``NUMBA_CACHE_DIR`` set in the environment is respected.
+The on-disk cache lives in ``core/__pycache__/numba-<digest>``, the digest taken over the source of the kernel
+modules (those that use this module) and of the core modules they import (helpers, and constants such as the
+correction's tolerances, which a compiled kernel freezes). Numba checks only the timestamp of a kernel's own file,
+but a compiled kernel contains the code of the helpers it calls, which may live in other files
+(``core.dynamics.projection_fused``): after a change there a stale kernel could otherwise be loaded. Caches of
+other digests are removed. A ``NUMBA_CACHE_DIR`` set in the environment is respected.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import shutil
@@ -24,10 +26,32 @@ _NUMBA: Any = None
 _CORE = Path(__file__).resolve().parent
 
 
+def _imported_core_files(tree: ast.AST) -> set[Path]:
+    """Files of the ``core`` modules a module imports (``from core.x import y``: core/x.py or core/x/__init__.py,
+    and core/x/y.py when y is a module)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "core":
+            base = _CORE.parent.joinpath(*node.module.split("."))
+            out.update({base.with_suffix(".py"), base / "__init__.py"} | {base / f"{a.name}.py" for a in node.names})
+    return {p for p in out if p.is_file()}
+
+
+def kernel_sources() -> list[Path]:
+    """The kernel modules of ``core`` (every module that mentions ``core.jit``) and the core modules they import."""
+    files = set()
+    for path in _CORE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if "core.jit" in text and path.name != "jit.py":
+            files.add(path)
+            files.update(_imported_core_files(ast.parse(text)))
+    return sorted(files | {Path(__file__).resolve()})
+
+
 def source_digest() -> str:
-    """A digest of the source of every module of ``core`` (names and contents)."""
+    """A digest of the kernel sources (names and contents, see :func:`kernel_sources`)."""
     h = hashlib.sha1()
-    for path in sorted(_CORE.rglob("*.py")):
+    for path in kernel_sources():
         h.update(str(path.relative_to(_CORE)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]

@@ -513,3 +513,13 @@ def test_fused_and_generic_planar_runs_agree(name):
     assert a.frames.violation_position.max() < 1e-12
     balance = a.frames.kinetic + a.frames.potential - a.frames.work
     assert np.abs(balance - balance[0]).max() < 1e-8 * max(np.abs(a.frames.kinetic).max(), 1.0)
+
+
+def test_numba_cache_key_covers_the_helpers_and_constants_kernels_freeze():
+    """Compiled kernels contain their helpers' code and freeze imported constants: the cache digest must cover
+    those files (core.jit), not only each kernel's own file as numba's timestamp check does."""
+    from core.jit import kernel_sources
+    names = {p.relative_to(ROOT).as_posix() for p in kernel_sources()}
+    for f in ("core/dynamics/projection_fused.py", "core/dynamics/projection_planar.py", "core/planar_kernels.py",
+              "core/dynamics/correction.py", "core/kinematics/assembly.py", "core/dynamics/projection.py"):
+        assert f in names

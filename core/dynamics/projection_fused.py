@@ -221,13 +221,12 @@ HELPERS = ("_norm", "_kkt_step", "_diag_step", "_min_norm_step", "_kept_geometry
 def helpers() -> dict[str, Any] | None:
     """{name: compiled helper} for the system-specific fused modules to bind, or None without numba."""
     global _lu_inplace, _lu_solve, _mm, _mv, _geometry, _velocity, _accel
-    if _proj._kernels() is None:
+    compiled = _proj._kernels()
+    if compiled is None:
         return None
     _lu_inplace, _lu_solve = _proj._k_lu_inplace, _proj._k_lu_solve  # compiled by _proj._kernels()
     _mm, _mv = _proj._k_mm, _proj._k_mv
-    _geometry = compile_helper(_proj._k_geometry)
-    _velocity = compile_helper(_proj._k_velocity)
-    _accel = compile_helper(_proj._k_accelerations)
+    _geometry, _velocity, _accel = compiled  # the same compiled code (every array passed is C-contiguous)
     g = globals()
     for name in HELPERS:
         g[name] = compile_helper(g[name])
