@@ -366,20 +366,22 @@ def test_fused_and_generic_runs_agree(name):
 def every_planar_element_data():
     """One planar model with every element kind of core.planar_kernels: revolute joints (one with a rotational
     spring-damper), a prismatic joint with a distance driver, a weld, a joint-angle driver, a coordinate driver, a
-    knife edge, a spring-damper, time-dependent applied forces and torques, and a point mass (zero rotational
-    inertia: the correction's KKT fallback)."""
+    knife edge, spring-dampers, time-dependent applied forces and torques, and a point mass (zero rotational
+    inertia: the correction's KKT fallback); the ground as body 1 and as body 2 of joints and of a spring."""
     def bar(name, mass, inertia, x, y, phi, length=0.6):
         return {"name": name, "mass": mass, "inertia": inertia, "com": [length / 2, 0.0],
                 "points": {"a": [0.0, 0.0], "b": [length, 0.0]}, "initial": {"x": x, "y": y, "phi": phi}}
     harmonic = {"type": "harmonic", "amplitude": 0.2, "frequency": 3.0, "offset": 0.1}
     return {"format": "mechanism-studio-model", "version": 1, "name": "every_planar_element", "kind": "planar",
-            "gravity": [0.3, -9.81], "ground": {"points": {"O": [0.0, 0.0], "rail": [0.0, -1.0], "E": [2.0, 0.0]}},
+            "gravity": [0.3, -9.81], "ground": {"points": {"O": [0.0, 0.0], "rail": [0.0, -1.0], "E": [2.0, 0.0],
+                                                            "G": [-2.0, 0.0], "T": [-2.0, -1.5]}},
             "bodies": [bar("A", 1.0, 0.03, 0.0, 0.0, -1.2), bar("B", 0.8, 0.024, 0.217, -0.559, -0.4),
                        bar("S", 0.5, 0.01, 0.3, -1.0, 0.0), bar("W", 0.4, 0.012, 0.77, -0.79, -0.1),
                        {"name": "P", "mass": 0.3, "inertia": 0.0, "com": [0.0, 0.0], "points": {"c": [0.0, 0.0]},
                         "initial": {"x": 0.77, "y": -0.79, "phi": 0.0}},
                        bar("K", 1.5, 0.1, -1.0, 1.0, 0.4), bar("D", 0.7, 0.02, 1.0, 0.6, 0.2),
-                       bar("E", 0.6, 0.018, 2.0, 0.0, 0.1)],
+                       bar("E", 0.6, 0.018, 2.0, 0.0, 0.1), bar("G", 0.9, 0.027, -2.0, 0.0, -0.8),
+                       bar("T", 0.5, 0.015, -2.0, -1.5, 0.0)],
             "joints": [{"name": "hA", "type": "revolute", "body1": "ground", "point1": "O", "body2": "A", "point2": "a"},
                        {"name": "hAB", "type": "revolute", "body1": "A", "point1": "b", "body2": "B", "point2": "a"},
                        {"name": "slide", "type": "prismatic", "body1": "ground", "point1": "rail", "body2": "S",
@@ -390,7 +392,11 @@ def every_planar_element_data():
                         "angle": 0.0},
                        {"name": "blade", "type": "knife_edge", "body": "K", "point": "a", "axis": [1.0, 0.2]},
                        {"name": "hE", "type": "revolute", "body1": "ground", "point1": "E", "body2": "E",
-                        "point2": "a"}],
+                        "point2": "a"},
+                       {"name": "hG", "type": "revolute", "body1": "G", "point1": "a", "body2": "ground",
+                        "point2": "G"},
+                       {"name": "slideT", "type": "prismatic", "body1": "T", "point1": "a", "body2": "ground",
+                        "point2": "T", "axis": [0.6, 0.8], "angle": 0.0}],
             "drivers": [{"name": "push", "type": "joint_distance", "joint": "slide",
                          "function": {"type": "polynomial", "coefficients": [0.3, 0.2, -0.1]}},
                         {"name": "motor", "type": "joint_angle", "joint": "hE", "function": harmonic},
@@ -402,6 +408,8 @@ def every_planar_element_data():
                         "point2": "b", "stiffness": 40.0, "damping": 1.5, "free_length": 0.4},
                        {"name": "sp2", "type": "spring_damper", "body1": "K", "point1": "b", "body2": "D",
                         "point2": "a", "stiffness": 10.0, "damping": 0.5, "free_length": 1.0},
+                       {"name": "sp3", "type": "spring_damper", "body1": "ground", "point1": "O", "body2": "G",
+                        "point2": "b", "stiffness": 25.0, "damping": 0.8, "free_length": 1.2},
                        {"name": "push_K", "type": "applied_force", "body": "K", "point": "b",
                         "force": [{"type": "harmonic", "amplitude": 2.0, "frequency": 1.5}, 0.5]},
                        {"name": "twist_D", "type": "applied_torque", "body": "D",
