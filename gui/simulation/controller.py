@@ -325,6 +325,9 @@ class SimulationController(QObject):
         on_gui = _ptr(QThread.currentThread()) == _ptr(QObject.thread(self))
         self.block_log.append((on_gui, len(block), time.perf_counter()))
         self.buffer.append(block)
+        include = getattr(self.view, "include_frames", None)
+        if include is not None:  # the camera's region grows ahead of the animation when the frames leave it
+            include(block.q)
         if self.state == "paused":  # single steps: show the newest frame
             self.clock.seek(self.buffer.t_latest)
             self._dirty = True

@@ -22,11 +22,13 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from core.model.document import GROUND, Model
 from gui.view3d.bodies_item import LIT_FRAGMENT_SOURCE, MAX_BODIES, BodiesItem
+from gui.view3d.camera_fit import Fit, body_points, pose_fit, reach_fit
 from gui.view3d.geometry import Poser, darker, SceneSpec, build_scene, coil, disk_contact_point, world
 
 BACKGROUND = (236, 239, 243)
 TRAIL_COLOR = (0.15, 0.35, 0.85, 0.9)
 ARROW_COLOR = (0.05, 0.6, 0.15, 1.0)
+FRAMES_PER_BLOCK = 12  # include_frames looks at most at this many frames of a block (and each shown frame)
 
 
 def _lit_shader() -> str:
@@ -77,6 +79,10 @@ class SceneLogic:
         self._body_items: list[Any] = []
         self.frames_drawn = 0
         self.current_t = 0.0
+        self.fit: Fit | None = None  # what the camera frames (gui/view3d/camera_fit.py)
+        self._reach: Fit | None = None  # the fit of every reachable configuration, when there is one
+        self._corners: dict[str, np.ndarray] = {}  # per body: the 8 corners of its points' box, body frame
+        self.refits = 0  # growths of the fit during runs
 
     # ---- building ----------------------------------------------------------------------------------------
     def set_model(self, model: Model, system: Any = None, q: np.ndarray | None = None, t: float = 0.0) -> None:
@@ -88,6 +94,14 @@ class SceneLogic:
         self.poser = Poser(system) if system is not None else None
         self._trail, self._trail_t = [], []
         self._reaction_scale = None
+        self._reach = reach_fit(model, spec)
+        self._corners = {}
+        for bv in spec.bodies:
+            P = body_points(bv)
+            lo, hi = P.min(axis=0), P.max(axis=0)
+            self._corners[bv.name] = np.array([[a[0], b[1], c[2]] for a in (lo, hi) for b in (lo, hi)
+                                               for c in (lo, hi)])
+        self.fit = self._reach
         if self.poser is not None and q is not None:
             self._fit_to(q)
         ext = spec.extent
@@ -96,12 +110,9 @@ class SceneLogic:
             self._build_plane(ext)
         elif spec.kind == "planar":
             grid = gl.GLGridItem(color=(0, 0, 0, 40))
-            sp = self._nice_spacing(ext / 8)
-            grid.setSize(4 * ext, 4 * ext)
-            grid.setSpacing(sp, sp)
-            grid.translate(spec.center[0], spec.center[1], -0.1 * ext)
             self.addItem(grid)
             self._items["grid"] = grid
+            self._place_grid()
         if not spec.ground.empty:
             g = gl.GLMeshItem(vertexes=spec.ground.vertices, faces=spec.ground.faces, faceColors=spec.ground.colors,
                               shader=_lit_shader(), smooth=False)
@@ -127,13 +138,17 @@ class SceneLogic:
             it = gl.GLLinePlotItem(pos=np.zeros((2, 3)), color=(0.3, 0.3, 0.3, 1.0), width=2.0, antialias=True)
             self.addItem(it)
             self.springs.append(it)
-        # gravity arrow: beside the mechanism, length ~ extent / 4
+        # gravity arrow: beside the mechanism (near a corner of what the camera frames), length ~ extent / 7
         g = spec.gravity
         if np.linalg.norm(g) > 0:
             gdir = g / np.linalg.norm(g)
             L = 0.15 * ext
-            base = spec.center + (np.array([0.45 * ext, 0.3 * ext, 0.0]) if spec.kind == "planar"
-                                  else np.array([0.3 * ext, 0.3 * ext, 0.35 * ext]))
+            c, size = self._fit_center_size()
+            if spec.kind == "planar":
+                half = self.fit.half if self.fit is not None else np.full(3, ext / 2)
+                base = np.array([c[0] + 0.9 * half[0], c[1] + 0.6 * half[1], c[2]])
+            else:
+                base = c + np.array([0.3, 0.3, 0.35]) * size
             tip = base + gdir * L
             side = np.cross(gdir, [0, 0, 1.0]) if spec.kind == "planar" else np.cross(gdir, [1.0, 0, 0])
             side = side / max(np.linalg.norm(side), 1e-12) * 0.08 * L
@@ -155,7 +170,10 @@ class SceneLogic:
             self.set_state(q, t)
 
     def _fit_to(self, q: np.ndarray) -> None:
-        """Centre and size of the posed mechanism (its mesh vertices in the world frame)."""
+        """Centre and size of the posed mechanism (its mesh vertices in the world frame: ``spec.center`` and
+        ``spec.extent``, which size the joints, springs and arrows), and what the camera frames (``fit``): every
+        reachable configuration when the model allows that bound, else this pose (grown during runs, see
+        :meth:`include_frames`)."""
         assert self.spec is not None and self.poser is not None
         poses = self.poser.poses(q)
         pts = [poses[bv.name][0] + bv.mesh.vertices @ poses[bv.name][1].T for bv in self.spec.bodies
@@ -167,6 +185,64 @@ class SceneLogic:
             lo, hi = P.min(axis=0), P.max(axis=0)
             self.spec.center = (lo + hi) / 2
             self.spec.extent = float(max(np.linalg.norm(hi - lo), 0.2))
+            self.fit = self._reach if self._reach is not None else pose_fit(P)
+        else:
+            self.fit = self._reach
+
+    def _place_grid(self) -> None:
+        """The planar grid under what the camera frames."""
+        grid = self._items.get("grid")
+        spec = self.spec
+        if grid is None or spec is None:
+            return
+        c, size = self._fit_center_size()
+        sp = self._nice_spacing(size / 8)
+        grid.resetTransform()
+        grid.setSize(4 * size, 4 * size)
+        grid.setSpacing(sp, sp)
+        grid.translate(c[0], c[1], -0.1 * spec.extent)
+
+    def _fit_center_size(self) -> tuple[np.ndarray, float]:
+        """Centre and size (the diameter of a sphere holding it) of what the camera frames."""
+        assert self.spec is not None
+        if self.fit is None:
+            return self.spec.center, self.spec.extent
+        return self.fit.center, 2 * self.fit.radius
+
+    def include_frames(self, qs: np.ndarray) -> bool:
+        """Frames of a run arrived (configurations ``qs`` (n, nq)): grow what the camera frames when they leave it
+        (and refit the camera unless the user moved it). True when it grew. Not for models with a reach bound
+        (they never leave it) nor with a ground plane (the camera follows the mechanism there)."""
+        if self.spec is None or self.poser is None or self._reach is not None or self.spec.plane:
+            return False
+        qs = np.asarray(qs, float).reshape(-1, np.asarray(qs).shape[-1])
+        if len(qs) > FRAMES_PER_BLOCK:
+            qs = qs[np.unique(np.linspace(0, len(qs) - 1, FRAMES_PER_BLOCK).round().astype(int))]
+        boxes = [self._pose_box(self.poser.poses(q)) for q in qs]
+        boxes = [b for b in boxes if b is not None]
+        if not boxes:
+            return False
+        return self._grow_to(np.min([b[0] for b in boxes], axis=0), np.max([b[1] for b in boxes], axis=0))
+
+    def _pose_box(self, poses: dict[str, Any]) -> tuple[np.ndarray, np.ndarray] | None:
+        """The world box of the bodies' points in one pose (their body-frame boxes' corners, turned and moved)."""
+        pts = [poses[n][0] + C @ poses[n][1].T for n, C in self._corners.items() if n in poses]
+        if not pts:
+            return None
+        P = np.vstack(pts)
+        return P.min(axis=0), P.max(axis=0)
+
+    def _grow_to(self, lo: np.ndarray, hi: np.ndarray) -> bool:
+        assert self.spec is not None
+        planar = self.spec.kind == "planar"
+        if self.fit is None or self.fit.contains(lo, hi, planar):
+            return False
+        self.fit = self.fit.grown(lo, hi)
+        self.refits += 1
+        self._place_grid()
+        if not getattr(self, "_user_camera", False):
+            self.reset_camera()
+        return True
 
     def _nice_spacing(self, x: float) -> float:
         e = 10 ** np.floor(np.log10(max(x, 1e-6)))
@@ -194,19 +270,31 @@ class SceneLogic:
         self._items["plane"], self._items["plane_grid"] = plane, grid
 
     def reset_camera(self) -> None:
+        """Fit the camera to ``fit`` (a planar model's top camera to its width and height, a spatial model's
+        camera to its sphere)."""
         spec = self.spec
         if spec is None:
             return
-        c = spec.center
         # the field of view spans the width: fit the extent into the shorter of width and height
         w, h = max(self.width(), 1), max(self.height(), 1)
-        fit = 1.0 / (2 * np.tan(np.radians(self.opts.get("fov", 60)) / 2) * min(1.0, h / w))
+        tan_half = np.tan(np.radians(self.opts.get("fov", 60)) / 2)
         if spec.kind == "planar":
+            if self.fit is not None:
+                c, half = self.fit.center, self.fit.half
+            else:
+                c, half = spec.center, np.full(3, spec.extent / 2)
             self.opts["center"] = _vec3(c[0], c[1], 0.0)
-            self.setCameraPosition(distance=1.1 * fit * spec.extent, elevation=90, azimuth=-90)
+            need = max(half[0], half[1] * w / h)  # half the width to show
+            self.setCameraPosition(distance=1.1 * need / tan_half, elevation=90, azimuth=-90)
         else:
+            c, size = self._fit_center_size()
             self.opts["center"] = _vec3(c[0], c[1], c[2])
-            self.setCameraPosition(distance=1.7 * fit * spec.extent, elevation=20, azimuth=-60)
+            if self.fit is not None and self.fit.tight:  # the sphere just fits the narrower field of view
+                half_angle = min(np.arctan(tan_half), np.arctan(tan_half * h / w))
+                distance = 1.05 * self.fit.radius / np.sin(half_angle)
+            else:
+                distance = 1.7 * size / (2 * tan_half * min(1.0, h / w))
+            self.setCameraPosition(distance=distance, elevation=20, azimuth=-60)
 
     # ---- per frame ---------------------------------------------------------------------------------------
     def set_state(self, q: np.ndarray, t: float, reactions: np.ndarray | None = None,
@@ -235,6 +323,10 @@ class SceneLogic:
         spec = self.spec
         assert spec is not None and self.poser is not None
         poses = self.poser.poses(q)
+        if self._reach is None and not spec.plane and self.fit is not None:  # (frames a block check skipped)
+            box = self._pose_box(poses)
+            if box is not None:
+                self._grow_to(*box)
         for item, names in self._body_items:
             M = item.poses()  # a body without a pose keeps its last one
             for k, name in enumerate(names):

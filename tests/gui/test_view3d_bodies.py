@@ -57,6 +57,12 @@ def test_one_item_draws_like_one_mesh_item_per_body(qtbot: Any, require_gl: None
     v.show()
     qtbot.waitExposed(v)
     v.set_model(model, system, traj.frames.q[0])
+    # the camera on the first pose, not on every reachable one (large bodies), and kept there: this test is about
+    # drawing, not about the camera's fit
+    v._reach = None
+    v._fit_to(traj.frames.q[0])
+    v.reset_camera()
+    v._reach = v.fit
     v.set_state(q, t)
     merged = [it for it in v.items if isinstance(it, BodiesItem)]
     assert len(merged) == 1 and merged[0].count == sum(not bv.mesh.empty for bv in v.spec.bodies)
@@ -74,7 +80,7 @@ def test_one_item_draws_like_one_mesh_item_per_body(qtbot: Any, require_gl: None
         v.addItem(m)
     b = v.render_image(320, 240)
     bg = np.all(b == b[0, 0], axis=2)
-    assert (~bg).mean() > 0.005, "the reference image shows nothing"
+    assert (~bg).mean() > 0.003, "the reference image shows nothing"  # (10 thin links: ~0.5 %)
     diff = np.abs(a.astype(int) - b.astype(int)).max(axis=2)
     assert (diff > 12).mean() < 0.002, f"{(diff > 12).sum()} pixels differ"
     assert np.abs(a.astype(int) - b.astype(int)).mean() < 0.5
