@@ -42,6 +42,22 @@ def _trig(q, nb):  # noqa: ANN001, ANN201
     return c, s
 
 
+def _rot(c, s, b, vectors, e):  # noqa: ANN001, ANN201
+    """A(phi_b) v' for the body vector v' = vectors[e] (x and y components)."""
+    return (c[b] * vectors[e, 0] - s[b] * vectors[e, 1], s[b] * vectors[e, 0] + c[b] * vectors[e, 1])
+
+
+def _spring(c, s, qe, i, j, s1, s2, e):  # noqa: ANN001, ANN201
+    """(A_i s1, A_j s2 (x, y each), length L, unit vector u (x, y)) of spring e from P1 = r_i + A_i s1 to
+    P2 = r_j + A_j s2 (L floored at 1e-300, as ``PlanarSystem._spring_state``)."""
+    a1x, a1y = _rot(c, s, i, s1, e)
+    a2x, a2y = _rot(c, s, j, s2, e)
+    dx = qe[3 * j] + a2x - qe[3 * i] - a1x
+    dy = qe[3 * j + 1] + a2y - qe[3 * i + 1] - a1y
+    length = max(math.sqrt(dx * dx + dy * dy), 1e-300)
+    return a1x, a1y, a2x, a2y, length, dx / length, dy / length
+
+
 def _ext(x, nb):  # noqa: ANN001, ANN201
     """x with the ground's three zeros appended."""
     out = np.zeros(3 * nb + 3)
@@ -66,10 +82,8 @@ def k_position_terms(q, geo, fval):  # noqa: ANN001, ANN201
     phi = np.empty(mh)
     for e in range(co_rx.shape[0]):
         i, j, rx, ry = co_bi[e], co_bj[e], co_rx[e], co_ry[e]
-        aix = c[i] * co_si[e, 0] - s[i] * co_si[e, 1]
-        aiy = s[i] * co_si[e, 0] + c[i] * co_si[e, 1]
-        ajx = c[j] * co_sj[e, 0] - s[j] * co_sj[e, 1]
-        ajy = s[j] * co_sj[e, 0] + c[j] * co_sj[e, 1]
+        aix, aiy = _rot(c, s, i, co_si, e)
+        ajx, ajy = _rot(c, s, j, co_sj, e)
         phi[rx] = qe[3 * i] + aix - qe[3 * j] - ajx
         phi[ry] = qe[3 * i + 1] + aiy - qe[3 * j + 1] - ajy
         _put(C, rx, 3 * i, 1.0)
@@ -82,12 +96,9 @@ def k_position_terms(q, geo, fval):  # noqa: ANN001, ANN201
         _put(C, ry, 3 * j + 2, -ajx)
     for e in range(pl_r.shape[0]):
         i, j, r = pl_bi[e], pl_bj[e], pl_r[e]
-        aix = c[i] * pl_si[e, 0] - s[i] * pl_si[e, 1]
-        aiy = s[i] * pl_si[e, 0] + c[i] * pl_si[e, 1]
-        ajx = c[j] * pl_sj[e, 0] - s[j] * pl_sj[e, 1]
-        ajy = s[j] * pl_sj[e, 0] + c[j] * pl_sj[e, 1]
-        vx = c[i] * pl_vi[e, 0] - s[i] * pl_vi[e, 1]
-        vy = s[i] * pl_vi[e, 0] + c[i] * pl_vi[e, 1]
+        aix, aiy = _rot(c, s, i, pl_si, e)
+        ajx, ajy = _rot(c, s, j, pl_sj, e)
+        vx, vy = _rot(c, s, i, pl_vi, e)
         dx = qe[3 * j] + ajx - qe[3 * i] - aix
         dy = qe[3 * j + 1] + ajy - qe[3 * i + 1] - aiy
         phi[r] = vx * dx + vy * dy - fval[r]
@@ -108,10 +119,8 @@ def k_position_terms(q, geo, fval):  # noqa: ANN001, ANN201
         C[r, cd_k[e]] = 1.0
     for e in range(kn_r.shape[0]):
         b, r = kn_b[e], kn_r[e]
-        nx = c[b] * kn_n[e, 0] - s[b] * kn_n[e, 1]
-        ny = s[b] * kn_n[e, 0] + c[b] * kn_n[e, 1]
-        ax = c[b] * kn_s[e, 0] - s[b] * kn_s[e, 1]
-        ay = s[b] * kn_s[e, 0] + c[b] * kn_s[e, 1]
+        nx, ny = _rot(c, s, b, kn_n, e)
+        ax, ay = _rot(c, s, b, kn_s, e)
         C[r, 3 * b] = nx
         C[r, 3 * b + 1] = ny
         C[r, 3 * b + 2] = -nx * ay + ny * ax  # n . perp(A s')
@@ -134,21 +143,16 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
     for e in range(co_rx.shape[0]):
         i, j = co_bi[e], co_bj[e]
         wi2, wj2 = ve[3 * i + 2] ** 2, ve[3 * j + 2] ** 2
-        aix = c[i] * co_si[e, 0] - s[i] * co_si[e, 1]
-        aiy = s[i] * co_si[e, 0] + c[i] * co_si[e, 1]
-        ajx = c[j] * co_sj[e, 0] - s[j] * co_sj[e, 1]
-        ajy = s[j] * co_sj[e, 0] + c[j] * co_sj[e, 1]
+        aix, aiy = _rot(c, s, i, co_si, e)
+        ajx, ajy = _rot(c, s, j, co_sj, e)
         eta[co_rx[e]] = -(aix * wi2 - ajx * wj2)
         eta[co_ry[e]] = -(aiy * wi2 - ajy * wj2)
     for e in range(pl_r.shape[0]):
         i, j, r = pl_bi[e], pl_bj[e], pl_r[e]
         wi, wj = ve[3 * i + 2], ve[3 * j + 2]
-        aix = c[i] * pl_si[e, 0] - s[i] * pl_si[e, 1]
-        aiy = s[i] * pl_si[e, 0] + c[i] * pl_si[e, 1]
-        ajx = c[j] * pl_sj[e, 0] - s[j] * pl_sj[e, 1]
-        ajy = s[j] * pl_sj[e, 0] + c[j] * pl_sj[e, 1]
-        vx = c[i] * pl_vi[e, 0] - s[i] * pl_vi[e, 1]
-        vy = s[i] * pl_vi[e, 0] + c[i] * pl_vi[e, 1]
+        aix, aiy = _rot(c, s, i, pl_si, e)
+        ajx, ajy = _rot(c, s, j, pl_sj, e)
+        vx, vy = _rot(c, s, i, pl_vi, e)
         dx = qe[3 * j] + ajx - qe[3 * i] - aix
         dy = qe[3 * j + 1] + ajy - qe[3 * i + 1] - aiy
         ddx = ve[3 * j] - ajy * wj - ve[3 * i] + aiy * wi  # d' = r_j' + perp(a_j) w_j - r_i' - perp(a_i) w_i
@@ -163,10 +167,8 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
     for e in range(kn_r.shape[0]):
         b = kn_b[e]
         w = ve[3 * b + 2]
-        nx = c[b] * kn_n[e, 0] - s[b] * kn_n[e, 1]
-        ny = s[b] * kn_n[e, 0] + c[b] * kn_n[e, 1]
-        ax = c[b] * kn_s[e, 0] - s[b] * kn_s[e, 1]
-        ay = s[b] * kn_s[e, 0] + c[b] * kn_s[e, 1]
+        nx, ny = _rot(c, s, b, kn_n, e)
+        ax, ay = _rot(c, s, b, kn_s, e)
         bnx, bny = -ny, nx  # perp(n)
         eta[kn_r[e]] = (w * (bnx * ve[3 * b] + bny * ve[3 * b + 1])
                         + w * w * ((bnx * -ay + bny * ax) - (nx * ax + ny * ay)))
@@ -176,14 +178,7 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
     power = 0.0
     for e in range(sp_k.shape[0]):
         i, j = sp_b1[e], sp_b2[e]
-        a1x = c[i] * sp_s1[e, 0] - s[i] * sp_s1[e, 1]
-        a1y = s[i] * sp_s1[e, 0] + c[i] * sp_s1[e, 1]
-        a2x = c[j] * sp_s2[e, 0] - s[j] * sp_s2[e, 1]
-        a2y = s[j] * sp_s2[e, 0] + c[j] * sp_s2[e, 1]
-        dx = qe[3 * j] + a2x - qe[3 * i] - a1x
-        dy = qe[3 * j + 1] + a2y - qe[3 * i + 1] - a1y
-        length = max(math.sqrt(dx * dx + dy * dy), 1e-300)
-        ux, uy = dx / length, dy / length
+        a1x, a1y, a2x, a2y, length, ux, uy = _spring(c, s, qe, i, j, sp_s1, sp_s2, e)
         rvx = ve[3 * j] - a2y * ve[3 * j + 2] - ve[3 * i] + a1y * ve[3 * i + 2]
         rvy = ve[3 * j + 1] + a2x * ve[3 * j + 2] - ve[3 * i + 1] - a1x * ve[3 * i + 2]
         rate = ux * rvx + uy * rvy
@@ -205,8 +200,7 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
         power -= rt_c[e] * rate * rate
     for e in range(ld_b.shape[0]):
         b = ld_b[e]
-        ax = c[b] * ld_s[e, 0] - s[b] * ld_s[e, 1]
-        ay = s[b] * ld_s[e, 0] + c[b] * ld_s[e, 1]
+        ax, ay = _rot(c, s, b, ld_s, e)
         fx, fy = load_f[e, 0], load_f[e, 1]
         he[3 * b] += fx
         he[3 * b + 1] += fy
@@ -230,11 +224,8 @@ def k_potential(q, geo, frc):  # noqa: ANN001, ANN201
     for k in range(nb):  # h0 holds m g on the x and y coordinates: V = -m g . r
         e_pot -= h0[3 * k] * q[3 * k] + h0[3 * k + 1] * q[3 * k + 1]
     for e in range(sp_k.shape[0]):
-        i, j = sp_b1[e], sp_b2[e]
-        dx = qe[3 * j] + c[j] * sp_s2[e, 0] - s[j] * sp_s2[e, 1] - qe[3 * i] - (c[i] * sp_s1[e, 0] - s[i] * sp_s1[e, 1])
-        dy = (qe[3 * j + 1] + s[j] * sp_s2[e, 0] + c[j] * sp_s2[e, 1] - qe[3 * i + 1]
-              - (s[i] * sp_s1[e, 0] + c[i] * sp_s1[e, 1]))
-        stretch = max(math.sqrt(dx * dx + dy * dy), 1e-300) - sp_l0[e]
+        length = _spring(c, s, qe, sp_b1[e], sp_b2[e], sp_s1, sp_s2, e)[4]
+        stretch = length - sp_l0[e]
         e_pot += 0.5 * sp_k[e] * stretch * stretch
     for e in range(rt_k.shape[0]):
         th = qe[3 * rt_b2[e] + 2] - qe[3 * rt_b1[e] + 2] - rt_th0[e]

@@ -308,60 +308,6 @@ def generic_output(form, s, y, t):
     return cr, acc, R
 
 
-@pytest.mark.parametrize("name", DISKS + ["two_disks", "shaking_plane"])
-def test_fused_projection_path_equals_generic(name):
-    needs_numba()
-    s = disk_system_of(name)
-    fused, generic = (get_formulation("projection")(s, kernels=k) for k in ("numba", "numpy"))
-    assert fused._fused is not None and generic._fused is None
-    rng = np.random.default_rng(9)
-    for trial in range(4):
-        q0, q, v = random_consistent(s, rng)
-        t = 0.37
-        for f in (fused, generic):
-            f.refresh_basis(q0, 0.0)  # a kept basis from another state
-        y = fused.pack(q, v, t)
-        yy = np.append(y, 0.25)
-        close(fused.rhs_augmented(t, yy), generic.rhs_augmented(t, yy))
-        # an output off the manifold (as a dense-output state is): the correction has work to do
-        y_off = y + 1e-7 * rng.standard_normal(y.size)
-        out = fused.fast_output(y_off, t, True)
-        assert out is not None
-        q_f, v_f, qdd_f, R_f, sc = out
-        cr, acc, R = generic_output(generic, s, y_off, t)
-        assert cr.iterations >= 1 and sc[6] == cr.iterations
-        close(q_f, cr.q)
-        close(v_f, cr.v)
-        close(qdd_f, acc.qdd, rtol=1e-10)
-        close(R_f, R, rtol=1e-10)
-        assert sc[3] < 1e-12 and sc[5] < 1e-12 and bool(sc[7]) and bool(sc[9])
-        assert sc[2] == pytest.approx(cr.position_before, rel=1e-6)
-        assert sc[0] == pytest.approx(s.kinetic_energy(cr.q, cr.v, t), rel=1e-12)
-        assert sc[1] == pytest.approx(s.potential_energy(cr.q, t), rel=1e-12, abs=1e-12)
-        assert sc[10] == pytest.approx(generic.null_space_growth(cr.q, t), rel=1e-10)  # ||N||_2, kept basis
-        assert fused.null_space_growth(q_f, t) == sc[10]
-        # without correction the state is recorded as it is
-        q_n, v_n, *_ = fused.fast_output(y_off, t, False)
-        qg, vg = generic.unpack(y_off, t)
-        close(q_n, qg)
-        close(v_n, vg)
-
-
-@pytest.mark.parametrize("name", ["rolling_disk_accelerating_plane", "two_disks", "shaking_plane"])
-def test_fused_and_generic_runs_agree(name):
-    needs_numba()
-    s = disk_system_of(name)
-    base = dict(t_end=1.0, dt=0.01, rtol=1e-10, atol=1e-12)
-    a = run(s, SimulationSettings(**base))
-    b = run(s, SimulationSettings(options={"kernels": "numpy"}, **base))
-    assert a.status.ok and b.status.ok
-    for f in ("q", "v", "a", "reactions", "kinetic", "potential", "work"):
-        close(getattr(a.frames, f), getattr(b.frames, f), rtol=1e-10)
-    assert a.frames.violation_position.max() < 1e-12
-    balance = a.frames.kinetic + a.frames.potential - a.frames.work  # the plane's work included
-    assert np.abs(balance - balance[0]).max() < 1e-9 * max(np.abs(a.frames.kinetic).max(), 1.0)
-
-
 # --- the fused compiled path for planar systems (core.dynamics.projection_planar, core.planar_kernels) -----------
 def every_planar_element_data():
     """One planar model with every element kind of core.planar_kernels: revolute joints (one with a rotational
@@ -428,6 +374,10 @@ def planar_system_of(name):
     return system_of(name)
 
 
+def fused_system_of(name):
+    return disk_system_of(name) if name in DISKS + ["two_disks", "shaking_plane"] else planar_system_of(name)
+
+
 def test_every_planar_element_model_uses_every_kernel_branch():
     s = planar_system_of("every_element")
     geo, frc, _ = s.fused_data()
@@ -462,12 +412,13 @@ def test_planar_kernels_equal_reference(name):
         close(_reactions(q, C, lam, react), np.array([ref[c.name] for c in s.constraints]))
 
 
-@pytest.mark.parametrize("name", PLANAR_FUSED)
-def test_fused_planar_projection_equals_generic(name):
-    """rhs and recorded output frames of the fused planar path against the generic path (numpy kernels), at
-    consistent states with a stale kept basis and at states off the manifold (the correction has work to do)."""
+@pytest.mark.parametrize("name", DISKS + ["two_disks", "shaking_plane"] + PLANAR_FUSED)
+def test_fused_projection_path_equals_generic(name):
+    """rhs and recorded output frames of the fused paths (rolling disks: projection_spatial; planar systems:
+    projection_planar) against the generic path (numpy kernels), at consistent states with a stale kept basis
+    and at states off the manifold (the correction has work to do)."""
     needs_numba()
-    s = planar_system_of(name)
+    s = fused_system_of(name)
     fused, generic = (get_formulation("projection")(s, kernels=k) for k in ("numba", "numpy"))
     assert fused._fused is not None and generic._fused is None
     rng = np.random.default_rng(17)
@@ -508,19 +459,24 @@ def test_fused_planar_projection_equals_generic(name):
         close(v_n, vg)
 
 
-@pytest.mark.parametrize("name", ["four_bar", "slider_pendulum", "ice_skate_incline", "every_element"])
-def test_fused_and_generic_planar_runs_agree(name):
+@pytest.mark.parametrize("name", ["rolling_disk_accelerating_plane", "two_disks", "shaking_plane", "four_bar",
+                                  "slider_pendulum", "ice_skate_incline", "every_element"])
+def test_fused_and_generic_runs_agree(name):
+    """Whole 1 s runs on the fused and on the generic path agree to 1e-10 (1e-9 for the every-element model,
+    whose stiff springs on light bodies amplify the two paths' round-off differences over the run: measured
+    1.4e-10 relative in q''), and the energy balance (the plane's, drivers' and dampers' work included) holds to
+    1e-9."""
     needs_numba()
-    s = planar_system_of(name)
+    s = fused_system_of(name)
     base = dict(t_end=1.0, dt=0.01, rtol=1e-10, atol=1e-12)
     a = run(s, SimulationSettings(**base))
     b = run(s, SimulationSettings(options={"kernels": "numpy"}, **base))
     assert a.status.ok and b.status.ok, (a.message, b.message)
     for f in ("q", "v", "a", "reactions", "kinetic", "potential", "work"):
-        close(getattr(a.frames, f), getattr(b.frames, f), rtol=1e-9)
+        close(getattr(a.frames, f), getattr(b.frames, f), rtol=1e-9 if name == "every_element" else 1e-10)
     assert a.frames.violation_position.max() < 1e-12
     balance = a.frames.kinetic + a.frames.potential - a.frames.work
-    assert np.abs(balance - balance[0]).max() < 1e-8 * max(np.abs(a.frames.kinetic).max(), 1.0)
+    assert np.abs(balance - balance[0]).max() < 1e-9 * max(np.abs(a.frames.kinetic).max(), 1.0)
 
 
 def test_numba_cache_key_covers_the_helpers_and_constants_kernels_freeze():

@@ -72,6 +72,7 @@ import scipy.linalg as sla
 
 from core.dynamics.base import (Accelerations, Formulation, SolverFailure, multipliers_from_accelerations,
                                 register_formulation)
+from core.dense_kernels import _k_cholesky, _k_cholesky_solve, _k_lu_inplace, _k_lu_solve, _k_mm, _k_mv
 from core.jit import array_types, compile_helper, compile_kernel, kernel_set
 from core.kinematics.assembly import RANK_RTOL
 from core.system import ConstrainedSystem
@@ -441,12 +442,15 @@ class ProjectionFormulation(Formulation):
 # of overhead), large ones go to BLAS (np.dot). The numpy path stays as the fallback (numba missing, or ``ProjectionFormulation(system, kernels="numpy")``) and the tests
 # check that both give the same numbers (tests/test_performance_equivalence.py). Compiled once and cached on disk
 # (numba cache=True, in __pycache__).
+HELPERS = ("_k_lu_inplace", "_k_lu_solve", "_k_mm", "_k_mv", "_k_cholesky", "_k_cholesky_solve")  # core.dense_kernels
+
+
 @kernel_set
 def _kernels():
     """(geometry, velocity, accelerations) numba kernels, or None when numba is not available (``core.jit``)."""
     f8_1, f8_2, _, i8_1, i4_1, b1 = array_types()
     g = globals()
-    for name in ("_k_lu_inplace", "_k_lu_solve", "_k_mm", "_k_mv"):  # helpers: the kernels call the compiled versions
+    for name in HELPERS:  # the kernels call the compiled versions
         g[name] = compile_helper(g[name])
     return (compile_kernel(_k_geometry, (f8_2, f8_1, i8_1, i8_1, f8_2, f8_2, f8_2, b1)),
             compile_kernel(_k_velocity, (f8_2, f8_2, i4_1, f8_1, f8_1, f8_1)),
@@ -454,99 +458,6 @@ def _kernels():
 
 
 # the kernels' source (plain Python, compiled by _kernels(); numpy semantics, so they also run uncompiled)
-SMALL_PRODUCT_FLOPS = 4096  # below this many multiply-adds a product is a plain loop (a BLAS call costs ~1 us)
-
-
-def _k_mm(A, B):
-    """A @ B: loops for small products, BLAS (np.dot) for large ones."""
-    n, m = A.shape
-    p = B.shape[1]
-    if n * m * p > SMALL_PRODUCT_FLOPS:
-        return np.dot(A, B)
-    out = np.zeros((n, p))
-    for i in range(n):
-        for k in range(m):
-            a = A[i, k]
-            if a != 0.0:
-                for j in range(p):
-                    out[i, j] += a * B[k, j]
-    return out
-
-
-def _k_mv(A, x):
-    """A @ x (vector): loops for small products, BLAS for large ones."""
-    n, m = A.shape
-    if n * m > SMALL_PRODUCT_FLOPS:
-        return np.dot(A, x)
-    out = np.zeros(n)
-    for i in range(n):
-        s = 0.0
-        for k in range(m):
-            s += A[i, k] * x[k]
-        out[i] = s
-    return out
-
-
-def _k_lu_inplace(A, piv):
-    """A = P L U in place (partial pivoting); returns min |u_jj| / max |u_jj| (0 when singular)."""
-    n = A.shape[0]
-    dmin, dmax = np.inf, 0.0
-    for j in range(n):
-        p = j
-        best = abs(A[j, j])
-        for i in range(j + 1, n):
-            a = abs(A[i, j])
-            if a > best:
-                best, p = a, i
-        piv[j] = p
-        if p != j:
-            for c in range(n):
-                tmp = A[j, c]
-                A[j, c] = A[p, c]
-                A[p, c] = tmp
-        d = A[j, j]
-        if best < dmin:
-            dmin = best
-        if best > dmax:
-            dmax = best
-        if d == 0.0:
-            return 0.0
-        for i in range(j + 1, n):
-            f = A[i, j] / d
-            A[i, j] = f
-            if f != 0.0:
-                for c in range(j + 1, n):
-                    A[i, c] -= f * A[j, c]
-    return dmin / dmax if dmax > 0 else 1.0
-
-
-def _k_lu_solve(LU, piv, B):
-    """Solve (P L U) X = B in place for B (n, nrhs)."""
-    n, nr = B.shape
-    for j in range(n):
-        p = piv[j]
-        if p != j:
-            for c in range(nr):
-                tmp = B[j, c]
-                B[j, c] = B[p, c]
-                B[p, c] = tmp
-    for j in range(n):
-        for i in range(j + 1, n):
-            f = LU[i, j]
-            if f != 0.0:
-                for c in range(nr):
-                    B[i, c] -= f * B[j, c]
-    for j in range(n - 1, -1, -1):
-        d = LU[j, j]
-        for c in range(nr):
-            B[j, c] /= d
-        for i in range(j):
-            f = LU[i, j]
-            if f != 0.0:
-                for c in range(nr):
-                    B[i, c] -= f * B[j, c]
-
-
 def _k_geometry(Cr, xir, u, w, V2uT, V2wT, cu_inv, cu_const):
     """(status, B, LU(S), its pivots, x_xi, s_xi, LU(C_u), its pivots); status 0, or 1 (C_u degenerate),
     2 (S degenerate): a pivot ratio below 1/COND_FAIL."""
@@ -637,30 +548,9 @@ def _k_accelerations(B, u, eta_r, cu_inv, cu_const, cu_lu, cu_piv, h, M, Md, dia
     BT = np.ascontiguousarray(B.T)
     R = _k_mm(BT, MB)
     y = _k_mv(BT, h - Mx)
-    # Cholesky R = L L^T (lower, in place)
-    for j in range(k):
-        s = R[j, j]
-        for c in range(j):
-            s -= R[j, c] * R[j, c]
-        if not s > 0.0:
-            return 3, qdd, Mqdd, pd
-        d = np.sqrt(s)
-        R[j, j] = d
-        for i in range(j + 1, k):
-            s = R[i, j]
-            for c in range(j):
-                s -= R[i, c] * R[j, c]
-            R[i, j] = s / d
-    for j in range(k):
-        s = y[j]
-        for c in range(j):
-            s -= R[j, c] * y[c]
-        y[j] = s / R[j, j]
-    for j in range(k - 1, -1, -1):
-        s = y[j]
-        for c in range(j + 1, k):
-            s -= R[c, j] * y[c]
-        y[j] = s / R[j, j]
+    if _k_cholesky(R) == 0.0:  # R = B^T M B = L L^T
+        return 3, qdd, Mqdd, pd
+    _k_cholesky_solve(R, y)
     qdd = x_eta + _k_mv(B, y)
     Mqdd = Mx + _k_mv(MB, y)
     pd = _k_mv(V2T, qdd)

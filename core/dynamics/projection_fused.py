@@ -13,8 +13,11 @@ once:
   (B^T M B) y = B^T (h - M x_eta);
 * :func:`_min_norm_step`: min 1/2 dx^T M dx subject to A dx = rhs (``core.dynamics.correction``: eq. 4.10 with a
   Cholesky factor of A M^-1 A^T for a positive diagonal M, else the KKT system [M A^T; A 0]);
+* :func:`_newton_done`, :func:`_project_velocity`: the stopping rule of the Newton-Raphson correction and the
+  velocity projection (``core.dynamics.correction.correct``);
 * :func:`_recorded`: q'', M q'', ||N||_2 at a corrected state, and :func:`_multipliers`: lambda =
-  C_u^-T (M q'' - h)_u (corrected eq. 4.2), or the minimum-norm least-squares lambda when C is rank deficient.
+  C_u^-T (M q'' - h)_u (corrected eq. 4.2), or the minimum-norm least-squares lambda when C is rank deficient;
+  :func:`_scalars`: the output frame's scalars.
 
 The kept basis travels as one tuple ``basis = (rows, u, w, V2u^T, V2w^T, C_u^-1, C_u constant, V2^T)``
 (``ProjectionFormulation.fused_basis``). Mass matrices: a full M (``diag`` False) or the diagonal Md (``diag``
@@ -31,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from core.dynamics import projection as _proj
-from core.dynamics.correction import _CHOL_PIVOT_RTOL, KKT_PIVOT_RTOL
+from core.dynamics.correction import _CHOL_PIVOT_RTOL, KKT_PIVOT_RTOL, POSITION_TOL, VELOCITY_TOL
 from core.jit import compile_helper, kernel_set
 
 
@@ -72,34 +75,10 @@ def _diag_step(Md, A, rhs):  # noqa: ANN001, ANN201
         for j in range(n):
             AM[i, j] = A[i, j] / Md[j]
     W = _mm(AM, np.ascontiguousarray(A.T))
-    dmin, dmax = np.inf, 0.0
-    for j in range(m):  # Cholesky W = L L^T (lower, in place)
-        s = W[j, j]
-        for c in range(j):
-            s -= W[j, c] * W[j, c]
-        if not s > 0.0:
-            return False, np.zeros(n)
-        d = math.sqrt(s)
-        dmin, dmax = min(dmin, d), max(dmax, d)
-        W[j, j] = d
-        for i in range(j + 1, m):
-            s = W[i, j]
-            for c in range(j):
-                s -= W[i, c] * W[j, c]
-            W[i, j] = s / d
-    if m and not dmin > _CHOL_PIVOT_RTOL * dmax:
+    if m and not _cholesky(W) > _CHOL_PIVOT_RTOL:
         return False, np.zeros(n)
     y = rhs.copy()
-    for j in range(m):
-        s = y[j]
-        for c in range(j):
-            s -= W[j, c] * y[c]
-        y[j] = s / W[j, j]
-    for j in range(m - 1, -1, -1):
-        s = y[j]
-        for c in range(j + 1, m):
-            s -= W[c, j] * y[c]
-        y[j] = s / W[j, j]
+    _cholesky_solve(W, y)
     return True, _mv(np.ascontiguousarray(AM.T), y)
 
 
@@ -205,6 +184,41 @@ def _multipliers(f, C, basis):  # noqa: ANN001, ANN201
     return np.linalg.lstsq(np.ascontiguousarray(C.T), f, rcond=2.220446049250313e-16 * max(C.shape))[0], False
 
 
+def _newton_done(res, new):  # noqa: ANN001, ANN201
+    """Stop the Newton-Raphson iteration after a step that made ||Phi|| ``new`` from ``res``: diverged (not
+    finite) or converging too slowly (less than halved while above POSITION_TOL), as ``correction.correct``."""
+    return not np.isfinite(new) or (new > 0.5 * res and new > POSITION_TOL)
+
+
+def _project_velocity(M, Md, diag, C, v, xi, correction):  # noqa: ANN001, ANN201
+    """(q', ||C q' + xi|| after, changed): the M-orthogonal projection of q' onto C q' + xi = 0 when
+    ``correction`` is on and the residual exceeds VELOCITY_TOL (``correction.correct``)."""
+    vres = _residual(C, v, xi)
+    vafter = _norm(vres)
+    if correction and vafter > VELOCITY_TOL:
+        v = v + _min_norm_step(M, Md, diag, C, -vres)
+        return v, _norm(_residual(C, v, xi)), True
+    return v, vafter, False
+
+
+def _scalars(kinetic, potential, before, res, vbefore, vafter, it, changed, unique, growth):  # noqa: ANN001, ANN201
+    """The output kernels' scalars: (kinetic, potential, ||Phi|| before, after, ||C q' + xi|| before, after,
+    Newton iterations, converged, changed, lambda unique, ||N||_2)."""
+    scal = np.zeros(11)
+    scal[0] = kinetic
+    scal[1] = potential
+    scal[2] = before
+    scal[3] = res
+    scal[4] = vbefore
+    scal[5] = vafter
+    scal[6] = it
+    scal[7] = 1.0 if res <= max(POSITION_TOL, 1e-10) else 0.0
+    scal[8] = 1.0 if changed else 0.0
+    scal[9] = 1.0 if unique else 0.0
+    scal[10] = growth
+    return scal
+
+
 def _residual(C, v, xi):  # noqa: ANN001, ANN201
     """C q' + xi."""
     return _mv(C, v) + xi
@@ -212,20 +226,21 @@ def _residual(C, v, xi):  # noqa: ANN001, ANN201
 
 # compiled versions of the helpers above and of core.dynamics.projection's kernels (bound by helpers(); the
 # Python functions without numba)
-_lu_inplace = _lu_solve = _mm = _mv = _geometry = _velocity = _accel = None
+_lu_inplace = _lu_solve = _mm = _mv = _cholesky = _cholesky_solve = _geometry = _velocity = _accel = None
 HELPERS = ("_norm", "_kkt_step", "_diag_step", "_min_norm_step", "_kept_geometry", "_state", "_rows_of", "_rhs",
-           "_recorded", "_multipliers", "_residual")
+           "_recorded", "_multipliers", "_residual", "_newton_done", "_project_velocity", "_scalars")
 
 
 @kernel_set
 def helpers() -> dict[str, Any] | None:
     """{name: compiled helper} for the system-specific fused modules to bind, or None without numba."""
-    global _lu_inplace, _lu_solve, _mm, _mv, _geometry, _velocity, _accel
+    global _lu_inplace, _lu_solve, _mm, _mv, _cholesky, _cholesky_solve, _geometry, _velocity, _accel
     compiled = _proj._kernels()
     if compiled is None:
         return None
     _lu_inplace, _lu_solve = _proj._k_lu_inplace, _proj._k_lu_solve  # compiled by _proj._kernels()
     _mm, _mv = _proj._k_mm, _proj._k_mv
+    _cholesky, _cholesky_solve = _proj._k_cholesky, _proj._k_cholesky_solve
     _geometry, _velocity, _accel = compiled  # the same compiled code (every array passed is C-contiguous)
     g = globals()
     for name in HELPERS:

@@ -28,7 +28,7 @@ import numpy as np
 
 from core import planar_kernels as _pk
 from core.dynamics import projection_fused as _fused
-from core.dynamics.correction import MAX_ITER, POSITION_TOL, VELOCITY_TOL
+from core.dynamics.correction import MAX_ITER, POSITION_TOL
 from core.jit import compile_helper, kernel_set
 
 
@@ -75,17 +75,12 @@ def k_output(y, correction, basis, geo, frc, td, react):  # noqa: ANN001, ANN201
             new = _norm(phi)
             it += 1
             changed = True
-            if not np.isfinite(new) or (new > 0.5 * res and new > POSITION_TOL):
-                res = new
-                break
+            stop = _newton_done(res, new)
             res = new
-    vres = _residual(C, v, xi)
-    vafter = _norm(vres)
-    if correction and vafter > VELOCITY_TOL:
-        v = v + _min_norm_step(full, Md, True, C, -vres)
-        vafter = _norm(_residual(C, v, xi))
-        changed = True
-    converged = res <= max(POSITION_TOL, 1e-10)
+            if stop:
+                break
+    v, vafter, projected = _project_velocity(full, Md, True, C, v, xi, correction)
+    changed = changed or projected
     # --- accelerations, multipliers, reactions, energies at the recorded state ---
     h, eta, power_nc = _velocity_terms(q, v, geo, frc, faccel, load_f, torque)
     status, qdd, Mqdd, growth = _recorded(v, C, xi, h, eta, full, Md, True, basis)
@@ -96,22 +91,14 @@ def k_output(y, correction, basis, geo, frc, td, react):  # noqa: ANN001, ANN201
     kinetic = 0.0
     for i in range(v.shape[0]):
         kinetic += 0.5 * Md[i] * v[i] * v[i]
-    scal[0] = kinetic
-    scal[1] = _potential(q, geo, frc)
-    scal[2] = before
-    scal[3] = res
-    scal[4] = vbefore
-    scal[5] = vafter
-    scal[6] = it
-    scal[7] = 1.0 if converged else 0.0
-    scal[8] = 1.0 if changed else 0.0
-    scal[9] = 1.0 if unique else 0.0
-    scal[10] = growth
+    potential = _potential(q, geo, frc)
+    scal = _scalars(kinetic, potential, before, res, vbefore, vafter, it, changed, unique, growth)
     return 0, q, v, qdd, R, scal
 
 
 # helpers the kernels call: compiled versions (bound at build; plain Python without numba)
 _norm = _residual = _min_norm_step = _state = _rhs = _recorded = _multipliers = None
+_newton_done = _project_velocity = _scalars = None
 _position_terms = _velocity_terms = _potential = _reactions = None
 
 
@@ -121,7 +108,7 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     global _position_terms, _velocity_terms, _potential, _reactions
     if not _fused.bind(globals()):
         return None
-    for name in ("_trig", "_ext", "_put"):  # the terms' own helpers, compiled before the terms that call them
+    for name in ("_trig", "_rot", "_spring", "_ext", "_put"):  # the terms' own helpers, compiled before the terms that call them
         setattr(_pk, name, compile_helper(getattr(_pk, name)))
     _position_terms = compile_helper(_pk.k_position_terms)
     _velocity_terms = compile_helper(_pk.k_velocity_terms)

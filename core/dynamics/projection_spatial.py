@@ -29,7 +29,7 @@ from typing import Any, Callable
 import numpy as np
 
 from core.dynamics import projection_fused as _fused
-from core.dynamics.correction import MAX_ITER, POSITION_TOL, VELOCITY_TOL
+from core.dynamics.correction import MAX_ITER, POSITION_TOL
 from core.jit import compile_helper, kernel_set
 from core import spatial_kernels as _sk
 
@@ -86,17 +86,12 @@ def k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, 
             new = _norm(phi)
             it += 1
             changed = True
-            if not np.isfinite(new) or (new > 0.5 * res and new > POSITION_TOL):
-                res = new
-                break
+            stop = _newton_done(res, new)
             res = new
-    vres = _residual(C, v, xi)
-    vafter = _norm(vres)
-    if correction and vafter > VELOCITY_TOL:
-        v = v + _min_norm_step(M, empty, False, C, -vres)
-        vafter = _norm(_residual(C, v, xi))
-        changed = True
-    converged = res <= max(POSITION_TOL, 1e-10)
+            if stop:
+                break
+    v, vafter, projected = _project_velocity(M, empty, False, C, v, xi, correction)
+    changed = changed or projected
     # --- accelerations, multipliers, reactions, energies at the recorded state ---
     h, eta, kinetic = _velocity_terms(q, v, mass, J, mg, disk_body, disk_radius, ap)
     status, qdd, Mqdd, growth = _recorded(v, C, xi, h, eta, M, empty, False, basis)
@@ -125,22 +120,13 @@ def k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, 
     potential = 0.0
     for b in range(mass.shape[0]):
         potential -= mg[b, 0] * q[6 * b] + mg[b, 1] * q[6 * b + 1] + mg[b, 2] * q[6 * b + 2]
-    scal[0] = kinetic
-    scal[1] = potential
-    scal[2] = before
-    scal[3] = res
-    scal[4] = vbefore
-    scal[5] = vafter
-    scal[6] = it
-    scal[7] = 1.0 if converged else 0.0
-    scal[8] = 1.0 if changed else 0.0
-    scal[9] = 1.0 if unique else 0.0
-    scal[10] = growth
+    scal = _scalars(kinetic, potential, before, res, vbefore, vafter, it, changed, unique, growth)
     return 0, q, v, qdd, R, scal
 
 
 # helpers the kernels call: compiled versions (bound at build; plain Python without numba)
 _norm = _residual = _min_norm_step = _state = _rhs = _recorded = _multipliers = None
+_newton_done = _project_velocity = _scalars = None
 _position_terms = _velocity_terms = None
 
 

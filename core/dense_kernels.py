@@ -1,0 +1,142 @@
+"""Small dense linear-algebra kernels shared by the compiled paths (projection, its fused paths, Wittenburg).
+
+Plain Python with numpy semantics, so that they also run uncompiled; the kernel modules compile them with
+``core.jit.compile_helper`` and call the compiled versions. For the matrix sizes of mechanisms (n <= ~100) a
+BLAS or LAPACK call costs about a microsecond of overhead, more than the arithmetic of a small product or
+factorization: small products are loops, large ones go to BLAS (np.dot); LU with partial pivoting (as LAPACK
+getrf: the same pivots up to round-off) and Cholesky are written out.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+SMALL_PRODUCT_FLOPS = 4096  # below this many multiply-adds a product is a plain loop (a BLAS call costs ~1 us)
+
+
+def _k_mm(A, B):
+    """A @ B: loops for small products, BLAS (np.dot) for large ones."""
+    n, m = A.shape
+    p = B.shape[1]
+    if n * m * p > SMALL_PRODUCT_FLOPS:
+        return np.dot(A, B)
+    out = np.zeros((n, p))
+    for i in range(n):
+        for k in range(m):
+            a = A[i, k]
+            if a != 0.0:
+                for j in range(p):
+                    out[i, j] += a * B[k, j]
+    return out
+
+
+def _k_mv(A, x):
+    """A @ x (vector): loops for small products, BLAS for large ones."""
+    n, m = A.shape
+    if n * m > SMALL_PRODUCT_FLOPS:
+        return np.dot(A, x)
+    out = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for k in range(m):
+            s += A[i, k] * x[k]
+        out[i] = s
+    return out
+
+
+def _k_lu_inplace(A, piv):
+    """A = P L U in place (partial pivoting); returns min |u_jj| / max |u_jj| (0 when singular)."""
+    n = A.shape[0]
+    dmin, dmax = np.inf, 0.0
+    for j in range(n):
+        p = j
+        best = abs(A[j, j])
+        for i in range(j + 1, n):
+            a = abs(A[i, j])
+            if a > best:
+                best, p = a, i
+        piv[j] = p
+        if p != j:
+            for c in range(n):
+                tmp = A[j, c]
+                A[j, c] = A[p, c]
+                A[p, c] = tmp
+        d = A[j, j]
+        if best < dmin:
+            dmin = best
+        if best > dmax:
+            dmax = best
+        if d == 0.0:
+            return 0.0
+        for i in range(j + 1, n):
+            f = A[i, j] / d
+            A[i, j] = f
+            if f != 0.0:
+                for c in range(j + 1, n):
+                    A[i, c] -= f * A[j, c]
+    return dmin / dmax if dmax > 0 else 1.0
+
+
+def _k_lu_solve(LU, piv, B):
+    """Solve (P L U) X = B in place for B (n, nrhs)."""
+    n, nr = B.shape
+    for j in range(n):
+        p = piv[j]
+        if p != j:
+            for c in range(nr):
+                tmp = B[j, c]
+                B[j, c] = B[p, c]
+                B[p, c] = tmp
+    for j in range(n):
+        for i in range(j + 1, n):
+            f = LU[i, j]
+            if f != 0.0:
+                for c in range(nr):
+                    B[i, c] -= f * B[j, c]
+    for j in range(n - 1, -1, -1):
+        d = LU[j, j]
+        for c in range(nr):
+            B[j, c] /= d
+        for i in range(j):
+            f = LU[i, j]
+            if f != 0.0:
+                for c in range(nr):
+                    B[i, c] -= f * B[j, c]
+
+
+def _k_cholesky(R):
+    """R = L L^T in place (L in the lower triangle); returns min/max of diag(L), 0 when R is not positive
+    definite (a pivot <= 0)."""
+    k = R.shape[0]
+    dmin, dmax = np.inf, 0.0
+    for j in range(k):
+        s = R[j, j]
+        for c in range(j):
+            s -= R[j, c] * R[j, c]
+        if not s > 0.0:
+            return 0.0
+        d = math.sqrt(s)
+        dmin, dmax = min(dmin, d), max(dmax, d)
+        R[j, j] = d
+        for i in range(j + 1, k):
+            s = R[i, j]
+            for c in range(j):
+                s -= R[i, c] * R[j, c]
+            R[i, j] = s / d
+    return dmin / dmax if dmax > 0.0 else 1.0
+
+
+def _k_cholesky_solve(L, y):
+    """Solve L L^T x = y in place for a vector y (L lower triangular, as from :func:`_k_cholesky`)."""
+    k = y.shape[0]
+    for j in range(k):
+        s = y[j]
+        for c in range(j):
+            s -= L[j, c] * y[c]
+        y[j] = s / L[j, j]
+    for j in range(k - 1, -1, -1):
+        s = y[j]
+        for c in range(j + 1, k):
+            s -= L[c, j] * y[c]
+        y[j] = s / L[j, j]
