@@ -105,11 +105,25 @@ def _k_lu_solve(LU, piv, B):
                     B[i, c] -= f * B[j, c]
 
 
+CHOLESKY_LOOP_SIZE = 24  # larger matrices go to LAPACK (its blocked potrf: ~10x faster at k = 240)
+
+
 def _k_cholesky(R):
     """R = L L^T in place (L in the lower triangle); returns min/max of diag(L), 0 when R is not positive
     definite (a pivot <= 0)."""
     k = R.shape[0]
     dmin, dmax = np.inf, 0.0
+    if k > CHOLESKY_LOOP_SIZE:
+        try:
+            L = np.linalg.cholesky(R)
+        except Exception:  # noqa: BLE001 - numba raises LinAlgError: not positive definite
+            return 0.0
+        for j in range(k):
+            for i in range(j, k):
+                R[i, j] = L[i, j]
+            d = L[j, j]
+            dmin, dmax = min(dmin, d), max(dmax, d)
+        return dmin / dmax if dmax > 0.0 else 1.0
     for j in range(k):
         s = R[j, j]
         for c in range(j):

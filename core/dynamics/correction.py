@@ -38,6 +38,7 @@ MAX_ITER = 10
 _CHOL_PIVOT_RTOL = 1e-6  # W = C M^-1 C^T is taken as singular (redundant rows) below this pivot ratio
 
 KKT_PIVOT_RTOL = 1e-12  # the KKT matrix is taken as singular (redundant constraints) below this LU pivot ratio
+LSTSQ_RCOND = 1e-12  # singular values below this fraction of the largest are cut in the least-squares steps
 
 _potrf, _potrs, _getrf, _getrs = sla.get_lapack_funcs(("potrf", "potrs", "getrf", "getrs"), (np.zeros(1),))
 
@@ -72,7 +73,7 @@ def _kkt_step(M: FloatArray, C: FloatArray, rhs: FloatArray) -> FloatArray:
     if info == 0 and d.min() > KKT_PIVOT_RTOL * d.max():
         sol, _ = _getrs(lu, piv, b)
     if sol is None or not np.all(np.isfinite(sol)):
-        sol = np.linalg.lstsq(K, b, rcond=1e-12)[0]
+        sol = np.linalg.lstsq(K, b, rcond=LSTSQ_RCOND)[0]
     return sol[:n]
 
 
@@ -108,10 +109,19 @@ class _Steps:
             dx = _diag_step(self.minv, C, rhs)
             if dx is not None:
                 return dx
-            M = np.diag(1.0 / self.minv)
-        else:
-            M = self.M if self.M is not None else self.system.mass_matrix(q, self.t)
+            return _weighted_lstsq_step(self.minv, C, rhs)
+        M = self.M if self.M is not None else self.system.mass_matrix(q, self.t)
         return _kkt_step(M, C, rhs)
+
+
+def _weighted_lstsq_step(minv: FloatArray, C: FloatArray, rhs: FloatArray) -> FloatArray:
+    """min 1/2 dx^T M dx subject to C dx = rhs in the least-squares sense, for M = diag(1/minv) > 0 and C with
+    (nearly) redundant rows: dx = M^-1/2 pinv(C M^-1/2) rhs, from an m x n problem instead of the (n + m) square
+    KKT one. Singular values of C M^-1/2 below _CHOL_PIVOT_RTOL of the largest are cut: the scale on which
+    :func:`_diag_step` found W = C M^-1 C^T singular (its Cholesky pivots are of the order of those singular
+    values); keeping them would divide the residual by them (steps 100x the offset, tested)."""
+    w = np.sqrt(minv)
+    return w * np.linalg.lstsq(C * w, rhs, rcond=_CHOL_PIVOT_RTOL)[0]
 
 
 def correct(system: ConstrainedSystem, q: FloatArray, v: FloatArray, t: float, *,

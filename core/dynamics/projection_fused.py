@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from core.dynamics import projection as _proj
-from core.dynamics.correction import _CHOL_PIVOT_RTOL, KKT_PIVOT_RTOL, POSITION_TOL, VELOCITY_TOL
+from core.dynamics.correction import _CHOL_PIVOT_RTOL, KKT_PIVOT_RTOL, LSTSQ_RCOND, POSITION_TOL, VELOCITY_TOL
 from core.jit import compile_helper, kernel_set
 
 
@@ -63,7 +63,7 @@ def _kkt_step(M, A, rhs):  # noqa: ANN001, ANN201
         _lu_solve(K, piv, x)
         if np.all(np.isfinite(x)):
             return x[:n, 0].copy()
-    return np.linalg.lstsq(K0, b[:, 0], rcond=1e-12)[0][:n].copy()
+    return np.linalg.lstsq(K0, b[:, 0], rcond=LSTSQ_RCOND)[0][:n].copy()
 
 
 def _diag_step(Md, A, rhs):  # noqa: ANN001, ANN201
@@ -93,6 +93,12 @@ def _min_norm_step(M, Md, diag, A, rhs):  # noqa: ANN001, ANN201
             ok, dx = _diag_step(Md, A, rhs)
             if ok:
                 return dx
+            w = np.sqrt(1.0 / Md)  # redundant rows: correction._weighted_lstsq_step
+            Aw = np.empty(A.shape)
+            for i in range(A.shape[0]):
+                for j in range(A.shape[1]):
+                    Aw[i, j] = A[i, j] * w[j]
+            return w * np.linalg.lstsq(Aw, rhs, rcond=_CHOL_PIVOT_RTOL)[0]
         return _kkt_step(np.diag(Md), A, rhs)
     return _kkt_step(M, A, rhs)
 
