@@ -128,7 +128,7 @@ class Curve:
         if on != self.visible:
             self.visible = on
             if self.owner is not None:
-                self.owner.update()
+                self.owner._changed()  # (its bounds change too)
 
 
 @dataclass
