@@ -284,12 +284,6 @@ class PlanarSystem(ConstrainedSystem):
             g.jacobian(qe, t, out)
         return out[:, :self.n]
 
-    def phi_t(self, q: FloatArray, t: float) -> FloatArray:
-        out = np.zeros(self.m_holonomic)
-        for g in self.groups:
-            g.phi_t(t, out)
-        return out
-
     def gamma_reference(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         out = np.empty(self.m_holonomic)
         qe, ve = pk.q_ext(q), pk.q_ext(v)
@@ -351,7 +345,7 @@ class PlanarSystem(ConstrainedSystem):
     # --- fast path (see the module docstring, "Speed"): the *_reference methods above are the element-by-element
     # originals, kept as the specification the fast ones are tested against (tests/test_performance_equivalence.py)
     def _compile_fast(self) -> None:
-        n, m, nb = self.n, self.m, self.nb
+        n, m = self.n, self.m
         mh = self.m_holonomic
         self._co = next((g for g in self.groups if isinstance(g, pk.PointCoincidence)), None)
         self._other = [g for g in self.groups if not isinstance(g, (pk.PointCoincidence, pk.RelativeAngle,
