@@ -48,9 +48,10 @@ from typing import Any
 import numpy as np
 from scipy.linalg.lapack import dposv as _dposv
 
+from core import dense_kernels
+from core.dense_kernels import cholesky_solve
 from core.dynamics.base import Accelerations, Formulation, SolverFailure, register_formulation
-from core.dense_kernels import _k_cholesky_solve
-from core.jit import array_types, compile_helper, compile_kernel, kernel_set
+from core.jit import array_types, compile_kernel, kernel_set
 from core.system import ConstrainedSystem
 from core.tree.orientation import get_parametrization, matrix_to_quat, quat_E, quat_to_matrix
 from core.types import FloatArray
@@ -328,8 +329,7 @@ class WittenburgFormulation(Formulation):
 @kernel_set
 def _kernel():
     """The compiled omega_dot kernel, or None without numba."""
-    global _k_cholesky_solve
-    _k_cholesky_solve = compile_helper(_k_cholesky_solve)  # the kernel calls the compiled version
+    globals()["cholesky_solve"] = dense_kernels.compiled()["cholesky_solve"]  # the kernel calls the compiled one
     f8_1, f8_2, f8_3, i8_1, _, _ = array_types()
     return compile_kernel(_k_omega_dot, (f8_3, f8_2, f8_3, f8_2, f8_3, i8_1, i8_1, i8_1, i8_1, f8_2, f8_2, f8_2,
                                          f8_2, f8_2, f8_2))
@@ -410,7 +410,7 @@ def _k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, F, mom, base):
         rhs[i, 2] += -(w0 * k1 - w1 * k0) + (a0 * h1 - a1 * h0) - (c0 * f1 - c1 * f0) + mom[i, 2]
     L = np.linalg.cholesky(K)  # K = L L^T
     b = rhs.ravel().copy()
-    _k_cholesky_solve(L, b)
+    cholesky_solve(L, b)
     return b.reshape(n, 3)
 
 
