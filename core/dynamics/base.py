@@ -23,6 +23,7 @@ docs/architecture.md, "Recipe: add a formulation".
 """
 from __future__ import annotations
 
+import enum
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -55,6 +56,25 @@ class Accelerations:
     lam: FloatArray | None = None
     lam_unique: bool = True  # False when C is rank deficient (redundant constraints): lambda is min-norm
     info: dict[str, Any] = field(default_factory=dict)
+
+
+class OutputScalar(enum.IntEnum):
+    """Positions in the scalars array of a fused output frame (:meth:`Formulation.fast_output`)."""
+    KINETIC = 0  # kinetic energy [J]
+    POTENTIAL = 1  # potential energy [J]
+    POSITION_BEFORE = 2  # ||Phi|| before the drift correction
+    POSITION_AFTER = 3  # ||Phi|| after it
+    VELOCITY_BEFORE = 4  # ||C q' + xi|| before the correction
+    VELOCITY_AFTER = 5  # ||C q' + xi|| after it
+    NEWTON_ITERATIONS = 6  # iterations of the Newton-Raphson correction
+    CONVERGED = 7  # 1.0 when the correction met its tolerance
+    CHANGED = 8  # 1.0 when the correction changed q or q' (the integrator restarts from the corrected state)
+    LAMBDA_UNIQUE = 9  # 1.0 unless C is rank deficient (then lambda is the minimum-norm one)
+    NULL_SPACE_GROWTH = 10  # ||N||_2 of the projection's kept basis at the recorded state
+
+
+#: a fused output frame: (q, q', q'', reactions (n_constraints, 6) [N, N m], scalars indexed by OutputScalar)
+FastOutput = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]
 
 
 class Formulation(ABC):
@@ -109,9 +129,10 @@ class Formulation(ABC):
         ydot, power = self.rhs_and_power(t, yy[:-1])
         return np.append(ydot, power)
 
-    def fast_output(self, y: FloatArray, t: float, correction: bool) -> Any:
-        """An optional fused output frame of integrator state y (see ``core.dynamics.projection_spatial``):
-        (q, q', q'', reactions (n_constraints, 6), scalars) or None, then the driver's generic path runs."""
+    def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
+        """An optional fused output frame of integrator state y (:data:`FastOutput`: the corrected state, q'', the
+        reactions and the scalars of :class:`OutputScalar`; see ``core.dynamics.projection_spatial``), or None:
+        then the driver unpacks, corrects and evaluates on the generic path. Default: None."""
         return None
 
     def power(self, q: FloatArray, v: FloatArray, t: float, acc: Accelerations) -> float:

@@ -71,8 +71,8 @@ import numpy as np
 import scipy.linalg as sla
 
 from core.dynamics import projection_planar, projection_spatial
-from core.dynamics.base import (Accelerations, Formulation, RestartRequired, SolverFailure,
-                                multipliers_from_accelerations, register_formulation)
+from core.dynamics.base import (Accelerations, FastOutput, Formulation, OutputScalar, RestartRequired,
+                                SolverFailure, multipliers_from_accelerations, register_formulation)
 from core.dynamics.projection_kernels import COND_FAIL, kernels
 from core.kinematics.assembly import RANK_RTOL
 from core.system import ConstrainedSystem
@@ -416,14 +416,14 @@ class ProjectionFormulation(Formulation):
                 return out
         return super().rhs_augmented(t, yy)  # the generic path (raises the right failure, or re-chooses C_u)
 
-    def fast_output(self, y: FloatArray, t: float, correction: bool) -> tuple | None:
+    def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         if self._fused is None or self.V2 is None:
             return None
-        status, q, v, qdd, R, scal = self._fused.output(y, bool(correction), self.fused_basis(), t)
+        status, q, v, qdd, R, scalars = self._fused.output(y, bool(correction), self.fused_basis(), t)
         if status != 0:
             return None
-        self._growth = ((t, q.tobytes()), float(scal[10]))
-        return q, v, qdd, R, scal
+        self._growth = ((t, q.tobytes()), float(scalars[OutputScalar.NULL_SPACE_GROWTH]))
+        return q, v, qdd, R, scalars
 
     def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
         self.rhs_evaluations += 1

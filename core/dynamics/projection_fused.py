@@ -211,8 +211,9 @@ def _project_velocity(M, Md, diag, C, v, xi, correction):  # noqa: ANN001, ANN20
 
 
 def _scalars(kinetic, potential, before, res, vbefore, vafter, it, changed, unique, growth):  # noqa: ANN001, ANN201
-    """The output kernels' scalars: (kinetic, potential, ||Phi|| before, after, ||C q' + xi|| before, after,
-    Newton iterations, converged, changed, lambda unique, ||N||_2)."""
+    """The output kernels' scalars in the order of ``core.dynamics.base.OutputScalar`` (kinetic, potential,
+    ||Phi|| before, after, ||C q' + xi|| before, after, Newton iterations, converged, changed, lambda unique,
+    ||N||_2); plain indices here, since this is compiled code."""
     scal = np.zeros(11)
     scal[0] = kinetic
     scal[1] = potential
