@@ -181,7 +181,7 @@ def solve_reduced(Mr: FloatArray, br: FloatArray, names: list[str], t: float) ->
                             f"singular at t = {t:.6g} s: some quasi-velocity moves no mass") from None
 
 
-class _AppellBase(Formulation):
+class AppellBase(Formulation):
     """State y = [u; q] and the pack/unpack of both Appell formulations."""
 
     def __init__(self, system: ConstrainedSystem, **options: Any):
@@ -234,7 +234,7 @@ class _AppellBase(Formulation):
 
 
 @register_formulation("appell")
-class AppellFormulation(_AppellBase):
+class AppellFormulation(AppellBase):
     """Numeric Appell equations (H^T M H) u' = H^T (h - M a0) (module docstring)."""
 
     def evaluate(self, q: FloatArray, t: float, u: FloatArray | None = None,

@@ -8,7 +8,7 @@ Two ways of driving an integrator:
 * ``start`` (integrators with ``continuous = True``: the explicit Runge-Kutta methods DOP853 and RK45): one
   :class:`Stepper` over the whole run, stepped one accepted step at a time, with the dense output of each step
   for the output times inside it, and ``set_state`` to continue from a corrected state after a step ([001]:
-  001: the correction "after each step"). This avoids the restart cost at every output time (a restarted
+  the correction "after each step"). This avoids the restart cost at every output time (a restarted
   DOP853 spends at least 13 evaluations on a 0.01 s interval that a continued one crosses in a fraction of a
   step), which was most of the run time of the small models.
 """
