@@ -2,10 +2,11 @@
 
 Plain Python with numpy semantics, so that they also run uncompiled. :func:`compiled` gives their numba versions
 (built once per process, shared by every kernel module); a kernel module binds them into its own globals before
-it compiles the kernels that call them (numba resolves a called global when it compiles the caller). For the matrix sizes of mechanisms (n <= ~100) a
-BLAS or LAPACK call costs about a microsecond of overhead, more than the arithmetic of a small product or
-factorization: small products are loops, large ones go to BLAS (np.dot); LU with partial pivoting (as LAPACK
-getrf: the same pivots up to round-off) and Cholesky are written out.
+it compiles the kernels that call them (numba resolves a called global when it compiles the caller).
+
+For the matrix sizes of mechanisms (n <= ~100) a BLAS or LAPACK call costs about a microsecond of overhead, more
+than the arithmetic of a small product or factorization: small products are loops, large ones go to BLAS (np.dot);
+LU with partial pivoting (as LAPACK getrf: the same pivots up to round-off) and Cholesky are written out.
 """
 from __future__ import annotations
 

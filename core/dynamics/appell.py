@@ -1,4 +1,4 @@
-"""Appell's equations with quasi-velocities (source 002, §2.3), numeric: formulation ``"appell"``.
+"""Appell's equations with quasi-velocities ([002], §2.3), numeric: formulation ``"appell"``.
 
 With f quasi-velocities u = F(q, t) q' + f0 (:mod:`core.symbolic.quasi`) and the velocity constraints
 C q' + xi = 0, the generalized speeds are q' = H u + h0, where H is the unique n x f matrix with C H = 0 and

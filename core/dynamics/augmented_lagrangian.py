@@ -1,6 +1,6 @@
 """Augmented Lagrangian formulations, robust through singular configurations and redundant constraints.
 
-Two methods of Bayo and co-workers, written in the notation of source 001 (M q'' = h + C^T lambda,
+Two methods of Bayo and co-workers, written in the notation of [001] (M q'' = h + C^T lambda,
 C q' + xi = 0, C q'' + eta = 0):
 
 Status: method 2 (ALI3-P) carries the N four-bar (MBS benchmark A02) through all its singular configurations
@@ -19,10 +19,10 @@ of 4e-7 kg m^2) and it has not been validated; import the module to register it.
    M + alpha C^T C is symmetric positive definite whenever M is positive definite on null(C): it stays so when
    C loses rank (singular configurations, where the degrees of freedom jump) and with redundant constraints,
    so no row selection is ever needed. The iteration converges to the q'' of the constrained equations (in the
-   least-squares sense on range(C) when C is rank deficient); lambda = -lambda* (source 001 sign).
+   least-squares sense on range(C) when C is rank deficient); lambda = -lambda* ([001] sign).
 
-2. ``core.run.ali3p.simulate_ali3p`` (a driver of its own, in the simulation layer): the index-3 augmented Lagrangian with mass-orthogonal projections (ALI3-P, Bayo and
-   Ledesma 1996; Cuadrado et al. 2000), the method of the MBS benchmark papers. Trapezoidal rule with fixed
+2. ``core.run.ali3p.simulate_ali3p`` (a driver of its own, in the simulation layer): the index-3 augmented
+   Lagrangian with mass-orthogonal projections (ALI3-P, Bayo and Ledesma 1996; Cuadrado et al. 2000), the method of the MBS benchmark papers. Trapezoidal rule with fixed
    step dt_s, Newton iteration on the positions of
 
        M q'' + Phi_q^T (lambda* + alpha Phi) = h,   lambda*_{i+1} = lambda*_i + alpha Phi_{i+1},
@@ -124,7 +124,7 @@ class AugmentedLagrangianFormulation(Formulation):
         if not np.all(np.isfinite(qdd)):
             raise SolverFailure(f"the augmented Lagrangian iteration diverged at t = {t:.6g} s")
         self._lam = lam
-        # M q'' = h - C^T (lambda* + alpha r) with r ~ 0: lambda (source 001 sign) = -lambda*
+        # M q'' = h - C^T (lambda* + alpha r) with r ~ 0: lambda ([001] sign) = -lambda*
         return Accelerations(qdd, -lam, True, info={"h": h, "Mqdd": M @ qdd})
 
     def reactions(self, q: FloatArray, v: FloatArray, t: float) -> Accelerations:

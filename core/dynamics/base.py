@@ -1,9 +1,9 @@
 """The contract every formulation of the equations of motion fulfils, and their registry.
 
 A formulation turns a :class:`~core.system.ConstrainedSystem` (M, h, C, xi, eta in the notation of [001],
-docs/references.md) into a first-order ODE y' = f(t, y) for the integrators. Formulations may integrate their own state (the
-projection method integrates z = [p; q], Appell integrates [u; q], Wittenburg [orientation; omega]) but all of
-them map it to and from the physical (q, q'), so the simulation driver can correct drift, compute reactions,
+docs/references.md) into a first-order ODE y' = f(t, y) for the integrators. Formulations may integrate their own
+state (the projection method integrates z = [p; q], Appell integrates [u; q], Wittenburg [orientation; omega]) but
+all of them map it to and from the physical (q, q'), so the simulation driver can correct drift, compute reactions,
 energy and write results the same way for every method.
 
 Hooks the simulation driver (``core.run.driver``) calls, all declared here with their defaults:

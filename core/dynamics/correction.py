@@ -1,14 +1,14 @@
-"""Removal of constraint drift (source 001, section 4), done by the driver after each step (continuous
+"""Removal of constraint drift ([001], section 4), done by the driver after each step (continuous
 integration) or after each output interval (restarting integrators), and on each recorded output.
 
 Positions: Newton-Raphson on the holonomic constraints Phi(q, t) = 0 with the mass-weighted minimum-norm step
 
     minimise 1/2 dq^T M dq  subject to  C_phi dq = -Phi,
 
-whose solution for a nonsingular M is dq = -M^-1 C_phi^T (C_phi M^-1 C_phi^T)^-1 Phi, eq. (4.10) (valid, see the
-errata). In general we solve the equivalent KKT system [M C_phi^T; C_phi 0][dq; mu] = [0; -Phi], which stays
-valid when M is singular but positive definite on null(C_phi) (a point mass with zero rotational inertia);
-least squares covers redundant constraints.
+whose solution for a nonsingular M is dq = -M^-1 C_phi^T (C_phi M^-1 C_phi^T)^-1 Phi, eq. (4.10) of [001]
+(valid, see the errata in docs/references.md). In general we solve the equivalent KKT system
+[M C_phi^T; C_phi 0][dq; mu] = [0; -Phi], which stays valid when M is singular but positive definite on null(C_phi)
+(a point mass with zero rotational inertia); least squares covers redundant constraints.
 
 Velocities: the matching projection onto C q' + xi = 0, minimise 1/2 dv^T M dv subject to C (v + dv) = -xi.
 

@@ -1,14 +1,14 @@
-"""Null-space projection by SVD (source 001, sections 2-3), with the SVD kept between evaluations.
+"""Null-space projection by SVD ([001], sections 2-3), with the SVD kept between evaluations.
 
-Equations (source 001; sign convention M q'' = h + C^T lambda, eq. 2.11):
+Equations ([001]; sign convention M q'' = h + C^T lambda, eq. 2.11):
 
 * C = U [D 0] V^T (2.5), V = [V1 V2] (2.6); V2 spans the null space of C (2.8); p = V2^T q' (2.9).
 * q'' = K h + (K M - I) E eta (3.5), K = V2 (V2^T M V2)^-1 V2^T (3.6), E = V1 D^-1 U^T (3.7).
 * The integrated state is z = [p; q] (3.9).
 
 The SVD is costly, so it is computed only at (re)starts and kept while A = [C; V2^T] stays well conditioned
-(source 001, section 3). With a kept V2, eq. (3.5) is no longer exact (V2 is not the null space of the
-*current* C); we use the form of the errata (shared/sources/README.md), which is:
+([001], section 3). With a kept V2, eq. (3.5) is no longer exact (V2 is not the null space of the
+*current* C); we use the form of the errata (docs/references.md), which is:
 
     A = [C_r; V2^T]  (n x n, invertible while the kept basis is valid)
     q' = A^-1 [-xi_r; p]                           (2.10)

@@ -63,7 +63,8 @@ def simulate_ali3p(system: ConstrainedSystem, settings: Any, *, step: float | No
     # alpha dt^2/4 = ALI3P_PENALTY * max|M|: the multiplier update then contracts by ~1/ALI3P_PENALTY per iteration
     a = float(alpha if alpha is not None else ALI3P_PENALTY * float(np.max(np.abs(M))) * 4 / dt ** 2)
     has_forces = bool(getattr(system, "spring_k", np.zeros(0)).size or getattr(system, "rot_k", np.zeros(0)).size)
-    stats: dict[str, Any] = {"rhs_evaluations": 0, "svd_count": 0, "steps": 0, "newton_iterations": 0, "newton_unconverged": 0,
+    stats: dict[str, Any] = {"rhs_evaluations": 0, "svd_count": 0, "steps": 0, "newton_iterations": 0,
+                             "newton_unconverged": 0,
                              "corrections": 0, "basis_restarts": 0, "lambda_unique": False}
     clock0, wall0 = time.process_time(), time.perf_counter()
     mh = system.m_holonomic

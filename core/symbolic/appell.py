@@ -1,4 +1,4 @@
-"""Symbolic Appell equations (source 002, §2.3), cached per model document and quasi-velocity choice.
+"""Symbolic Appell equations ([002], §2.3), cached per model document and quasi-velocity choice.
 
 Given the symbolic model (M, Q, C = [Phi_q; C_psi], xi) and a choice u = F q' + f0:
 
