@@ -22,8 +22,8 @@ of 4e-7 kg m^2) and it has not been validated; import the module to register it.
    least-squares sense on range(C) when C is rank deficient); lambda = -lambda* ([001] sign).
 
 2. ``core.run.ali3p.simulate_ali3p`` (a driver of its own, in the simulation layer): the index-3 augmented
-   Lagrangian with mass-orthogonal projections (ALI3-P, Bayo and Ledesma 1996; Cuadrado et al. 2000), the method of the MBS benchmark papers. Trapezoidal rule with fixed
-   step dt_s, Newton iteration on the positions of
+   Lagrangian with mass-orthogonal projections (ALI3-P, Bayo and Ledesma 1996; Cuadrado et al. 2000), the method
+   of the MBS benchmark papers. Trapezoidal rule with fixed step dt_s, Newton iteration on the positions of
 
        M q'' + Phi_q^T (lambda* + alpha Phi) = h,   lambda*_{i+1} = lambda*_i + alpha Phi_{i+1},
        q'' = 4/dt^2 q - (4/dt^2 q_n + 4/dt q'_n + q''_n),   q' = 2/dt q - (2/dt q_n + q'_n),
