@@ -142,6 +142,7 @@ class Driver:
         except (ValueError, KeyError) as exc:
             self.message = str(exc.args[0] if isinstance(exc, KeyError) else exc)
             return
+        st.cpu0, st.wall0 = time.process_time(), time.perf_counter()
         with single_threaded_blas():
             try:
                 if self._start():
