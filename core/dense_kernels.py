@@ -1,21 +1,27 @@
 """Small dense linear-algebra kernels shared by the compiled paths (projection, its fused paths, Wittenburg).
 
-Plain Python with numpy semantics, so that they also run uncompiled; the kernel modules compile them with
-``core.jit.compile_helper`` and call the compiled versions. For the matrix sizes of mechanisms (n <= ~100) a
-BLAS or LAPACK call costs about a microsecond of overhead, more than the arithmetic of a small product or
-factorization: small products are loops, large ones go to BLAS (np.dot); LU with partial pivoting (as LAPACK
-getrf: the same pivots up to round-off) and Cholesky are written out.
+Plain Python with numpy semantics, so that they also run uncompiled. :func:`compiled` gives their numba versions
+(built once per process, shared by every kernel module); a kernel module binds them into its own globals before
+it compiles the kernels that call them (numba resolves a called global when it compiles the caller).
+
+For the matrix sizes of mechanisms (n <= ~100) a BLAS or LAPACK call costs about a microsecond of overhead, more
+than the arithmetic of a small product or factorization: small products are loops, large ones go to BLAS (np.dot);
+LU with partial pivoting (as LAPACK getrf: the same pivots up to round-off) and Cholesky are written out.
 """
 from __future__ import annotations
 
 import math
 
+from typing import Any, Callable
+
 import numpy as np
+
+from core.jit import compile_helper, kernel_set
 
 SMALL_PRODUCT_FLOPS = 4096  # below this many multiply-adds a product is a plain loop (a BLAS call costs ~1 us)
 
 
-def _k_mm(A, B):
+def mm(A, B):
     """A @ B: loops for small products, BLAS (np.dot) for large ones."""
     n, m = A.shape
     p = B.shape[1]
@@ -31,7 +37,7 @@ def _k_mm(A, B):
     return out
 
 
-def _k_mv(A, x):
+def mv(A, x):
     """A @ x (vector): loops for small products, BLAS for large ones."""
     n, m = A.shape
     if n * m > SMALL_PRODUCT_FLOPS:
@@ -45,7 +51,7 @@ def _k_mv(A, x):
     return out
 
 
-def _k_lu_inplace(A, piv):
+def lu_inplace(A, piv):
     """A = P L U in place (partial pivoting); returns min |u_jj| / max |u_jj| (0 when singular)."""
     n = A.shape[0]
     dmin, dmax = np.inf, 0.0
@@ -78,7 +84,7 @@ def _k_lu_inplace(A, piv):
     return dmin / dmax if dmax > 0 else 1.0
 
 
-def _k_lu_solve(LU, piv, B):
+def lu_solve(LU, piv, B):
     """Solve (P L U) X = B in place for B (n, nrhs)."""
     n, nr = B.shape
     for j in range(n):
@@ -108,7 +114,7 @@ def _k_lu_solve(LU, piv, B):
 CHOLESKY_LOOP_SIZE = 24  # larger matrices go to LAPACK (its blocked potrf: ~10x faster at k = 240)
 
 
-def _k_cholesky(R):
+def cholesky(R):
     """R = L L^T in place (L in the lower triangle); returns min/max of diag(L), 0 when R is not positive
     definite (a pivot <= 0)."""
     k = R.shape[0]
@@ -141,8 +147,8 @@ def _k_cholesky(R):
     return dmin / dmax if dmax > 0.0 else 1.0
 
 
-def _k_cholesky_solve(L, y):
-    """Solve L L^T x = y in place for a vector y (L lower triangular, as from :func:`_k_cholesky`)."""
+def cholesky_solve(L, y):
+    """Solve L L^T x = y in place for a vector y (L lower triangular, as from :func:`cholesky`)."""
     k = y.shape[0]
     for j in range(k):
         s = y[j]
@@ -154,3 +160,19 @@ def _k_cholesky_solve(L, y):
         for c in range(j + 1, k):
             s -= L[c, j] * y[c]
         y[j] = s / L[j, j]
+
+
+#: the kernels of this module, by name (see :func:`compiled`)
+KERNEL_NAMES = ("mm", "mv", "lu_inplace", "lu_solve", "cholesky", "cholesky_solve")
+
+
+@kernel_set
+def compiled() -> dict[str, Callable[..., Any]] | None:
+    """{name: numba-compiled kernel} of :data:`KERNEL_NAMES` (lazily typed, cached on disk), or None without
+    numba; built on the first call and shared afterwards."""
+    g = globals()
+    return {name: compile_helper(g[name]) for name in KERNEL_NAMES}
+
+
+__all__ = ["CHOLESKY_LOOP_SIZE", "KERNEL_NAMES", "SMALL_PRODUCT_FLOPS", "cholesky", "cholesky_solve", "compiled",
+           "lu_inplace", "lu_solve", "mm", "mv"]

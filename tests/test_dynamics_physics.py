@@ -244,7 +244,7 @@ def test_integrator_giving_up_ends_with_status_and_time():
 def test_newton_correction_failure_ends_with_status(monkeypatch, path):
     """A correction that does not converge ends the run with a status and message, on both output paths: the
     generic one (core.dynamics.correction.correct) and the fused compiled one (its 'converged' flag)."""
-    import core.simulate as sim
+    import core.run.driver as sim  # the driver module that calls correct()
     from core.dynamics.correction import CorrectionResult
     from core.dynamics.projection import ProjectionFormulation
 

@@ -484,6 +484,7 @@ def test_numba_cache_key_covers_the_helpers_and_constants_kernels_freeze():
     those files (core.jit), not only each kernel's own file as numba's timestamp check does."""
     from core.jit import kernel_sources
     names = {p.relative_to(ROOT).as_posix() for p in kernel_sources()}
+    # the projection kernels and the dense helpers they call live in projection_kernels.py and dense_kernels.py
     for f in ("core/dynamics/projection_fused.py", "core/dynamics/projection_planar.py", "core/planar_kernels.py",
-              "core/dynamics/correction.py", "core/kinematics/assembly.py", "core/dynamics/projection.py"):
+              "core/dynamics/correction.py", "core/dynamics/projection_kernels.py", "core/dense_kernels.py"):
         assert f in names

@@ -249,8 +249,8 @@ ALI3P_STEP = 1e-3
 
 
 def run_ali3p(doc: dict[str, Any], step: float, budget: float) -> tuple[Trajectory, SimulationSettings]:
-    """ALI3-P (core.dynamics.augmented_lagrangian.simulate_ali3p) on a model document."""
-    from core.dynamics.augmented_lagrangian import simulate_ali3p
+    """ALI3-P (core.run.ali3p.simulate_ali3p) on a model document."""
+    from core.run.ali3p import simulate_ali3p
     model = model_from_data(doc)
     system = compile_model(model)
     settings = SimulationSettings.from_model(model, rtol=1e-11)  # rtol: the Newton tolerance

@@ -1,4 +1,4 @@
-"""Appell's equations with quasi-velocities (source 002, §2.3), numeric: formulation ``"appell"``.
+"""Appell's equations with quasi-velocities ([002], §2.3), numeric: formulation ``"appell"``.
 
 With f quasi-velocities u = F(q, t) q' + f0 (:mod:`core.symbolic.quasi`) and the velocity constraints
 C q' + xi = 0, the generalized speeds are q' = H u + h0, where H is the unique n x f matrix with C H = 0 and
@@ -181,7 +181,7 @@ def solve_reduced(Mr: FloatArray, br: FloatArray, names: list[str], t: float) ->
                             f"singular at t = {t:.6g} s: some quasi-velocity moves no mass") from None
 
 
-class _AppellBase(Formulation):
+class AppellBase(Formulation):
     """State y = [u; q] and the pack/unpack of both Appell formulations."""
 
     def __init__(self, system: ConstrainedSystem, **options: Any):
@@ -234,7 +234,7 @@ class _AppellBase(Formulation):
 
 
 @register_formulation("appell")
-class AppellFormulation(_AppellBase):
+class AppellFormulation(AppellBase):
     """Numeric Appell equations (H^T M H) u' = H^T (h - M a0) (module docstring)."""
 
     def evaluate(self, q: FloatArray, t: float, u: FloatArray | None = None,

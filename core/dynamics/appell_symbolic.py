@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from core.dynamics.appell import _AppellBase, solve_reduced
+from core.dynamics.appell import AppellBase, solve_reduced
 from core.dynamics.base import SolverFailure, register_formulation
 from core.symbolic.appell import SymbolicUnsupported, derive_appell
 from core.system import ConstrainedSystem
@@ -23,7 +23,7 @@ from core.types import FloatArray
 
 
 @register_formulation("appell_symbolic")
-class AppellSymbolicFormulation(_AppellBase):
+class AppellSymbolicFormulation(AppellBase):
     """Compiled symbolic Appell equations (module docstring)."""
 
     def __init__(self, system: ConstrainedSystem, **options: Any):

@@ -1,23 +1,36 @@
 """The contract every formulation of the equations of motion fulfils, and their registry.
 
-A formulation turns a :class:`~core.system.ConstrainedSystem` (M, h, C, xi, eta in the notation of source 001)
-into a first-order ODE y' = f(t, y) for the integrators. Formulations may integrate their own state (the
-projection method integrates z = [p; q], Appell integrates [u; q], Wittenburg [orientation; omega]) but all of
-them map it to and from the physical (q, q'), so the simulation driver can correct drift, compute reactions,
+A formulation turns a :class:`~core.system.ConstrainedSystem` (M, h, C, xi, eta in the notation of [001],
+docs/references.md) into a first-order ODE y' = f(t, y) for the integrators. Formulations may integrate their own
+state (the projection method integrates z = [p; q], Appell integrates [u; q], Wittenburg [orientation; omega]) but
+all of them map it to and from the physical (q, q'), so the simulation driver can correct drift, compute reactions,
 energy and write results the same way for every method.
 
-Register a formulation with ``@register_formulation("name")``; ``get_formulation("bad")`` raises
-:class:`~core.errors.UnknownNameError` listing the valid names.
+Hooks the simulation driver (``core.run.driver``) calls, all declared here with their defaults:
+
+* :meth:`Formulation.restart` after a correction changed the state, or when :meth:`Formulation.needs_restart`
+  says so (e.g. the projection's kept basis grew too much): re-pack (q, q') into a new integrator state;
+* :meth:`Formulation.refresh_basis` when an evaluation raised :class:`RestartRequired`: rebuild whatever made the
+  state representation degenerate, then the driver restarts from the last accepted state;
+* :meth:`Formulation.fast_output`: an optional fused output frame (``None``: the driver's generic path);
+* the counters ``rhs_evaluations`` and ``svd_count`` (a change of ``svd_count`` across a restart tells the
+  driver that the state changed meaning, so the integrator forgets its history).
+
+The built-in formulations are listed in :data:`FORMULATIONS` by name and import path, imported on first use
+(``core.registry``); ``@register_formulation("name")`` adds another. ``get_formulation("bad")`` raises
+:class:`~core.errors.UnknownNameError` listing the valid names. A new formulation is one file: see
+docs/architecture.md, "Recipe: add a formulation".
 """
 from __future__ import annotations
 
+import enum
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
-from core.errors import UnknownNameError
+from core.registry import LazyRegistry
 from core.system import ConstrainedSystem
 from core.types import FloatArray
 
@@ -30,13 +43,38 @@ class SolverFailure(RuntimeError):
     """
 
 
+class RestartRequired(SolverFailure):
+    """The integrated state can no longer represent the motion (e.g. the projection's kept null-space basis became
+    degenerate). The driver calls :meth:`Formulation.refresh_basis` at the last accepted state and restarts the
+    integrator from there (once per state; a second failure at the same state ends the run)."""
+
+
 @dataclass
 class Accelerations:
-    """q'' and the multipliers lambda at one state (source 001 sign convention: M q'' = h + C^T lambda)."""
+    """q'' and the multipliers lambda at one state ([001] sign convention, eq. (2.11): M q'' = h + C^T lambda)."""
     qdd: FloatArray
     lam: FloatArray | None = None
     lam_unique: bool = True  # False when C is rank deficient (redundant constraints): lambda is min-norm
     info: dict[str, Any] = field(default_factory=dict)
+
+
+class OutputScalar(enum.IntEnum):
+    """Positions in the scalars array of a fused output frame (:meth:`Formulation.fast_output`)."""
+    KINETIC = 0  # kinetic energy [J]
+    POTENTIAL = 1  # potential energy [J]
+    POSITION_BEFORE = 2  # ||Phi|| before the drift correction
+    POSITION_AFTER = 3  # ||Phi|| after it
+    VELOCITY_BEFORE = 4  # ||C q' + xi|| before the correction
+    VELOCITY_AFTER = 5  # ||C q' + xi|| after it
+    NEWTON_ITERATIONS = 6  # iterations of the Newton-Raphson correction
+    CONVERGED = 7  # 1.0 when the correction met its tolerance
+    CHANGED = 8  # 1.0 when the correction changed q or q' (the integrator restarts from the corrected state)
+    LAMBDA_UNIQUE = 9  # 1.0 unless C is rank deficient (then lambda is the minimum-norm one)
+    NULL_SPACE_GROWTH = 10  # ||N||_2 of the projection's kept basis at the recorded state
+
+
+#: a fused output frame: (q, q', q'', reactions (n_constraints, 6) [N, N m], scalars indexed by OutputScalar)
+FastOutput = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]
 
 
 class Formulation(ABC):
@@ -57,7 +95,7 @@ class Formulation(ABC):
         """q'' (and lambda, when the formulation computes it) at the consistent state (q, q', t)."""
 
     def reactions(self, q: FloatArray, v: FloatArray, t: float) -> Accelerations:
-        """q'' with the multipliers lambda = E^T (M q'' - h) (corrected eq. 4.2 of source 001)."""
+        """q'' with the multipliers lambda = E^T (M q'' - h) ([001] eq. (4.2), corrected: docs/references.md)."""
         acc = self.accelerations(q, v, t)
         if acc.lam is None:
             acc.lam, acc.lam_unique = multipliers_from_accelerations(self.system, q, v, t, acc.qdd)
@@ -91,9 +129,10 @@ class Formulation(ABC):
         ydot, power = self.rhs_and_power(t, yy[:-1])
         return np.append(ydot, power)
 
-    def fast_output(self, y: FloatArray, t: float, correction: bool) -> Any:
-        """An optional fused output frame of integrator state y (see ``core.dynamics.projection_spatial``):
-        (q, q', q'', reactions (n_constraints, 6), scalars) or None, then the driver's generic path runs."""
+    def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
+        """An optional fused output frame of integrator state y (:data:`FastOutput`: the corrected state, q'', the
+        reactions and the scalars of :class:`OutputScalar`; see ``core.dynamics.projection_spatial``), or None:
+        then the driver unpacks, corrects and evaluates on the generic path. Default: None."""
         return None
 
     def power(self, q: FloatArray, v: FloatArray, t: float, acc: Accelerations) -> float:
@@ -106,16 +145,26 @@ class Formulation(ABC):
             Mqdd = self.system.mass_matrix(q, t) @ acc.qdd
         return float(self.system.nonconservative_power(q, v, t) + v @ (Mqdd - h))
 
+    # --- hooks of the simulation driver (see module docstring) -------------------------------------------------
     def restart(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         """Called when the driver restarts integration from (q, q') (after a correction); returns y."""
         return self.pack(q, v, t)
+
+    def needs_restart(self, q: FloatArray, v: FloatArray, t: float) -> bool:
+        """True when the driver should call :meth:`restart` after an accepted step even though the correction
+        left the state unchanged. Default: never."""
+        return False
+
+    def refresh_basis(self, q: FloatArray, t: float) -> None:
+        """Rebuild the state representation at (q, t) after :class:`RestartRequired`. Default: nothing to do."""
 
 
 def multipliers_from_accelerations(system: ConstrainedSystem, q: FloatArray, v: FloatArray, t: float,
                                    qdd: FloatArray) -> tuple[FloatArray, bool]:
     """lambda from C^T lambda = M q'' - h, least squares (the minimum-norm one when C is rank deficient).
 
-    This equals E^T (M q'' - h) with E = V1 D^-1 U^T, the pseudo-inverse of C (README errata for eq. 4.2).
+    This equals E^T (M q'' - h) with E = V1 D^-1 U^T, the pseudo-inverse of C ([001] eq. (4.2) as corrected in
+    docs/references.md).
     Returns (lambda, unique).
     """
     C = system.constraint_matrix(q, t)
@@ -126,10 +175,18 @@ def multipliers_from_accelerations(system: ConstrainedSystem, q: FloatArray, v: 
     return lam, bool(rank == C.shape[0])
 
 
-FORMULATIONS: dict[str, type[Formulation]] = {}
+#: every formulation by name: the built-ins as import paths (imported on first lookup), plus registered ones
+FORMULATIONS: LazyRegistry[type[Formulation]] = LazyRegistry("formulation", {
+    "projection": "core.dynamics.projection:ProjectionFormulation",
+    "lagrange": "core.dynamics.lagrange:LagrangeFormulation",
+    "appell": "core.dynamics.appell:AppellFormulation",
+    "appell_symbolic": "core.dynamics.appell_symbolic:AppellSymbolicFormulation",
+    "wittenburg": "core.tree.wittenburg:WittenburgFormulation",
+})
 
 
 def register_formulation(name: str) -> Callable[[type[Formulation]], type[Formulation]]:
+    """Class decorator: register a formulation under ``name`` (also sets its ``name`` attribute)."""
     def deco(cls: type[Formulation]) -> type[Formulation]:
         cls.name = name
         FORMULATIONS[name] = cls
@@ -137,20 +194,6 @@ def register_formulation(name: str) -> Callable[[type[Formulation]], type[Formul
     return deco
 
 
-def _load_builtin() -> None:
-    # importing registers them; modules that are not written yet are skipped
-    import importlib
-    for mod in ("core.dynamics.projection", "core.dynamics.lagrange", "core.dynamics.appell",
-                "core.dynamics.appell_symbolic", "core.tree.wittenburg"):
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name is None or not mod.startswith(exc.name):
-                raise
-
-
 def get_formulation(name: str) -> type[Formulation]:
-    _load_builtin()
-    if name not in FORMULATIONS:
-        raise UnknownNameError("formulation", name, list(FORMULATIONS))
+    """The formulation class registered as ``name`` (:class:`~core.errors.UnknownNameError` if none)."""
     return FORMULATIONS[name]

@@ -1,14 +1,14 @@
-"""Removal of constraint drift (source 001, section 4), done by the driver after each step (continuous
+"""Removal of constraint drift ([001], section 4), done by the driver after each step (continuous
 integration) or after each output interval (restarting integrators), and on each recorded output.
 
 Positions: Newton-Raphson on the holonomic constraints Phi(q, t) = 0 with the mass-weighted minimum-norm step
 
     minimise 1/2 dq^T M dq  subject to  C_phi dq = -Phi,
 
-whose solution for a nonsingular M is dq = -M^-1 C_phi^T (C_phi M^-1 C_phi^T)^-1 Phi, eq. (4.10) (valid, see the
-errata). In general we solve the equivalent KKT system [M C_phi^T; C_phi 0][dq; mu] = [0; -Phi], which stays
-valid when M is singular but positive definite on null(C_phi) (a point mass with zero rotational inertia);
-least squares covers redundant constraints.
+whose solution for a nonsingular M is dq = -M^-1 C_phi^T (C_phi M^-1 C_phi^T)^-1 Phi, eq. (4.10) of [001]
+(valid, see the errata in docs/references.md). In general we solve the equivalent KKT system
+[M C_phi^T; C_phi 0][dq; mu] = [0; -Phi], which stays valid when M is singular but positive definite on null(C_phi)
+(a point mass with zero rotational inertia); least squares covers redundant constraints.
 
 Velocities: the matching projection onto C q' + xi = 0, minimise 1/2 dv^T M dv subject to C (v + dv) = -xi.
 
@@ -35,7 +35,7 @@ from core.types import FloatArray
 POSITION_TOL = 1e-13  # ||Phi||_2 target; the four-bar acceptance asks for < 1e-12
 VELOCITY_TOL = 1e-14  # ||C q' + xi||_2 below which the velocity projection is skipped (round-off level)
 MAX_ITER = 10
-_CHOL_PIVOT_RTOL = 1e-6  # W = C M^-1 C^T is taken as singular (redundant rows) below this pivot ratio
+CHOL_PIVOT_RTOL = 1e-6  # W = C M^-1 C^T is taken as singular (redundant rows) below this pivot ratio
 
 KKT_PIVOT_RTOL = 1e-12  # the KKT matrix is taken as singular (redundant constraints) below this LU pivot ratio
 LSTSQ_RCOND = 1e-12  # singular values below this fraction of the largest are cut in the least-squares steps
@@ -86,7 +86,7 @@ def _diag_step(minv: FloatArray, C: FloatArray, rhs: FloatArray) -> FloatArray |
     if info != 0:
         return None
     d = np.abs(np.diagonal(chol))
-    if not (d.min() > _CHOL_PIVOT_RTOL * d.max()):
+    if not (d.min() > CHOL_PIVOT_RTOL * d.max()):
         return None
     y, _ = _potrs(chol, rhs, lower=0)
     return y @ CM
@@ -117,11 +117,11 @@ class _Steps:
 def _weighted_lstsq_step(minv: FloatArray, C: FloatArray, rhs: FloatArray) -> FloatArray:
     """min 1/2 dx^T M dx subject to C dx = rhs in the least-squares sense, for M = diag(1/minv) > 0 and C with
     (nearly) redundant rows: dx = M^-1/2 pinv(C M^-1/2) rhs, from an m x n problem instead of the (n + m) square
-    KKT one. Singular values of C M^-1/2 below _CHOL_PIVOT_RTOL of the largest are cut: the scale on which
+    KKT one. Singular values of C M^-1/2 below CHOL_PIVOT_RTOL of the largest are cut: the scale on which
     :func:`_diag_step` found W = C M^-1 C^T singular (its Cholesky pivots are of the order of those singular
     values); keeping them would divide the residual by them (steps 100x the offset, tested)."""
     w = np.sqrt(minv)
-    return w * np.linalg.lstsq(C * w, rhs, rcond=_CHOL_PIVOT_RTOL)[0]
+    return w * np.linalg.lstsq(C * w, rhs, rcond=CHOL_PIVOT_RTOL)[0]
 
 
 def correct(system: ConstrainedSystem, q: FloatArray, v: FloatArray, t: float, *,

@@ -3,7 +3,7 @@
     [ M   C^T ] [ q''     ]   [ h    ]
     [ C   0   ] [ -lambda ] = [ -eta ]       (unknowns q'' and mu = -lambda)
 
-(source 001 sign convention M q'' = h + C^T lambda, C q'' + eta = 0). The matrix is symmetric and, for
+([001] sign convention M q'' = h + C^T lambda, C q'' + eta = 0). The matrix is symmetric and, for
 independent constraints and M positive definite on null(C), nonsingular even when M itself is singular (a point
 mass with zero rotational inertia), so M^-1 is never formed. With redundant constraints it is singular; then the
 independent rows of C are kept (pivoted QR, RANK_RTOL), which gives the unique q'', and lambda is the

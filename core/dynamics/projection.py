@@ -1,14 +1,14 @@
-"""Null-space projection by SVD (source 001, sections 2-3), with the SVD kept between evaluations.
+"""Null-space projection by SVD ([001], sections 2-3), with the SVD kept between evaluations.
 
-Equations (source 001; sign convention M q'' = h + C^T lambda, eq. 2.11):
+Equations ([001]; sign convention M q'' = h + C^T lambda, eq. 2.11):
 
 * C = U [D 0] V^T (2.5), V = [V1 V2] (2.6); V2 spans the null space of C (2.8); p = V2^T q' (2.9).
 * q'' = K h + (K M - I) E eta (3.5), K = V2 (V2^T M V2)^-1 V2^T (3.6), E = V1 D^-1 U^T (3.7).
 * The integrated state is z = [p; q] (3.9).
 
 The SVD is costly, so it is computed only at (re)starts and kept while A = [C; V2^T] stays well conditioned
-(source 001, section 3). With a kept V2, eq. (3.5) is no longer exact (V2 is not the null space of the
-*current* C); we use the form of the errata (shared/sources/README.md), which is:
+([001], section 3). With a kept V2, eq. (3.5) is no longer exact (V2 is not the null space of the
+*current* C); we use the form of the errata (docs/references.md), which is:
 
     A = [C_r; V2^T]  (n x n, invertible while the kept basis is valid)
     q' = A^-1 [-xi_r; p]                           (2.10)
@@ -57,7 +57,7 @@ rows is round-off, since M q'' - h is orthogonal to null(C)); with redundant con
 least-squares lambda of the full C.
 
 Compiled kernels: by default the three parts of an evaluation (the q-dependent geometry, q', and q''/p') run as
-numba kernels implementing exactly the algorithm above (see "compiled kernels" below); ``kernels="numpy"``
+numba kernels implementing exactly the algorithm above (``core.dynamics.projection_kernels``); ``kernels="numpy"``
 selects the numpy/LAPACK implementation, which is the fallback when numba is missing and is tested equal to the
 kernels and to a dense transcription of the errata form (tests/test_performance_equivalence.py).
 
@@ -70,21 +70,21 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from core.dynamics.base import (Accelerations, Formulation, SolverFailure, multipliers_from_accelerations,
-                                register_formulation)
-from core.dense_kernels import _k_cholesky, _k_cholesky_solve, _k_lu_inplace, _k_lu_solve, _k_mm, _k_mv
-from core.jit import array_types, compile_helper, compile_kernel, kernel_set
+from core.dynamics import projection_planar, projection_spatial
+from core.dynamics.base import (Accelerations, FastOutput, Formulation, OutputScalar, RestartRequired,
+                                SolverFailure, multipliers_from_accelerations, register_formulation)
+from core.dynamics.projection_kernels import COND_FAIL, kernels
 from core.kinematics.assembly import RANK_RTOL
 from core.system import ConstrainedSystem
 from core.types import FloatArray
 
 NULL_GROWTH_REFRESH = 2.0
-COND_FAIL = 1e8
 CU_RCOND_MIN = 1e-8  # C_u is chosen again (at the current state) when its reciprocal condition falls below this
 
 
-class BasisDegenerate(SolverFailure):
-    """[C; V2^T] became (nearly) singular with the kept SVD: restart with a fresh one."""
+class BasisDegenerate(RestartRequired):
+    """[C; V2^T] became (nearly) singular with the kept SVD: the driver restarts with a fresh one
+    (:meth:`ProjectionFormulation.refresh_basis`)."""
 
 
 class _Geometry:
@@ -106,13 +106,12 @@ class ProjectionFormulation(Formulation):
         self.rank = 0
         self.basis_changes = 0
         self._cache: tuple | None = None  # ((t, q bytes), _Geometry)
-        kernels = str(options.get("kernels", "numba"))
-        if kernels not in ("numba", "numpy"):
-            raise ValueError(f"kernels must be 'numba' or 'numpy', not {kernels!r}")
-        self._nb = _kernels() if kernels == "numba" else None
+        which = str(options.get("kernels", "numba"))
+        if which not in ("numba", "numpy"):
+            raise ValueError(f"kernels must be 'numba' or 'numpy', not {which!r}")
+        self._nb = kernels() if which == "numba" else None
         self._fused = None  # the fused compiled path of the system's kind, when there is one
         if self._nb is not None:
-            from core.dynamics import projection_planar, projection_spatial
             for path in (projection_planar, projection_spatial):
                 if path.applies(system) and path.kernels() is not None:
                     self._fused = path.FusedPath(system)
@@ -417,14 +416,14 @@ class ProjectionFormulation(Formulation):
                 return out
         return super().rhs_augmented(t, yy)  # the generic path (raises the right failure, or re-chooses C_u)
 
-    def fast_output(self, y: FloatArray, t: float, correction: bool) -> tuple | None:
+    def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         if self._fused is None or self.V2 is None:
             return None
-        status, q, v, qdd, R, scal = self._fused.output(y, bool(correction), self.fused_basis(), t)
+        status, q, v, qdd, R, scalars = self._fused.output(y, bool(correction), self.fused_basis(), t)
         if status != 0:
             return None
-        self._growth = ((t, q.tobytes()), float(scal[10]))
-        return q, v, qdd, R, scal
+        self._growth = ((t, q.tobytes()), float(scalars[OutputScalar.NULL_SPACE_GROWTH]))
+        return q, v, qdd, R, scalars
 
     def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
         self.rhs_evaluations += 1
@@ -432,129 +431,6 @@ class ProjectionFormulation(Formulation):
         p, q = y[:k], y[k:]
         v, pd, _, acc = self._solve(q, p, None, t)
         return np.concatenate((pd, v)), self.power(q, v, t, acc)
-
-
-# --- compiled kernels (numba) ------------------------------------------------------------------------------------
-# The same algorithm as the numpy path of ProjectionFormulation (_geometry, _velocity, _solve), written as three
-# loops-and-BLAS kernels so that an evaluation costs a handful of Python calls instead of ~50 numpy operations
-# (each ~1 us of interpreter overhead: most of the cost for n <= 100). LU with partial pivoting (as LAPACK getrf:
-# the same pivots up to round-off) and Cholesky are written out; small products are loops (a BLAS call has ~1 us
-# of overhead), large ones go to BLAS (np.dot). The numpy path stays as the fallback (numba missing, or ``ProjectionFormulation(system, kernels="numpy")``) and the tests
-# check that both give the same numbers (tests/test_performance_equivalence.py). Compiled once and cached on disk
-# (numba cache=True, in __pycache__).
-HELPERS = ("_k_lu_inplace", "_k_lu_solve", "_k_mm", "_k_mv", "_k_cholesky", "_k_cholesky_solve")  # core.dense_kernels
-
-
-@kernel_set
-def _kernels():
-    """(geometry, velocity, accelerations) numba kernels, or None when numba is not available (``core.jit``)."""
-    f8_1, f8_2, _, i8_1, i4_1, b1 = array_types()
-    g = globals()
-    for name in HELPERS:  # the kernels call the compiled versions
-        g[name] = compile_helper(g[name])
-    return (compile_kernel(_k_geometry, (f8_2, f8_1, i8_1, i8_1, f8_2, f8_2, f8_2, b1)),
-            compile_kernel(_k_velocity, (f8_2, f8_2, i4_1, f8_1, f8_1, f8_1)),
-            compile_kernel(_k_accelerations, (f8_2, i8_1, f8_1, f8_2, b1, f8_2, i4_1, f8_1, f8_2, f8_1, b1, f8_2)))
-
-
-# the kernels' source (plain Python, compiled by _kernels(); numpy semantics, so they also run uncompiled)
-def _k_geometry(Cr, xir, u, w, V2uT, V2wT, cu_inv, cu_const):
-    """(status, B, LU(S), its pivots, x_xi, s_xi, LU(C_u), its pivots); status 0, or 1 (C_u degenerate),
-    2 (S degenerate): a pivot ratio below 1/COND_FAIL."""
-    r = u.shape[0]
-    k = w.shape[0]
-    n = r + k
-    B = np.zeros((n, k))
-    S = np.empty((k, k))
-    S_piv = np.zeros(k, np.int32)
-    x_xi = np.zeros(n)
-    s_xi = np.zeros(k)
-    cu_lu = np.empty((0 if cu_const else r, 0 if cu_const else r))
-    cu_piv = np.zeros(0 if cu_const else r, np.int32)
-    rhs = np.empty((r, k + 1))
-    for i in range(r):
-        for j in range(k):
-            rhs[i, j] = Cr[i, w[j]]
-        rhs[i, k] = xir[i]
-    if cu_const:
-        sol = _k_mm(cu_inv, rhs)
-    else:
-        for i in range(r):
-            for j in range(r):
-                cu_lu[i, j] = Cr[i, u[j]]
-        if r and _k_lu_inplace(cu_lu, cu_piv) <= 1.0 / COND_FAIL:
-            return 1, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv
-        _k_lu_solve(cu_lu, cu_piv, rhs)
-        sol = rhs
-    for j in range(k):
-        B[w[j], j] = 1.0
-    Bu = np.empty((r, k))
-    xu = np.empty(r)
-    for i in range(r):
-        for j in range(k):
-            Bu[i, j] = -sol[i, j]
-            B[u[i], j] = -sol[i, j]
-        xu[i] = -sol[i, k]
-        x_xi[u[i]] = -sol[i, k]
-    if r:
-        S[:, :] = _k_mm(V2uT, Bu) + V2wT
-        s_xi[:] = _k_mv(V2uT, xu)
-    else:
-        S[:, :] = V2wT
-        s_xi[:] = 0.0
-    if k and _k_lu_inplace(S, S_piv) <= 1.0 / COND_FAIL:
-        return 2, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv
-    return 0, B, S, S_piv, x_xi, s_xi, cu_lu, cu_piv
-
-
-def _k_velocity(B, S, S_piv, x_xi, s_xi, p):
-    k = p.shape[0]
-    z = np.empty((k, 1))
-    for j in range(k):
-        z[j, 0] = p[j] - s_xi[j]
-    _k_lu_solve(S, S_piv, z)
-    return x_xi + _k_mv(B, z.ravel())
-
-
-def _k_accelerations(B, u, eta_r, cu_inv, cu_const, cu_lu, cu_piv, h, M, Md, diag, V2T):
-    """(status, q'', M q'', p'); status 0, or 3 when B^T M B is not positive definite."""
-    n, k = B.shape
-    qdd = np.empty(n)
-    Mqdd = np.empty(n)
-    pd = np.zeros(k)
-    r = u.shape[0]
-    x_eta = np.zeros(n)
-    if r:
-        if cu_const:
-            g = _k_mv(cu_inv, eta_r)
-        else:
-            g2 = np.empty((r, 1))
-            g2[:, 0] = eta_r
-            _k_lu_solve(cu_lu, cu_piv, g2)
-            g = g2[:, 0]
-        for i in range(r):
-            x_eta[u[i]] = -g[i]
-    if diag:
-        MB = np.empty((n, k))
-        for i in range(n):
-            for j in range(k):
-                MB[i, j] = Md[i] * B[i, j]
-        Mx = Md * x_eta
-    else:
-        MB = _k_mm(M, B)
-        Mx = _k_mv(M, x_eta)
-    if k == 0:
-        return 0, x_eta, Mx, pd
-    BT = np.ascontiguousarray(B.T)
-    R = _k_mm(BT, MB)
-    y = _k_mv(BT, h - Mx)
-    if _k_cholesky(R) == 0.0:  # R = B^T M B = L L^T
-        return 3, qdd, Mqdd, pd
-    _k_cholesky_solve(R, y)
-    qdd = x_eta + _k_mv(B, y)
-    Mqdd = Mx + _k_mv(MB, y)
-    pd = _k_mv(V2T, qdd)
-    return 0, qdd, Mqdd, pd
 
 
 _getrf_raw, _lapack_getrs, _potrf, _potrs = sla.get_lapack_funcs(("getrf", "getrs", "potrf", "potrs"),

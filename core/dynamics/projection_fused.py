@@ -33,8 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from core.dynamics import projection as _proj
-from core.dynamics.correction import _CHOL_PIVOT_RTOL, KKT_PIVOT_RTOL, LSTSQ_RCOND, POSITION_TOL, VELOCITY_TOL
+from core import dense_kernels
+from core.dense_kernels import cholesky, cholesky_solve, lu_inplace, lu_solve, mm, mv
+from core.dynamics import projection_kernels
+from core.dynamics.correction import CHOL_PIVOT_RTOL, KKT_PIVOT_RTOL, LSTSQ_RCOND, POSITION_TOL, VELOCITY_TOL
+from core.dynamics.projection_kernels import k_accelerations, k_geometry, k_velocity
 from core.jit import compile_helper, kernel_set
 
 
@@ -58,9 +61,9 @@ def _kkt_step(M, A, rhs):  # noqa: ANN001, ANN201
     b[n:, 0] = rhs
     K0 = K.copy()
     piv = np.zeros(n + m, np.int32)
-    if _lu_inplace(K, piv) > KKT_PIVOT_RTOL:
+    if lu_inplace(K, piv) > KKT_PIVOT_RTOL:
         x = b.copy()
-        _lu_solve(K, piv, x)
+        lu_solve(K, piv, x)
         if np.all(np.isfinite(x)):
             return x[:n, 0].copy()
     return np.linalg.lstsq(K0, b[:, 0], rcond=LSTSQ_RCOND)[0][:n].copy()
@@ -68,18 +71,18 @@ def _kkt_step(M, A, rhs):  # noqa: ANN001, ANN201
 
 def _diag_step(Md, A, rhs):  # noqa: ANN001, ANN201
     """(ok, dx) with dx = M^-1 A^T (A M^-1 A^T)^-1 rhs for M = diag(Md) > 0 (eq. 4.10); ok False when
-    A M^-1 A^T is numerically singular (a Cholesky pivot below _CHOL_PIVOT_RTOL of the largest)."""
+    A M^-1 A^T is numerically singular (a Cholesky pivot below CHOL_PIVOT_RTOL of the largest)."""
     m, n = A.shape
     AM = np.empty((m, n))
     for i in range(m):
         for j in range(n):
             AM[i, j] = A[i, j] / Md[j]
-    W = _mm(AM, np.ascontiguousarray(A.T))
-    if m and not _cholesky(W) > _CHOL_PIVOT_RTOL:
+    W = mm(AM, np.ascontiguousarray(A.T))
+    if m and not cholesky(W) > CHOL_PIVOT_RTOL:
         return False, np.zeros(n)
     y = rhs.copy()
-    _cholesky_solve(W, y)
-    return True, _mv(np.ascontiguousarray(AM.T), y)
+    cholesky_solve(W, y)
+    return True, mv(np.ascontiguousarray(AM.T), y)
 
 
 def _min_norm_step(M, Md, diag, A, rhs):  # noqa: ANN001, ANN201
@@ -98,7 +101,7 @@ def _min_norm_step(M, Md, diag, A, rhs):  # noqa: ANN001, ANN201
             for i in range(A.shape[0]):
                 for j in range(A.shape[1]):
                     Aw[i, j] = A[i, j] * w[j]
-            return w * np.linalg.lstsq(Aw, rhs, rcond=_CHOL_PIVOT_RTOL)[0]
+            return w * np.linalg.lstsq(Aw, rhs, rcond=CHOL_PIVOT_RTOL)[0]
         return _kkt_step(np.diag(Md), A, rhs)
     return _kkt_step(M, A, rhs)
 
@@ -111,7 +114,7 @@ def _kept_geometry(C, xi, basis):  # noqa: ANN001, ANN201
     for i in range(rows.shape[0]):
         Cr[i, :] = C[rows[i], :]
         xir[i] = xi[rows[i]]
-    return _geometry(Cr, xir, u, w, V2uT, V2wT, cu_inv, cu_const)
+    return k_geometry(Cr, xir, u, w, V2uT, V2wT, cu_inv, cu_const)
 
 
 def _state(y, C, xi, basis):  # noqa: ANN001, ANN201
@@ -121,7 +124,7 @@ def _state(y, C, xi, basis):  # noqa: ANN001, ANN201
     if status != 0 or k == 0:
         v = x_xi.copy()
     else:
-        v = _velocity(B, S, S_piv, x_xi, s_xi, np.ascontiguousarray(y[:k]))
+        v = k_velocity(B, S, S_piv, x_xi, s_xi, np.ascontiguousarray(y[:k]))
     return status, v, B, cu_lu, cu_piv
 
 
@@ -138,8 +141,8 @@ def _rhs(v, B, cu_lu, cu_piv, h, eta, M, Md, diag, power_nc, basis):  # noqa: AN
     k = w.shape[0]
     n = v.shape[0]
     out = np.zeros(k + n + 1)
-    status, qdd, Mqdd, pd = _accel(B, u, _rows_of(eta, rows), cu_inv, cu_const, cu_lu, cu_piv, h, M, Md, diag,
-                                   V2T)
+    status, qdd, Mqdd, pd = k_accelerations(B, u, _rows_of(eta, rows), cu_inv, cu_const, cu_lu, cu_piv, h, M, Md,
+                                            diag, V2T)
     if status != 0:
         return status, out
     power = power_nc
@@ -160,13 +163,13 @@ def _recorded(v, C, xi, h, eta, M, Md, diag, basis):  # noqa: ANN001, ANN201
     growth = 1.0
     if status != 0:
         return status, np.zeros(n), np.zeros(n), growth
-    status, qdd, Mqdd, pd = _accel(B, u, _rows_of(eta, rows), cu_inv, cu_const, cu_lu, cu_piv, h, M, Md, diag,
-                                   V2T)
+    status, qdd, Mqdd, pd = k_accelerations(B, u, _rows_of(eta, rows), cu_inv, cu_const, cu_lu, cu_piv, h, M, Md,
+                                            diag, V2T)
     if k:  # ||N||_2 with N = B S^-1 (ProjectionFormulation.null_space_growth)
         Sinv = np.eye(k)
-        _lu_solve(S, S_piv, Sinv)
-        N = _mm(B, Sinv)
-        growth = math.sqrt(max(np.linalg.eigvalsh(_mm(np.ascontiguousarray(N.T), N))[-1], 0.0))
+        lu_solve(S, S_piv, Sinv)
+        N = mm(B, Sinv)
+        growth = math.sqrt(max(np.linalg.eigvalsh(mm(np.ascontiguousarray(N.T), N))[-1], 0.0))
     return status, qdd, Mqdd, growth
 
 
@@ -180,7 +183,7 @@ def _multipliers(f, C, basis):  # noqa: ANN001, ANN201
     if rows.shape[0] == m and u.shape[0] == m:
         fu = _rows_of(f, u)
         if cu_const:
-            return _mv(np.ascontiguousarray(cu_inv.T), fu), True
+            return mv(np.ascontiguousarray(cu_inv.T), fu), True
         Cu = np.empty((m, m))
         for i in range(m):
             for j in range(m):
@@ -208,8 +211,9 @@ def _project_velocity(M, Md, diag, C, v, xi, correction):  # noqa: ANN001, ANN20
 
 
 def _scalars(kinetic, potential, before, res, vbefore, vafter, it, changed, unique, growth):  # noqa: ANN001, ANN201
-    """The output kernels' scalars: (kinetic, potential, ||Phi|| before, after, ||C q' + xi|| before, after,
-    Newton iterations, converged, changed, lambda unique, ||N||_2)."""
+    """The output kernels' scalars in the order of ``core.dynamics.base.OutputScalar`` (kinetic, potential,
+    ||Phi|| before, after, ||C q' + xi|| before, after, Newton iterations, converged, changed, lambda unique,
+    ||N||_2); plain indices here, since this is compiled code."""
     scal = np.zeros(11)
     scal[0] = kinetic
     scal[1] = potential
@@ -227,31 +231,28 @@ def _scalars(kinetic, potential, before, res, vbefore, vafter, it, changed, uniq
 
 def _residual(C, v, xi):  # noqa: ANN001, ANN201
     """C q' + xi."""
-    return _mv(C, v) + xi
+    return mv(C, v) + xi
 
 
-# compiled versions of the helpers above and of core.dynamics.projection's kernels (bound by helpers(); the
-# Python functions without numba)
-_lu_inplace = _lu_solve = _mm = _mv = _cholesky = _cholesky_solve = _geometry = _velocity = _accel = None
 HELPERS = ("_norm", "_kkt_step", "_diag_step", "_min_norm_step", "_kept_geometry", "_state", "_rows_of", "_rhs",
            "_recorded", "_multipliers", "_residual", "_newton_done", "_project_velocity", "_scalars")
 
 
 @kernel_set
 def helpers() -> dict[str, Any] | None:
-    """{name: compiled helper} for the system-specific fused modules to bind, or None without numba."""
-    global _lu_inplace, _lu_solve, _mm, _mv, _cholesky, _cholesky_solve, _geometry, _velocity, _accel
-    compiled = _proj._kernels()
+    """{name: compiled helper} of :data:`HELPERS` for the system-specific fused modules to bind, or None without
+    numba. The helpers call the compiled dense kernels (``core.dense_kernels``) and projection kernels
+    (``core.dynamics.projection_kernels``: the same compiled code, every array passed is C-contiguous), bound
+    into this module's globals first (numba resolves a called global when it compiles the caller)."""
+    compiled = projection_kernels.kernels()
     if compiled is None:
         return None
-    _lu_inplace, _lu_solve = _proj._k_lu_inplace, _proj._k_lu_solve  # compiled by _proj._kernels()
-    _mm, _mv = _proj._k_mm, _proj._k_mv
-    _cholesky, _cholesky_solve = _proj._k_cholesky, _proj._k_cholesky_solve
-    _geometry, _velocity, _accel = compiled  # the same compiled code (every array passed is C-contiguous)
     g = globals()
+    g.update(dense_kernels.compiled())
+    g["k_geometry"], g["k_velocity"], g["k_accelerations"] = compiled
     for name in HELPERS:
         g[name] = compile_helper(g[name])
-    return {name: g[name] for name in HELPERS + ("_mm", "_mv")}
+    return {name: g[name] for name in HELPERS}
 
 
 def bind(module_globals: dict[str, Any]) -> bool:

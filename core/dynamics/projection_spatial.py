@@ -28,10 +28,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from core import spatial_kernels as _sk
 from core.dynamics import projection_fused as _fused
 from core.dynamics.correction import MAX_ITER, POSITION_TOL
 from core.jit import compile_helper, kernel_set
-from core import spatial_kernels as _sk
+from core.spatial_system import SpatialSystem
 
 
 def _xi(nd, vp):  # noqa: ANN001, ANN201
@@ -145,7 +146,6 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
 
 def applies(system: Any) -> bool:
     """True for the systems this path handles exactly: spatial rolling-disk systems without applied loads."""
-    from core.spatial_system import SpatialSystem
     return isinstance(system, SpatialSystem) and not system.loads and not system.torques
 
 

@@ -7,8 +7,8 @@ Two ways of driving an integrator:
   size, the history of a multistep method) unless told the state was re-parametrised (``reset``).
 * ``start`` (integrators with ``continuous = True``: the explicit Runge-Kutta methods DOP853 and RK45): one
   :class:`Stepper` over the whole run, stepped one accepted step at a time, with the dense output of each step
-  for the output times inside it, and ``set_state`` to continue from a corrected state after a step (source
-  001: the correction "after each step"). This avoids the restart cost at every output time (a restarted
+  for the output times inside it, and ``set_state`` to continue from a corrected state after a step ([001]:
+  the correction "after each step"). This avoids the restart cost at every output time (a restarted
   DOP853 spends at least 13 evaluations on a 0.01 s interval that a continued one crosses in a fraction of a
   step), which was most of the run time of the small models.
 """
@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable
 
-from core.errors import UnknownNameError
+from core.registry import LazyRegistry
 from core.types import FloatArray
 
 RHS = Callable[[float, FloatArray], FloatArray]
@@ -76,10 +76,20 @@ class Integrator(ABC):
         raise NotImplementedError(f"{self.name} integrates interval by interval (no continuous stepping)")
 
 
-INTEGRATORS: dict[str, type[Integrator]] = {}
+#: every integrator by name: the built-ins as import paths (imported on first lookup, ``core.registry``), plus
+#: those registered with :func:`register_integrator`
+INTEGRATORS: LazyRegistry[type[Integrator]] = LazyRegistry("integrator", {
+    "dop853": "core.integrate.scipy_ivp:DOP853",
+    "rk45": "core.integrate.scipy_ivp:RK45",
+    "radau": "core.integrate.scipy_ivp:Radau",
+    "bdf": "core.integrate.scipy_ivp:BDF",
+    "rk4": "core.integrate.fixed:RK4",
+    "abm": "core.integrate.fixed:ABM4",
+})
 
 
 def register_integrator(name: str) -> Callable[[type[Integrator]], type[Integrator]]:
+    """Class decorator: register an integrator under ``name`` (also sets its ``name`` attribute)."""
     def deco(cls: type[Integrator]) -> type[Integrator]:
         cls.name = name
         INTEGRATORS[name] = cls
@@ -88,8 +98,5 @@ def register_integrator(name: str) -> Callable[[type[Integrator]], type[Integrat
 
 
 def get_integrator(name: str) -> type[Integrator]:
-    import core.integrate.fixed  # noqa: F401  (registers rk4, abm)
-    import core.integrate.scipy_ivp  # noqa: F401  (registers dop853, rk45, radau, bdf)
-    if name not in INTEGRATORS:
-        raise UnknownNameError("integrator", name, list(INTEGRATORS))
+    """The integrator class registered as ``name`` (:class:`~core.errors.UnknownNameError` if none)."""
     return INTEGRATORS[name]

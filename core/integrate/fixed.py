@@ -1,5 +1,5 @@
 """Fixed-step integrators: classical RK4 and the 4th-order Adams-Bashforth-Moulton predictor-corrector (PECE)
-that source 001 suggests. The step is ``step`` (default: the output interval / 10); output times are hit
+that [001] suggests. The step is ``step`` (default: the output interval / 10); output times are hit
 exactly (the last step of an interval is shortened if needed).
 
 ABM4:  predictor  y* = y_n + h/24 (55 f_n - 59 f_n-1 + 37 f_n-2 - 9 f_n-3)

@@ -1,4 +1,4 @@
-"""Symbolic Appell equations (source 002, §2.3), cached per model document and quasi-velocity choice.
+"""Symbolic Appell equations ([002], §2.3), cached per model document and quasi-velocity choice.
 
 Given the symbolic model (M, Q, C = [Phi_q; C_psi], xi) and a choice u = F q' + f0:
 
@@ -26,23 +26,25 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 import sympy as sp
 
+from core.kinematics.assembly import rank_analysis
 from core.model.document import Model
+from core.model.io import load_model
 from core.model.timefunc import T
 from core.symbolic.planar import SymbolicModel, planar_symbolic, velocity_derivative
 from core.symbolic.quasi import QuasiVelocityChoice, initial_configuration, load_choice
+from core.symbolic.spatial import spatial_symbolic
+from core.symbolic.unsupported import SymbolicUnsupported  # re-exported: callers import it from here
+from core.system import compile_model
 
 _MODEL_CACHE: dict[str, SymbolicModel] = {}
 _APPELL_CACHE: dict[tuple[str, str], "AppellDerivation"] = {}
 SIMPLIFY_OPS = 120  # entries with more operations than this are not run through sp.simplify (time budget)
-
-
-class SymbolicUnsupported(ValueError):
-    """The model contains elements the symbolic derivation does not handle (the message says which)."""
 
 
 def model_hash(model: Model) -> str:
@@ -54,10 +56,6 @@ def symbolic_model(model: Model) -> SymbolicModel:
     key = model_hash(model)
     if key not in _MODEL_CACHE:
         if model.kind == "spatial":
-            try:
-                from core.symbolic.spatial import spatial_symbolic
-            except ImportError:
-                raise SymbolicUnsupported("symbolic derivation of spatial models is not available") from None
             _MODEL_CACHE[key] = spatial_symbolic(model)
         else:
             _MODEL_CACHE[key] = planar_symbolic(model)
@@ -308,8 +306,6 @@ class AppellDerivation:
 
 def derive_appell(model: Model, key: str | None = None, system: Any = None) -> AppellDerivation:
     """The (cached) Appell derivation of ``model`` for quasi-velocity choice ``key`` (see load_choice)."""
-    from core.kinematics.assembly import rank_analysis
-    from core.system import compile_model
     mh = model_hash(model)
     system = system if system is not None else compile_model(model)
     data = model.data
@@ -377,9 +373,6 @@ def derivation_time(model: Model, key: str | None = None) -> tuple[float, float]
 def benchmark(paths: list[str] | None = None) -> list[tuple[str, float, float]]:
     """Derivation benchmark of the samples the symbolic derivation covers (planar ones and the rolling disks):
     [(file, fresh CPU seconds, cached CPU seconds)] (issue 5: < 5 s)."""
-    from pathlib import Path
-
-    from core.model.io import load_model
     if paths is None:
         root = Path(__file__).resolve().parents[2] / "sample_models"
         paths = [str(p) for p in sorted(root.glob("*.json"))]

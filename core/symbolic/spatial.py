@@ -112,7 +112,7 @@ def plane_motion(motion: dict[str, Any]) -> sp.Matrix:
 
 def spatial_symbolic(model: Model) -> SymbolicModel:
     """Derive the symbolic spatial model (free bodies + rolling disks); raises SymbolicUnsupported otherwise."""
-    from core.symbolic.appell import SymbolicUnsupported
+    from core.symbolic.unsupported import SymbolicUnsupported
     ent = model.entities
     other = [f"{j.name} ({j.type})" for j in ent.joints if j.type != "rolling_disk"]
     other += [f"{d.name} (driver)" for d in ent.drivers]

@@ -1,4 +1,4 @@
-"""Trees of rigid bodies joined by spherical joints (source 004, Wittenburg's method).
+"""Trees of rigid bodies joined by spherical joints ([004], Wittenburg's method).
 
 * :mod:`core.tree.topology`    incidence matrix S, path matrix T = S^-1, tree validation naming the bodies,
                                the body-fixed data of the augmented bodies (K_i, barycentric vectors);

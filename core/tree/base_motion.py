@@ -1,4 +1,4 @@
-"""The prescribed motion of body 0 (source 004: "the motion of body 0 is known: r0(t), omega0(t)").
+"""The prescribed motion of body 0 ([004]: "the motion of body 0 is known: r0(t), omega0(t)").
 
 From the model file's ``ground.motion``:
 

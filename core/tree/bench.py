@@ -18,10 +18,12 @@ import time
 from typing import Any
 
 import numpy as np
+from scipy.integrate import solve_ivp
 
 from core.model.io import model_from_data
 from core.system import compile_model
 from core.tree.orientation import quat_from_rotation_vector
+from core.tree.wittenburg import WittenburgFormulation
 
 
 def chain_model_data(n: int, length: float = 0.3, mass: float = 0.5, tilt: float = 0.5) -> dict[str, Any]:
@@ -44,9 +46,6 @@ def chain_model_data(n: int, length: float = 0.3, mass: float = 0.5, tilt: float
 def chain_row(n: int, t_end: float = 2.0, rtol: float = 1e-8, parametrization: str = "quaternion"
               ) -> dict[str, Any]:
     """Benchmark one chain of ``n`` links (see module docstring)."""
-    from scipy.integrate import solve_ivp
-
-    from core.tree.wittenburg import WittenburgFormulation
     system = compile_model(model_from_data(chain_model_data(n)))
     form = WittenburgFormulation(system, parametrization=parametrization)
     q0, v0 = system.consistent_state(0.0)

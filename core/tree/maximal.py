@@ -36,7 +36,7 @@ import numpy as np
 from core.model.document import GROUND, Model
 from core.system import ConstrainedSystem, ConstraintInfo
 from core.tree.base_motion import BaseMotion
-from core.tree.orientation import (matrix_to_quat, quat_conj, quat_E, quat_G, quat_mul, quat_to_matrix,
+from core.tree.orientation import (Euler313, matrix_to_quat, quat_conj, quat_E, quat_G, quat_mul, quat_to_matrix,
                                    rotation_vector)
 from core.tree.topology import TreeData, build_tree
 from core.types import FloatArray
@@ -68,7 +68,7 @@ def _dquad(p: FloatArray, c: FloatArray) -> FloatArray:
 class TreeKinematics:
     """Positions, velocities, accelerations of the centres of mass from orientations and angular velocities.
 
-    r_k = P_root(t) - sum_{i <= k} d_ik  (source 004, eq. (20)): with g_k = P(t) for root-level bodies and
+    r_k = P_root(t) - sum_{i <= k} d_ik  ([004], eq. (20)): with g_k = P(t) for root-level bodies and
     g_k = -A_parent e_k otherwise, the inboard joint points are J = T^T g and r = J - A c_in. Cost O(n^2)
     (the product with the path matrix), O(n) with the tree recursion for large n.
     """
@@ -405,7 +405,6 @@ class TreeMaximalSystem(ConstrainedSystem):
 
         ``initial.quaternion`` = (q0, q1, q2, q3) of the body -> world rotation, or Euler angles 3-1-3
         ``psi``, ``theta``, ``phi`` (A = R3(psi) R1(theta) R3(phi)); ``omega`` in world components."""
-        from core.tree.orientation import Euler313
         pq = np.zeros((self.nb, 4))
         w = np.zeros((self.nb, 3))
         for k, b in enumerate(self.entities.bodies):

@@ -1,4 +1,4 @@
-"""Orientation parametrizations of a rigid body and their kinematic equations (source 004, eqs. (65)-(68)).
+"""Orientation parametrizations of a rigid body and their kinematic equations ([004], eqs. (65)-(68)).
 
 A^i is the matrix of the body's orientation: it maps body-frame components to base (world) components,
 v^(0) = A^i v^(i). omega_b = omega^(i) are the body-frame components of the angular velocity, and
@@ -9,7 +9,7 @@ A' = A omega_b~ (omega_b~ the skew matrix). All functions work on batches: param
   The kinematic equation keeps |p| constant; the matrix is built from p/|p| (renormalised), and
   :meth:`normalize` rescales the stored parameters at restarts.
 * ``bryant`` angles 1-2-3 (alpha1, alpha2, alpha3): A = R1(alpha1) R2(alpha2) R3(alpha3), eq. (66) with the
-  corrected legend c1 = cos alpha1, c2 = cos alpha2 (README errata);
+  corrected legend c1 = cos alpha1, c2 = cos alpha2 (docs/references.md, errata);
   alpha1' = (c3 wx - s3 wy)/c2,  alpha2' = s3 wx + c3 wy,  alpha3' = (-c3 wx + s3 wy) tan(alpha2) + wz  (65).
   Singular at cos alpha2 = 0.
 * ``euler313`` angles (psi, theta, phi): A = R3(psi) R1(theta) R3(phi), eq. (68);
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.errors import UnknownNameError
 from core.types import FloatArray
 
 NAMES = ("quaternion", "bryant", "euler313", "matrix")
@@ -287,6 +288,5 @@ PARAMETRIZATIONS: dict[str, type[Parametrization]] = {
 
 def get_parametrization(name: str) -> Parametrization:
     if name not in PARAMETRIZATIONS:
-        from core.errors import UnknownNameError
         raise UnknownNameError("parametrization", name, list(PARAMETRIZATIONS))
     return PARAMETRIZATIONS[name]()

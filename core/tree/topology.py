@@ -1,4 +1,4 @@
-"""Topology of a spherical-joint tree (source 004, eqs. (3)-(25), (38)-(41), (47)) and its validation.
+"""Topology of a spherical-joint tree ([004], eqs. (3)-(25), (38)-(41), (47)) and its validation.
 
 Graph: vertex s_0 = body 0 (the ground, prescribed motion r0(t), omega0(t)), vertices s_1..s_n = the bodies, one
 arc u_a per spherical joint. The bodies must form a tree rooted at body 0: n joints, every body reachable from

@@ -1,4 +1,4 @@
-"""Wittenburg's equations of a spherical-joint tree (source 004), registered as formulation "wittenburg".
+"""Wittenburg's equations of a spherical-joint tree ([004]), registered as formulation "wittenburg".
 
 The reactions are eliminated with the path matrix T = S^-1 (eqs. (10)-(12)); the centre-of-mass accelerations
 are expressed through the vectors d_ij (eqs. (20)-(25)) and the barycentric vectors b_ij (eqs. (38)-(41)), which
@@ -13,7 +13,7 @@ leaves one coupled linear system for the absolute angular accelerations (eqs. (5
     M'_i = -omega_i x K_i omega_i - sum_{j: s_i < s_j} d_ij x (omega_j x (omega_j x h_j))
            - h_i x (sum_{j: s_j < s_i} omega_j x (omega_j x d_ji) - r0'')  - sum_{j: s_i <= s_j} d_ij x F_j    (55)
 
-(the README errata: the index typos of (44)-(55) were corrected by deriving them again from (26)-(43) and the
+(docs/references.md, errata: the index typos of (44)-(55) were corrected by deriving them again from (26)-(43) and the
 principle of virtual power; r0'' is the acceleration of the base point the subtree hangs from). All vectors are
 taken in the base (world) frame with the orientation matrices A^i (eqs. (62)-(64)): K_i, h_i, c_i and the d_ij
 are constant in the body frames and are rotated once per evaluation. The reactions follow from (12),
@@ -48,10 +48,12 @@ from typing import Any
 import numpy as np
 from scipy.linalg.lapack import dposv as _dposv
 
+from core import dense_kernels
+from core.dense_kernels import cholesky_solve
 from core.dynamics.base import Accelerations, Formulation, SolverFailure, register_formulation
-from core.dense_kernels import _k_cholesky_solve
-from core.jit import array_types, compile_helper, compile_kernel, kernel_set
+from core.jit import array_types, compile_kernel, kernel_set
 from core.system import ConstrainedSystem
+from core.tree.maximal import TreeMaximalSystem
 from core.tree.orientation import get_parametrization, matrix_to_quat, quat_E, quat_to_matrix
 from core.types import FloatArray
 
@@ -98,7 +100,6 @@ class WittenburgFormulation(Formulation):
 
     def __init__(self, system: ConstrainedSystem, **options: Any):
         super().__init__(system, **options)
-        from core.tree.maximal import TreeMaximalSystem
         if not isinstance(system, TreeMaximalSystem):
             raise SolverFailure("the wittenburg formulation needs a tree of bodies joined by spherical joints "
                                 f"(got a {type(system).__name__})")
@@ -328,8 +329,7 @@ class WittenburgFormulation(Formulation):
 @kernel_set
 def _kernel():
     """The compiled omega_dot kernel, or None without numba."""
-    global _k_cholesky_solve
-    _k_cholesky_solve = compile_helper(_k_cholesky_solve)  # the kernel calls the compiled version
+    globals()["cholesky_solve"] = dense_kernels.compiled()["cholesky_solve"]  # the kernel calls the compiled one
     f8_1, f8_2, f8_3, i8_1, _, _ = array_types()
     return compile_kernel(_k_omega_dot, (f8_3, f8_2, f8_3, f8_2, f8_3, i8_1, i8_1, i8_1, i8_1, f8_2, f8_2, f8_2,
                                          f8_2, f8_2, f8_2))
@@ -410,7 +410,7 @@ def _k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, F, mom, base):
         rhs[i, 2] += -(w0 * k1 - w1 * k0) + (a0 * h1 - a1 * h0) - (c0 * f1 - c1 * f0) + mom[i, 2]
     L = np.linalg.cholesky(K)  # K = L L^T
     b = rhs.ravel().copy()
-    _k_cholesky_solve(L, b)
+    cholesky_solve(L, b)
     return b.reshape(n, 3)
 
 

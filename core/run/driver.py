@@ -1,0 +1,472 @@
+"""The simulation driver: integrate, correct the drift, record output frames, emit them in blocks.
+
+Procedure of a run (:class:`Driver`, headless and thread-agnostic; the GUI runs it on a worker):
+
+1. assemble the file's rough positions (Newton-Raphson, held coordinates kept) and solve the velocities from
+   the prescribed coordinate rates (C q' = -xi exactly): ``core.run.initial``;
+2. integrate the formulation's state y together with the work W of the non-conservative and constraint forces
+   (W' = P_nc + q'^T C^T lambda);
+3. correct the drift (``core.dynamics.correction``) unless switched off, and record at every output time
+   t_k = k dt a :class:`~core.run.frames.Frame`: q, q', q'', lambda, the reactions of every joint/driver/contact,
+   the energies and ||Phi||, ||C q' + xi|| before and after the correction;
+4. emit the frames in blocks (every ``block_frames`` frames or ``block_seconds`` of wall time).
+
+Two integration modes ([001] allows the correction "after each step, or each output interval, restarting the
+integrator"):
+
+* continuous (DOP853, RK45: ``Integrator.continuous``): one stepper for the whole run. After every accepted step
+  the step end is corrected (Newton on Phi with the mass-weighted step, then the velocity projection) and, only
+  if that changed the state or the formulation asks for it (:meth:`~core.dynamics.base.Formulation.needs_restart`:
+  the projection's kept basis grew too much, an angle set came near its singularity), the formulation re-packs
+  the state and the stepper continues from it (derivative re-evaluated; a new stepper after a fresh SVD). Output
+  times inside a step are taken from the step's dense output and the recorded state is the corrected copy of the
+  interpolated one, so that ||Phi|| < 1e-12 holds at every recorded output; with the correction off nothing is
+  touched and the drift shows. Compared with restarting at every output (at least one cold 12-stage DOP853 step
+  per 0.01 s interval) this needs 5-15x fewer right-hand sides; the accuracy is then the requested rtol. More
+  than ``MAX_STEPS_PER_OUTPUT`` steps without reaching the next output ends the run (a collapsing step size near
+  a singularity would never end).
+* intervals (RK4, ABM, Radau, BDF): integrate from one output to the next, correct, restart (``advance``).
+
+When an evaluation raises :class:`~core.dynamics.base.RestartRequired` (the projection's kept basis became
+degenerate) the driver calls :meth:`~core.dynamics.base.Formulation.refresh_basis` at the last accepted state and
+restarts the integrator from there, once per state.
+
+Failures are statuses: nothing numerical escapes a run. Assembly failure, a singular matrix, the integrator
+giving up, Newton not converging, a non-finite state, and any numerical exception (``LinAlgError`` such as "SVD
+did not converge", ``FloatingPointError``, ...) end the run with :attr:`~core.types.Status.FAILED` and a message
+naming what failed and the time; the caller's cancel ends it with :attr:`~core.types.Status.CANCELLED`.
+BLAS runs single-threaded during the run only (``core.run.blas``).
+
+Hooks of the caller (all optional, see :func:`iter_simulation`): ``cancel`` and ``flush_now`` at every recorded
+frame (the *checkpoint*), ``stop_requested`` before every integrator step.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from core.dynamics.base import (FastOutput, Formulation, OutputScalar, RestartRequired, SolverFailure,
+                                get_formulation)
+from core.dynamics.correction import correct
+from core.integrate.base import Integrator, Stepper, get_integrator
+from core.run.blas import single_threaded_blas
+from core.run.frames import Frame, FrameBlock, Trajectory, concat_blocks
+from core.run.initial import initial_state
+from core.run.settings import SimulationSettings
+from core.system import ConstrainedSystem
+from core.types import FloatArray, Status
+
+#: continuous stepping gives up (status FAILED, with the time) after this many steps without reaching the next
+#: output time: a step size collapsing towards a singularity would otherwise take practically forever
+MAX_STEPS_PER_OUTPUT = 2000
+
+#: exceptions that are numerical trouble inside a run (they become a FAILED status with a message)
+NUMERICAL_ERRORS = (np.linalg.LinAlgError, ArithmeticError, ValueError)
+
+
+@dataclass
+class RunHooks:
+    """The caller's hooks (see :func:`iter_simulation`)."""
+    cancel: Callable[[], bool] | None = None  # at every checkpoint; True ends the run (may block: a paused GUI)
+    flush_now: Callable[[], bool] | None = None  # at every checkpoint; True emits the pending frames now
+    stop_requested: Callable[[], bool] | None = None  # before every integrator step; non-blocking
+
+
+class RunEnded(Exception):
+    """Raised inside :class:`Driver` to end the run with ``status`` and ``message`` (caught by the driver)."""
+
+    def __init__(self, status: Status, message: str):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+@dataclass
+class RunState:
+    """The mutable data of one run (the compiled system and the settings are never modified)."""
+    t: float = 0.0  # time of the last accepted state [s]
+    q: FloatArray = field(default_factory=lambda: np.zeros(0))
+    v: FloatArray = field(default_factory=lambda: np.zeros(0))
+    work: float = 0.0  # cumulative work of the non-conservative and constraint forces [J]
+    y: FloatArray = field(default_factory=lambda: np.zeros(0))  # the formulation's integrator state at t
+    k: int = 1  # index of the next output time t_k = k dt
+    stepper: Stepper | None = None  # continuous mode: the integrator's stepper
+    accepted: tuple = ()  # continuous mode: (q, q', t, W) of the last accepted (corrected) step end
+    retried_at: float = -1.0  # continuous mode: time of the last restart after RestartRequired [s]
+    steps_since_output: int = 0  # continuous mode: accepted steps since the last recorded output
+    phase: str = "validating the settings"  # what the driver is doing (named in failure messages)
+    pending: list[Frame] = field(default_factory=list)  # recorded frames not yet emitted
+    last_emit: float = 0.0  # perf_counter of the last emitted block [s]
+    stats: dict[str, Any] = field(default_factory=dict)
+    cpu0: float = 0.0  # process_time at the start [s]
+    wall0: float = 0.0  # perf_counter at the start [s]
+
+
+@dataclass
+class Settled:
+    """An integrator state unpacked at t and corrected (unless the correction is off)."""
+    q: FloatArray
+    v: FloatArray
+    changed: bool  # the correction changed q or q': the integrator must restart from them
+    frame: Frame | None  # the output frame, when one was asked for
+
+
+class Driver:
+    """One run of ``system`` with ``settings`` (module docstring). :meth:`blocks` yields the frame blocks; then
+    :attr:`status`, :attr:`message` and :attr:`stats` say how it ended."""
+
+    def __init__(self, system: ConstrainedSystem, settings: SimulationSettings, hooks: RunHooks | None = None, *,
+                 q0: FloatArray | None = None, v0: FloatArray | None = None, block_frames: int = 50,
+                 block_seconds: float = 0.05):
+        self.system = system
+        self.settings = settings
+        self.hooks = hooks or RunHooks()
+        self.q0, self.v0 = q0, v0
+        self.block_frames, self.block_seconds = block_frames, block_seconds
+        self.status = Status.FAILED
+        self.message = ""
+        self.stats: dict[str, Any] = {}
+        self.constraint_names = [c.name for c in system.constraints]
+        self.form: Formulation | None = None
+        self.integ: Integrator | None = None
+        self.state = RunState()
+
+    # --- the run -----------------------------------------------------------------------------------------------
+    def blocks(self) -> Iterator[FrameBlock]:
+        """Run; yield the recorded frames in blocks. Never raises for numerical trouble (module docstring)."""
+        st = self.state
+        try:
+            self.settings.validate()
+        except (ValueError, KeyError) as exc:
+            self.message = str(exc.args[0] if isinstance(exc, KeyError) else exc)
+            return
+        st.cpu0, st.wall0 = time.process_time(), time.perf_counter()
+        with single_threaded_blas():
+            try:
+                if self._start():
+                    yield from self._record(self._initial_frame())
+                    if self.integ.continuous:
+                        yield from self._run_continuous()
+                    else:
+                        yield from self._run_intervals()
+                    raise RunEnded(Status.FINISHED, f"finished at t = {st.t:.6g} s")
+            except RunEnded as end:
+                yield from self._end(end.status, end.message)
+            except SolverFailure as exc:
+                yield from self._end(Status.FAILED, str(exc))
+            except NUMERICAL_ERRORS as exc:
+                yield from self._end(Status.FAILED, f"numerical failure {st.phase} (last time reached "
+                                                    f"t = {st.t:.6g} s): {type(exc).__name__}: {exc}")
+
+    def _start(self) -> bool:
+        """Initial state, formulation and integrator; False (status and message set) when the run cannot start."""
+        st, settings, system = self.state, self.settings, self.system
+        st.phase = "assembling the initial state"
+        if self.q0 is None:
+            init = initial_state(system, st.t)
+            if not init.status.ok:
+                self.message = init.message
+                return False
+            st.q, st.v = init.q, init.v
+        else:
+            st.q = np.asarray(self.q0, float)
+            st.v = np.zeros(system.n) if self.v0 is None else np.asarray(self.v0, float)
+        st.phase = f"setting up the {settings.formulation} formulation"
+        try:
+            self.form = get_formulation(settings.formulation)(system, **settings.formulation_options())
+        except (SolverFailure, ValueError, NotImplementedError) as exc:
+            self.message = f"the {settings.formulation} formulation cannot run this model: {exc}"
+            return False
+        self.integ = get_integrator(settings.integrator)(rtol=settings.rtol, atol=settings.atol,
+                                                         step=settings.step, max_step=settings.max_step)
+        self.times = np.linspace(0.0, settings.output_count * settings.dt, settings.output_count + 1)
+        st.stats = {"rhs_evaluations": 0, "svd_count": 0, "steps": 0, "corrections": 0, "basis_restarts": 0,
+                    "lambda_unique": True, "mode": "continuous" if self.integ.continuous else "intervals"}
+        st.cpu0, st.wall0 = time.process_time(), time.perf_counter()
+        st.last_emit = time.perf_counter()
+        return True
+
+    def _initial_frame(self) -> Frame:
+        st = self.state
+        st.phase = "recording the initial state"
+        st.y = self.form.restart(st.q, st.v, st.t)
+        pa, va = self._violations(st.q, st.v, st.t)
+        return self._make_frame(st.q, st.v, st.t, st.work, pa, pa, va, va)
+
+    # --- continuous stepping (explicit Runge-Kutta): see the module docstring ---------------------------------
+    def _run_continuous(self) -> Iterator[FrameBlock]:
+        st = self.state
+        self.t_final = float(self.times[-1])
+        self.eps = 1e-9 * self.settings.dt
+        st.stepper = self._new_stepper(st.t, st.y, st.work)
+        st.accepted = (st.q, st.v, st.t, st.work)
+        n_out = self.settings.output_count
+        while st.k <= n_out:
+            self._check_stop()
+            if not self._take_step():
+                continue  # restarted after RestartRequired: the step again
+            yield from self._outputs_inside_step()
+            yield from self._settle_step_end()
+
+    def _new_stepper(self, t: float, y: FloatArray, work: float) -> Stepper:
+        return self.integ.start(self.form.rhs_augmented, t, np.append(y, work), self.t_final)
+
+    def _take_step(self) -> bool:
+        """One accepted step (True), or a restart after :class:`RestartRequired` (False); ends the run when the
+        integrator gives up or crawls (MAX_STEPS_PER_OUTPUT)."""
+        st = self.state
+        st.phase = f"in a {self.integ.name} step from t = {st.stepper.t:.6g} s"
+        try:
+            ok, msg = st.stepper.step()
+        except RestartRequired:
+            q_acc, v_acc, t_acc, w_acc = st.accepted
+            if st.retried_at == t_acc:
+                raise
+            st.retried_at = t_acc  # a fresh basis at the last accepted state, then the step again
+            self.form.refresh_basis(q_acc, t_acc)
+            self.integ.reset()
+            st.stats["basis_restarts"] += 1
+            st.stepper = self._new_stepper(t_acc, self.form.pack(q_acc, v_acc, t_acc), w_acc)
+            return False
+        if not ok:
+            raise RunEnded(Status.FAILED, msg)
+        t_new = st.stepper.t
+        self._check_finite(st.stepper.y, t_new)
+        st.steps_since_output += 1
+        if st.steps_since_output > MAX_STEPS_PER_OUTPUT and self.times[st.k] > t_new + self.eps:
+            st.t = t_new
+            raise RunEnded(Status.FAILED, f"{self.integ.name} gave up at t = {t_new:.6g} s: more than "
+                                          f"{MAX_STEPS_PER_OUTPUT} steps since the last output (step size "
+                                          f"{st.stepper.h:.3g} s; a singularity, or a stiff model: try radau)")
+        return True
+
+    def _outputs_inside_step(self) -> Iterator[FrameBlock]:
+        """The output times strictly inside the last step: dense output, then the correction of the recorded copy
+        (the integrator's state is not touched)."""
+        st, times, n_out = self.state, self.times, self.settings.output_count
+        t_new = st.stepper.t
+        inside = []
+        while st.k <= n_out and times[st.k] < t_new - self.eps:
+            inside.append(st.k)
+            st.k += 1
+        if not inside:
+            return
+        st.steps_since_output = 0
+        st.phase = "recording an output inside a step"
+        Y = np.ascontiguousarray(st.stepper.dense()(times[inside]).T)  # (outputs, len(y) + 1)
+        for j, kk in enumerate(inside):
+            tk = float(times[kk])
+            st.t = tk
+            settled = self._settle(Y[j, :-1], tk, float(Y[j, -1]), True)
+            yield from self._record(settled.frame)
+
+    def _settle_step_end(self) -> Iterator[FrameBlock]:
+        """The step end: correction after each step ([001]), restart only when something changed."""
+        st, form = self.state, self.form
+        t_new, y_new = st.stepper.t, st.stepper.y
+        st.t = t_new
+        st.work = float(y_new[-1])
+        at_output = st.k <= self.settings.output_count and abs(self.times[st.k] - t_new) <= self.eps
+        st.phase = "correcting the step end"
+        settled = self._settle(y_new[:-1], t_new, st.work, at_output)
+        st.q, st.v = settled.q, settled.v
+        if settled.changed or form.needs_restart(st.q, st.v, t_new):
+            svd_before = form.svd_count
+            y = form.restart(st.q, st.v, t_new)
+            if form.svd_count != svd_before:
+                self.integ.reset()
+                st.stepper = self._new_stepper(t_new, y, st.work)
+            else:
+                st.stepper.set_state(np.append(y, st.work))
+        st.accepted = (st.q, st.v, t_new, st.work)
+        if at_output:
+            st.steps_since_output = 0
+            frame = settled.frame._replace(t=float(self.times[st.k]))
+            st.k += 1
+            yield from self._record(frame)
+
+    # --- interval by interval (fixed-step and implicit integrators) -------------------------------------------
+    def _run_intervals(self) -> Iterator[FrameBlock]:
+        for k in range(1, self.settings.output_count + 1):
+            self._check_stop()
+            yield from self._record(self._interval(float(self.times[k])))
+
+    def _interval(self, t1: float) -> Frame:
+        """Integrate from the current state to the output time t1, correct, restart; the output frame at t1."""
+        st, form, integ = self.state, self.form, self.integ
+        st.phase = f"in {integ.name} integration from t = {st.t:.6g} s to {t1:.6g} s"
+        svd_before = form.svd_count
+        try:
+            res = integ.advance(form.rhs_augmented, st.t, np.append(st.y, st.work), t1)
+        except RestartRequired:
+            form.refresh_basis(st.q, st.t)
+            integ.reset()
+            st.stats["basis_restarts"] += 1
+            st.y = form.pack(st.q, st.v, st.t)
+            res = integ.advance(form.rhs_augmented, st.t, np.append(st.y, st.work), t1)
+        if not res.ok:
+            raise RunEnded(Status.FAILED, res.message)
+        self._check_finite(res.y, t1)
+        y, st.work = res.y[:-1], float(res.y[-1])
+        st.t = t1
+        st.phase = "correcting the interval end"
+        settled = self._settle(y, t1, st.work, True)
+        st.q, st.v = settled.q, settled.v
+        st.y = form.restart(st.q, st.v, t1)
+        if form.svd_count != svd_before:
+            integ.reset()
+        return settled.frame
+
+    # --- one state: correction and output frame ---------------------------------------------------------------
+    def _settle(self, y: FloatArray, t: float, work: float, frame_wanted: bool) -> Settled:
+        """Unpack integrator state y at t and correct it (unless switched off); with ``frame_wanted`` also its
+        output frame. A correction that does not converge ends the run."""
+        correction, stats = self.settings.correction, self.state.stats
+        fast = self.form.fast_output(y, t, correction)
+        if fast is not None:  # the fused compiled path (the same algorithm: core.dynamics.projection_spatial)
+            return self._settle_fast(fast, t, work, frame_wanted)
+        q, v = self.form.unpack(y, t)
+        if correction:
+            cr = correct(self.system, q, v, t)
+            stats["corrections"] += 1
+            if not cr.converged:
+                raise RunEnded(Status.FAILED, self._newton_failed(cr.position_after, cr.iterations, t))
+            q, v, changed = cr.q, cr.v, cr.changed
+            viol = (cr.position_before, cr.position_after, cr.velocity_before, cr.velocity_after)
+        else:
+            changed = False
+            pb, vb = self._violations(q, v, t) if frame_wanted else (0.0, 0.0)
+            viol = (pb, pb, vb, vb)
+        return Settled(q, v, changed, self._make_frame(q, v, t, work, *viol) if frame_wanted else None)
+
+    def _settle_fast(self, fast: FastOutput, t: float, work: float, frame_wanted: bool) -> Settled:
+        q, v, qdd, R, sc = fast
+        stats = self.state.stats
+        if self.settings.correction:
+            stats["corrections"] += 1
+            if not sc[OutputScalar.CONVERGED]:
+                raise RunEnded(Status.FAILED, self._newton_failed(sc[OutputScalar.POSITION_AFTER],
+                                                                  int(sc[OutputScalar.NEWTON_ITERATIONS]), t))
+        changed = bool(sc[OutputScalar.CHANGED])
+        if not frame_wanted:
+            return Settled(q, v, changed, None)
+        stats["lambda_unique"] = stats["lambda_unique"] and bool(sc[OutputScalar.LAMBDA_UNIQUE])
+        frame = Frame(t, q, v, qdd, R, sc[OutputScalar.KINETIC], sc[OutputScalar.POTENTIAL], work,
+                      sc[OutputScalar.POSITION_BEFORE], sc[OutputScalar.POSITION_AFTER],
+                      sc[OutputScalar.VELOCITY_BEFORE], sc[OutputScalar.VELOCITY_AFTER])
+        return Settled(q, v, changed, frame)
+
+    def _make_frame(self, q: FloatArray, v: FloatArray, t: float, work: float, pb: float, pa: float, vb: float,
+                    va: float) -> Frame:
+        """The output frame of a (corrected) state: q'', lambda and the reactions, the energies."""
+        system, stats = self.system, self.state.stats
+        acc = self.form.reactions(q, v, t)
+        stats["lambda_unique"] = stats["lambda_unique"] and acc.lam_unique
+        reac = system.reactions(q, acc.lam, t) if acc.lam is not None and acc.lam.size else {}
+        R = np.zeros((len(self.constraint_names), 6))
+        if reac:
+            for i, name in enumerate(self.constraint_names):
+                r = reac.get(name)
+                if r is not None:
+                    R[i] = r
+        return Frame(t, q.copy(), v.copy(), acc.qdd.copy(), R, system.kinetic_energy(q, v, t),
+                     system.potential_energy(q, t), work, pb, pa, vb, va)
+
+    def _violations(self, q: FloatArray, v: FloatArray, t: float) -> tuple[float, float]:
+        """(||Phi||, ||C q' + xi||) at (q, q', t)."""
+        system = self.system
+        phi = system.phi(q, t)
+        C = system.constraint_matrix(q, t)
+        vel = C @ v + system.xi(q, t) if C.shape[0] else np.zeros(0)
+        return (float(np.linalg.norm(phi)) if phi.size else 0.0, float(np.linalg.norm(vel)) if vel.size else 0.0)
+
+    @staticmethod
+    def _newton_failed(position_after: float, iterations: int, t: float) -> str:
+        return (f"the constraint correction (Newton-Raphson) did not converge at t = {t:.6g} s: "
+                f"||Phi|| = {position_after:.3g} after {iterations} iterations")
+
+    def _check_finite(self, y: FloatArray, t: float) -> None:
+        """End the run when the integrated state [y; W] is no longer finite."""
+        if not np.isfinite(y).all():
+            self.state.t = t
+            raise RunEnded(Status.FAILED, f"the state became non-finite (NaN or infinity) at t = {t:.6g} s "
+                                          f"in {self.integ.name} integration")
+
+    # --- frames, blocks, hooks ----------------------------------------------------------------------------------
+    def _record(self, frame: Frame) -> Iterator[FrameBlock]:
+        """Keep a recorded frame, then the checkpoint: emit the pending frames if a block is due (or the caller
+        asks for it with ``flush_now``), then ask ``cancel``."""
+        st, hooks = self.state, self.hooks
+        st.pending.append(frame)
+        if self._block_due() or (hooks.flush_now is not None and hooks.flush_now()):
+            st.last_emit = time.perf_counter()
+            yield self._flush()
+        if hooks.cancel is not None and hooks.cancel():
+            raise RunEnded(Status.CANCELLED, f"cancelled at t = {st.t:.6g} s")
+
+    def _check_stop(self) -> None:
+        if self.hooks.stop_requested is not None and self.hooks.stop_requested():
+            raise RunEnded(Status.CANCELLED, f"cancelled at t = {self.state.t:.6g} s")
+
+    def _block_due(self) -> bool:
+        """A block is due (frame count or wall time since the last one)."""
+        st = self.state
+        if len(st.pending) >= self.block_frames or time.perf_counter() - st.last_emit > self.block_seconds:
+            st.last_emit = time.perf_counter()
+            return True
+        return False
+
+    def _flush(self) -> FrameBlock:
+        block = FrameBlock.of_frames(self.state.pending)
+        self.state.pending.clear()
+        return block
+
+    def _end(self, status: Status, message: str) -> Iterator[FrameBlock]:
+        """End the run: emit the pending frames, then store the status, message and statistics."""
+        st = self.state
+        if st.pending:
+            yield self._flush()
+        form, integ = self.form, self.integ
+        st.stats.update(rhs_evaluations=form.rhs_evaluations if form else 0,
+                        svd_count=form.svd_count if form else 0, steps=integ.steps if integ else 0,
+                        cpu_seconds=time.process_time() - st.cpu0, wall_seconds=time.perf_counter() - st.wall0,
+                        simulated_seconds=float(st.t))
+        self.status, self.message, self.stats = status, message, st.stats
+
+
+def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
+                    cancel: Callable[[], bool] | None = None, flush_now: Callable[[], bool] | None = None,
+                    stop_requested: Callable[[], bool] | None = None,
+                    q0: FloatArray | None = None, v0: FloatArray | None = None, block_frames: int = 50,
+                    block_seconds: float = 0.05, outcome: dict[str, Any] | None = None) -> Iterator[FrameBlock]:
+    """Yield FrameBlocks of the run; the final status/message/stats are stored in ``outcome``.
+
+    After every recorded output frame (the initial one included) the driver passes a *checkpoint*: the pending
+    frames are emitted as a block when one is due (``block_frames`` frames or ``block_seconds`` of wall time) or
+    when ``flush_now()`` says so (a paused GUI stepping one frame at a time), and then ``cancel()`` is called;
+    True ends the run as CANCELLED. ``cancel`` may block (a paused run waits there, between two frames).
+    ``stop_requested()`` (non-blocking, no side effects) is also asked before every integrator step, so that a
+    run crawling between two outputs (a collapsing step size) still stops at once.
+    """
+    outcome = {} if outcome is None else outcome
+    outcome.update(status=Status.FAILED, message="", stats={})
+    driver = Driver(system, settings, RunHooks(cancel, flush_now, stop_requested), q0=q0, v0=v0,
+                    block_frames=block_frames, block_seconds=block_seconds)
+    try:
+        yield from driver.blocks()
+    finally:
+        outcome.update(status=driver.status, message=driver.message, stats=driver.stats)
+
+
+def run(system: ConstrainedSystem, settings: SimulationSettings, **kwargs: Any) -> Trajectory:
+    """Run to the end (or failure) and return the whole :class:`~core.run.frames.Trajectory`."""
+    outcome: dict[str, Any] = {}
+    blocks = list(iter_simulation(system, settings, outcome=outcome, **kwargs))
+    frames = concat_blocks(blocks, system.n, len(system.constraints))
+    return Trajectory(system, settings, frames, outcome["status"], outcome["message"], outcome["stats"])
+
+
+__all__ = ["MAX_STEPS_PER_OUTPUT", "NUMERICAL_ERRORS", "Driver", "RunEnded", "RunHooks", "RunState",
+           "iter_simulation", "run"]

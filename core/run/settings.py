@@ -1,0 +1,57 @@
+"""How to run a simulation: :class:`SimulationSettings` (times in s, integrator tolerances, the formulation)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.dynamics.base import get_formulation
+from core.integrate.base import get_integrator
+from core.model.document import Model
+
+
+@dataclass(frozen=True)
+class SimulationSettings:
+    """How to run: times in s; tolerances of adaptive integrators; fixed step for rk4/abm."""
+    t_end: float = 5.0
+    dt: float = 0.01  # output interval [s]
+    formulation: str = "projection"
+    integrator: str = "dop853"
+    rtol: float = 1e-8
+    atol: float = 1e-10
+    correction: bool = True
+    step: float | None = None  # fixed-step integrators: step [s] (default dt/10)
+    max_step: float | None = None
+    parametrization: str | None = None  # spherical trees (Wittenburg)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_model(cls, model: Model, **overrides: Any) -> "SimulationSettings":
+        """The model's ``simulation`` section, with ``overrides`` (those not None) on top."""
+        sim = dict(model.data.get("simulation", {}))
+        known = {f for f in cls.__dataclass_fields__}
+        kw = {k: v for k, v in sim.items() if k in known}
+        kw.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**kw)
+
+    @property
+    def output_count(self) -> int:
+        """Number of output intervals: t_end / dt rounded (the outputs are t_k = k dt, k = 0 .. output_count)."""
+        return int(round(self.t_end / self.dt))
+
+    def formulation_options(self) -> dict[str, Any]:
+        """Keyword options of the formulation (``options`` and the ``parametrization`` of spherical trees)."""
+        opts = dict(self.options)
+        if self.parametrization:
+            opts["parametrization"] = self.parametrization
+        return opts
+
+    def validate(self) -> None:
+        """Raise ValueError (bad times) or :class:`~core.errors.UnknownNameError` (unknown method names)."""
+        if not (self.t_end > 0 and self.dt > 0 and math.isfinite(self.t_end) and math.isfinite(self.dt)):
+            raise ValueError("t_end and dt must be positive and finite")
+        get_formulation(self.formulation)
+        get_integrator(self.integrator)
+
+
+__all__ = ["SimulationSettings"]
