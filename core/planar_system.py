@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from core.elements.planar import UnsupportedElement, constraint_entries, force_specs
+from core.elements.base import UnsupportedElement
+from core.elements.planar import constraint_entries, force_specs
 from core.elements.primitives import HOLONOMIC
 from core.elements.primitives.forces import BodyTorqueSpec, PointLoadSpec, RotationalSpringSpec, SpringSpec
 from core.elements.primitives.frame import BodyIndex, perp, positions, q_ext, rotate

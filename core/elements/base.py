@@ -24,6 +24,10 @@ from core.model.document import GROUND
 Vec = tuple[float, ...]
 
 
+class UnsupportedElement(ValueError):
+    """A registered element type that this kind of model cannot use (e.g. a spatial joint in a planar model)."""
+
+
 @dataclass(frozen=True)
 class EditorInfo:
     """Editor and drawing metadata. ``palette``: the palette kind that creates the element (None: created

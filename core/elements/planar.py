@@ -12,11 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.elements import of
-from core.elements.base import ElementType, ReactionSite
-
-
-class UnsupportedElement(ValueError):
-    """A registered element type that this kind of model cannot use (e.g. a spatial joint in a planar model)."""
+from core.elements.base import ElementType, ReactionSite, UnsupportedElement
 
 
 @dataclass(frozen=True)
