@@ -1,5 +1,5 @@
 """Compiled evaluation of a :class:`~core.planar_system.PlanarSystem` for the fused projection path: the same
-equations as the system's ``*_reference`` methods (``core.kinematics.planar`` and ``core.planar_system``), one
+equations as the system's ``*_reference`` methods (core/elements/primitives and ``core.planar_system``), one
 call per state instead of a Python loop over element groups.
 
 Coordinates q[3k:3k+3] = (x, y, phi) of body k (centre of mass, body angle); the ground is body ``nb`` with
@@ -17,9 +17,11 @@ perp(a) = (-a_y, a_x) = B(phi) s'.
 * :func:`k_potential`: gravity, spring and rotational-spring energies.
 * :func:`k_reactions`: force and moment each constraint applies to its reported body (``PlanarSystem.reactions``).
 
-The model's data travel as two tuples built once by ``PlanarSystem.fused_data`` (``geo``: element indices and
-body vectors; ``frc``: masses and force elements) and the time-dependent values as a third one built per t by
-``PlanarSystem.time_arrays`` (``td``: f(t) and f''(t) per holonomic row, xi, load and torque values).
+The model's data travel as named tuples of arrays built once by ``PlanarSystem.fused_data``
+(:class:`PlanarGeometry`: element rows, body indices and body vectors per equation primitive, the field prefix
+being the primitive's ``COMPILED`` name in core/elements/primitives; :class:`PlanarForces`: masses and force
+elements; :class:`PlanarReactions`) and the time-dependent values as :class:`PlanarTime`, built per t by
+``PlanarSystem.time_arrays`` (f(t) and f''(t) per holonomic row, xi, load and torque values).
 
 Plain Python with numpy semantics: compiled by numba when available (``core.jit``).
 tests/test_performance_equivalence.py checks them against the reference methods to 1e-12.
@@ -27,8 +29,83 @@ tests/test_performance_equivalence.py checks them against the reference methods 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
+
+IntArray = np.ndarray
+FloatArray = np.ndarray
+
+
+class PlanarGeometry(NamedTuple):
+    """Constraint data per primitive: rows (r, rx, ry), bodies (bi, bj; ground = nb) and body vectors from the
+    centre of mass (si, sj, vi (unit), s, n (unit normal)) -- (K,) int64 or (K, 2) float arrays."""
+    nb: int  # number of bodies
+    m: int  # rows of C
+    mh: int  # holonomic rows
+    co_rx: IntArray  # point coincidence (core/elements/primitives/point_coincidence.py)
+    co_ry: IntArray
+    co_bi: IntArray
+    co_bj: IntArray
+    co_si: FloatArray
+    co_sj: FloatArray
+    pl_r: IntArray  # point on a body-fixed line (point_line.py)
+    pl_bi: IntArray
+    pl_bj: IntArray
+    pl_si: FloatArray
+    pl_sj: FloatArray
+    pl_vi: FloatArray
+    an_r: IntArray  # relative angle (relative_angle.py)
+    an_bi: IntArray
+    an_bj: IntArray
+    cd_r: IntArray  # coordinate driver (coordinate_driver.py): rows and coordinate indices
+    cd_k: IntArray
+    kn_r: IntArray  # knife edge (knife_edge.py): rows of C, body, blade point, blade normal
+    kn_b: IntArray
+    kn_s: FloatArray
+    kn_n: FloatArray
+
+
+#: fields of PlanarGeometry that hold (K, 2) body vectors (the others after mh: (K,) int64 indices)
+GEOMETRY_VECTORS = frozenset({"co_si", "co_sj", "pl_si", "pl_sj", "pl_vi", "kn_s", "kn_n"})
+
+
+class PlanarForces(NamedTuple):
+    """Masses and force elements (core/elements/primitives/forces.py)."""
+    mass_diagonal: FloatArray  # (n,) diag(M)
+    gravity_force: FloatArray  # (n,) m g on the x, y coordinates
+    sp_b1: IntArray  # spring-dampers: bodies, arms (K, 2), stiffness, damping, free length
+    sp_b2: IntArray
+    sp_s1: FloatArray
+    sp_s2: FloatArray
+    sp_k: FloatArray
+    sp_c: FloatArray
+    sp_l0: FloatArray
+    rt_b1: IntArray  # rotational spring-dampers: bodies, stiffness, damping, free angle
+    rt_b2: IntArray
+    rt_k: FloatArray
+    rt_c: FloatArray
+    rt_th0: FloatArray
+    ld_b: IntArray  # applied forces: body, arm (K, 2)
+    ld_s: FloatArray
+    tq_b: IntArray  # applied torques: body
+
+
+class PlanarReactions(NamedTuple):
+    """Reaction sites (``PlanarSystem._compile_reactions``): rows (padded with m), sign, body, arm (K, 2)."""
+    rows: IntArray
+    sign: FloatArray
+    body: IntArray
+    arm: FloatArray
+
+
+class PlanarTime(NamedTuple):
+    """Values at t: f(t), f''(t) per holonomic row, xi (m,), applied forces (L, 2) [N], torques (T,) [N m]."""
+    fval: FloatArray
+    faccel: FloatArray
+    xi: FloatArray
+    load_f: FloatArray
+    torque: FloatArray
 
 
 def _trig(q, nb):  # noqa: ANN001, ANN201
@@ -215,7 +292,7 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
 
 def k_potential(q, geo, frc):  # noqa: ANN001, ANN201
     """Potential energy [J]: gravity, spring-dampers 1/2 k (L - L0)^2, rotational springs 1/2 k (th - th0)^2."""
-    nb = geo[0]
+    nb = geo.nb
     (Md, h0, sp_b1, sp_b2, sp_s1, sp_s2, sp_k, sp_c, sp_l0, rt_b1, rt_b2, rt_k, rt_c, rt_th0, ld_b, ld_s,
      tq_b) = frc
     c, s = _trig(q, nb)
@@ -236,7 +313,7 @@ def k_potential(q, geo, frc):  # noqa: ANN001, ANN201
 def k_reactions(q, C, lam, react):  # noqa: ANN001, ANN201
     """(n_constraints, 6) rows (Fx, Fy, 0, 0, 0, Mz): the force C_rows^T lambda on the reported body's (x, y, phi)
     times the sign, its moment moved from the centre of mass to the joint point (``PlanarSystem.reactions``)."""
-    rows, sign, body, arm = react
+    rows, sign, body, arm = react.rows, react.sign, react.body, react.arm
     nc = rows.shape[0]
     m = C.shape[0]
     out = np.zeros((nc, 6))

@@ -34,8 +34,15 @@ from typing import Any
 
 import numpy as np
 
-from core.kinematics import planar as pk
+from core.elements.base import UnsupportedElement
+from core.elements.planar import constraint_entries, force_specs
+from core.elements.primitives import HOLONOMIC
+from core.elements.primitives.forces import BodyTorqueSpec, PointLoadSpec, RotationalSpringSpec, SpringSpec
+from core.elements.primitives.frame import BodyIndex, perp, positions, q_ext, rotate
+from core.elements.primitives.knife_edge import KnifeEdge, KnifeEdgeSpec
+from core.elements.primitives.point_coincidence import PointCoincidence
 from core.model.document import GROUND, Model
+from core.planar_kernels import GEOMETRY_VECTORS, PlanarForces, PlanarGeometry, PlanarReactions, PlanarTime
 from core.model.timefunc import motion_evaluator
 from core.system import ConstrainedSystem, ConstraintInfo
 from core.types import FloatArray
@@ -64,6 +71,7 @@ class PlanarSystem(ConstrainedSystem):
         self.index[GROUND] = self.nb
         self.com = {b.name: np.array(b.com[:2]) for b in ent.bodies}
         self.com[GROUND] = np.zeros(2)
+        self.bodies = BodyIndex(self.index, self.com)
         self.mass = np.array([b.mass for b in ent.bodies])
         self.inertia = np.array([b.inertia for b in ent.bodies])
         self.mass_diagonal = np.repeat(self.mass, 3)
@@ -77,95 +85,42 @@ class PlanarSystem(ConstrainedSystem):
     # ------------------------------------------------------------------------------------------------------
     def _local(self, body: str, point: tuple[float, ...]) -> list[float]:
         """Body-frame point (relative to the frame origin) -> vector from the centre of mass."""
-        return list(np.asarray(point[:2]) - self.com[body])
+        return self.bodies.local(body, point)
 
     def _build_constraints(self) -> None:
-        ent = self.entities
-        coinc: dict[str, list[Any]] = {"rows": [], "bi": [], "si": [], "bj": [], "sj": []}
-        line: dict[str, list[Any]] = {"rows": [], "bi": [], "si": [], "vi": [], "bj": [], "sj": [], "f": []}
-        angle: dict[str, list[Any]] = {"rows": [], "bi": [], "bj": [], "f": []}
-        coord: dict[str, list[Any]] = {"rows": [], "k": [], "f": []}
-        knife: dict[str, list[Any]] = {"rows": [], "body": [], "s": [], "axis": []}
+        """Rows, labels and primitive groups of every constraint element, through the element registry."""
+        self.entries = constraint_entries(self.entities)
         infos: list[ConstraintInfo] = []
+        specs: dict[type, tuple[list[list[int]], list[Any]]] = {}
         row = 0
-        joints = {j.name: j for j in ent.joints}
-        rheonomic = False
-
-        def add(name: str, type_: str, comps: tuple[str, ...], b1: str, b2: str) -> list[int]:
-            nonlocal row
-            rows = list(range(row, row + len(comps)))
-            row += len(comps)
-            infos.append(ConstraintInfo(name, type_, tuple(rows), comps, True, b1, b2))
-            return rows
-
-        for j in ent.joints:
-            if j.type in ("knife_edge", "spherical", "rolling_disk"):
-                continue
-            i1, i2 = self.index[j.body1], self.index[j.body2]
-            s1, s2 = self._local(j.body1, j.point1), self._local(j.body2, j.point2)
-            if j.type in ("revolute", "weld"):
-                comps = ("x", "y") if j.type == "revolute" else ("x", "y", "angle")
-                rows = add(j.name, j.type, comps, j.body1, j.body2)
-                coinc["rows"] += rows[:2]
-                coinc["bi"].append(i1); coinc["si"].append(s1); coinc["bj"].append(i2); coinc["sj"].append(s2)
-                if j.type == "weld":
-                    angle["rows"].append(rows[2]); angle["bi"].append(i1); angle["bj"].append(i2)
-                    angle["f"].append(float(j.angle))
-            elif j.type == "prismatic":
-                rows = add(j.name, j.type, ("angle", "normal"), j.body1, j.body2)
-                angle["rows"].append(rows[0]); angle["bi"].append(i1); angle["bj"].append(i2)
-                angle["f"].append(float(j.angle))
-                ax = np.asarray(j.axis[:2], float)
-                line["rows"].append(rows[1]); line["bi"].append(i1); line["si"].append(s1)
-                line["vi"].append([-ax[1], ax[0]]); line["bj"].append(i2); line["sj"].append(s2)
-                line["f"].append(None)
-        for d in ent.drivers:
-            rheonomic = rheonomic or not d.function.is_constant
-            if d.type == "coordinate":
-                rows = add(d.name, "driver", (d.coordinate,), GROUND, d.body)
-                coord["rows"] += rows
-                coord["k"].append(3 * self.index[d.body] + COORDS.index(d.coordinate))
-                coord["f"].append(d.function)
-                continue
-            j = joints[d.joint]
-            i1, i2 = self.index[j.body1], self.index[j.body2]
-            if d.type == "joint_angle":
-                rows = add(d.name, "driver", ("angle",), j.body1, j.body2)
-                angle["rows"] += rows; angle["bi"].append(i1); angle["bj"].append(i2)
-                angle["f"].append(d.function)
-            else:
-                rows = add(d.name, "driver", ("distance",), j.body1, j.body2)
-                line["rows"] += rows; line["bi"].append(i1); line["si"].append(self._local(j.body1, j.point1))
-                line["vi"].append(list(j.axis[:2])); line["bj"].append(i2)
-                line["sj"].append(self._local(j.body2, j.point2)); line["f"].append(d.function)
-        self.m_holonomic = row
-        for j in ent.joints:
-            if j.type == "knife_edge":
-                r = row
-                row += 1
-                infos.append(ConstraintInfo(j.name, j.type, (r,), ("normal",), False, GROUND, j.body))
-                knife["rows"].append(r - self.m_holonomic); knife["body"].append(self.index[j.body])
-                knife["s"].append(self._local(j.body, j.point)); knife["axis"].append(list(j.axis[:2]))
+        self.m_holonomic = sum(len(e.components) for e in self.entries if e.element.holonomic)
+        for e in self.entries:
+            rows = tuple(range(row, row + len(e.components)))
+            row += len(e.components)
+            infos.append(ConstraintInfo(e.name, e.element.info_type, rows, e.components, e.element.holonomic,
+                                        e.body1, e.body2))
+            first = rows[0] - (0 if e.element.holonomic else self.m_holonomic)
+            for spec in e.specs:
+                rr, ss = specs.setdefault(type(spec), ([], []))
+                rr.append(list(range(first, first + spec.size)))
+                ss.append(spec)
+                first += spec.size
         self.m_nonholonomic = row - self.m_holonomic
         self.constraints = infos
-        self._rheonomic = rheonomic
-
-        groups: list[pk.HolonomicElements] = []
-        if coinc["bi"]:
-            groups.append(pk.PointCoincidence(coinc["rows"], coinc["bi"], coinc["si"], coinc["bj"], coinc["sj"]))
-        if line["bi"]:
-            groups.append(pk.PointLine(line["rows"], line["bi"], line["si"], line["vi"], line["bj"], line["sj"],
-                                       line["f"]))
-        if angle["bi"]:
-            groups.append(pk.RelativeAngle(angle["rows"], angle["bi"], angle["bj"], angle["f"]))
-        if coord["k"]:
-            groups.append(pk.CoordinateDriver(coord["rows"], coord["k"], coord["f"]))
-        self.groups = groups
-        self.knife = pk.KnifeEdge(knife["rows"], knife["body"], knife["s"], knife["axis"]) if knife["body"] else None
+        self._rheonomic = any(not getattr(getattr(s, "function", None), "is_constant", True)
+                              for e in self.entries for s in e.specs)
+        self.groups = [group.from_specs(*specs[kind], self.bodies) for kind, (group, _, _) in HOLONOMIC.items()
+                       if kind in specs]
+        knife_spec = KnifeEdgeSpec
+        unknown = set(specs) - set(HOLONOMIC) - {knife_spec}
+        if unknown:
+            raise UnsupportedElement(f"no planar numeric form for the primitives {sorted(k.__name__ for k in unknown)}")
+        self.knife = KnifeEdge.from_specs(*specs[knife_spec], self.bodies) if knife_spec in specs else None
 
     def _build_forces(self) -> None:
-        ent = self.entities
-        springs = [f for f in ent.forces if f.type == "spring_damper"]
+        """Arrays of the force primitives of every force element (through the element registry)."""
+        specs = force_specs(self.entities)
+        springs = [s for s in specs if isinstance(s, SpringSpec)]
         self.spring_b1 = np.array([self.index[f.body1] for f in springs], np.int64)
         self.spring_b2 = np.array([self.index[f.body2] for f in springs], np.int64)
         self.spring_s1 = np.array([self._local(f.body1, f.point1) for f in springs]).reshape(-1, 2)
@@ -173,16 +128,15 @@ class PlanarSystem(ConstrainedSystem):
         self.spring_k = np.array([f.stiffness for f in springs])
         self.spring_c = np.array([f.damping for f in springs])
         self.spring_l0 = np.array([f.free_length for f in springs])
-        joints = {j.name: j for j in ent.joints}
-        rot = [f for f in ent.forces if f.type == "rotational_spring_damper"]
-        self.rot_b1 = np.array([self.index[joints[f.joint].body1] for f in rot], np.int64)
-        self.rot_b2 = np.array([self.index[joints[f.joint].body2] for f in rot], np.int64)
+        rot = [s for s in specs if isinstance(s, RotationalSpringSpec)]
+        self.rot_b1 = np.array([self.index[f.body1] for f in rot], np.int64)
+        self.rot_b2 = np.array([self.index[f.body2] for f in rot], np.int64)
         self.rot_k = np.array([f.stiffness for f in rot])
         self.rot_c = np.array([f.damping for f in rot])
         self.rot_theta0 = np.array([f.free_angle for f in rot])
-        self.loads = [(self.index[f.body1], np.array(self._local(f.body1, f.point1)), f.force)
-                      for f in ent.forces if f.type == "applied_force"]
-        self.torques = [(self.index[f.body1], f.torque[0]) for f in ent.forces if f.type == "applied_torque"]
+        self.loads = [(self.index[f.body], np.array(self._local(f.body, f.point)), f.components)
+                      for f in specs if isinstance(f, PointLoadSpec)]
+        self.torques = [(self.index[f.body], f.torque) for f in specs if isinstance(f, BodyTorqueSpec)]
         self._gravity_force = np.zeros(self.n)
         self._gravity_force[0::3] = self.mass * self.gravity[0]
         self._gravity_force[1::3] = self.mass * self.gravity[1]
@@ -200,11 +154,11 @@ class PlanarSystem(ConstrainedSystem):
 
     def _spring_state(self, qe: FloatArray, ve: FloatArray) -> tuple[FloatArray, ...]:
         b1, b2 = self.spring_b1, self.spring_b2
-        a1, a2 = pk.rotate(qe[3 * b1 + 2], self.spring_s1), pk.rotate(qe[3 * b2 + 2], self.spring_s2)
-        p1 = pk._xy(qe, b1) + a1
-        p2 = pk._xy(qe, b2) + a2
-        v1 = pk._xy(ve, b1) + pk.perp(a1) * ve[3 * b1 + 2][:, None]
-        v2 = pk._xy(ve, b2) + pk.perp(a2) * ve[3 * b2 + 2][:, None]
+        a1, a2 = rotate(qe[3 * b1 + 2], self.spring_s1), rotate(qe[3 * b2 + 2], self.spring_s2)
+        p1 = positions(qe, b1) + a1
+        p2 = positions(qe, b2) + a2
+        v1 = positions(ve, b1) + perp(a1) * ve[3 * b1 + 2][:, None]
+        v2 = positions(ve, b2) + perp(a2) * ve[3 * b2 + 2][:, None]
         d = p2 - p1
         length = np.maximum(np.linalg.norm(d, axis=1), 1e-300)
         u = d / length[:, None]
@@ -215,7 +169,7 @@ class PlanarSystem(ConstrainedSystem):
         h = self._gravity_force.copy()
         he = np.concatenate((h, np.zeros(3)))
         if self.spring_k.size:
-            qe, ve = pk.q_ext(q), pk.q_ext(v)
+            qe, ve = q_ext(q), q_ext(v)
             a1, a2, u, length, rate = self._spring_state(qe, ve)
             tension = self.spring_k * (length - self.spring_l0) + self.spring_c * rate
             f1 = u * tension[:, None]  # force on P1; -f1 on P2
@@ -224,7 +178,7 @@ class PlanarSystem(ConstrainedSystem):
                 np.add.at(he, 3 * b + 1, f[:, 1])
                 np.add.at(he, 3 * b + 2, _cross2(a, f))
         if self.rot_k.size:
-            qe, ve = pk.q_ext(q), pk.q_ext(v)
+            qe, ve = q_ext(q), q_ext(v)
             theta = qe[3 * self.rot_b2 + 2] - qe[3 * self.rot_b1 + 2]
             rate = ve[3 * self.rot_b2 + 2] - ve[3 * self.rot_b1 + 2]
             torque = -self.rot_k * (theta - self.rot_theta0) - self.rot_c * rate
@@ -232,7 +186,7 @@ class PlanarSystem(ConstrainedSystem):
             np.add.at(he, 3 * self.rot_b1 + 2, -torque)
         for b, s, comps in self.loads:
             f = np.array([c.value(t) for c in comps])
-            a = pk.rotate(np.array([q[3 * b + 2]]), s[None, :])[0]
+            a = rotate(np.array([q[3 * b + 2]]), s[None, :])[0]
             he[3 * b:3 * b + 2] += f
             he[3 * b + 2] += a[0] * f[1] - a[1] * f[0]
         for b, c in self.torques:
@@ -242,11 +196,11 @@ class PlanarSystem(ConstrainedSystem):
     def potential_energy(self, q: FloatArray, t: float) -> float:
         e = -float(self.mass @ (q[0::3] * self.gravity[0] + q[1::3] * self.gravity[1]))
         if self.spring_k.size:
-            qe = pk.q_ext(q)
+            qe = q_ext(q)
             _, _, _, length, _ = self._spring_state(qe, np.zeros_like(qe))
             e += float(0.5 * self.spring_k @ (length - self.spring_l0) ** 2)
         if self.rot_k.size:
-            qe = pk.q_ext(q)
+            qe = q_ext(q)
             theta = qe[3 * self.rot_b2 + 2] - qe[3 * self.rot_b1 + 2]
             e += float(0.5 * self.rot_k @ (theta - self.rot_theta0) ** 2)
         return e
@@ -254,15 +208,15 @@ class PlanarSystem(ConstrainedSystem):
     def nonconservative_power(self, q: FloatArray, v: FloatArray, t: float) -> float:
         p = 0.0
         if self.spring_c.size:
-            _, _, _, _, rate = self._spring_state(pk.q_ext(q), pk.q_ext(v))
+            _, _, _, _, rate = self._spring_state(q_ext(q), q_ext(v))
             p -= float(self.spring_c @ rate ** 2)
         if self.rot_c.size:
-            ve = pk.q_ext(v)
+            ve = q_ext(v)
             rate = ve[3 * self.rot_b2 + 2] - ve[3 * self.rot_b1 + 2]
             p -= float(self.rot_c @ rate ** 2)
         for b, s, comps in self.loads:
             f = np.array([c.value(t) for c in comps])
-            a = pk.rotate(np.array([q[3 * b + 2]]), s[None, :])[0]
+            a = rotate(np.array([q[3 * b + 2]]), s[None, :])[0]
             vp = v[3 * b:3 * b + 2] + v[3 * b + 2] * np.array([-a[1], a[0]])
             p += float(f @ vp)
         for b, c in self.torques:
@@ -272,28 +226,28 @@ class PlanarSystem(ConstrainedSystem):
     # ------------------------------------------------------------------------------------------------------
     def phi_reference(self, q: FloatArray, t: float) -> FloatArray:
         out = np.empty(self.m_holonomic)
-        qe = pk.q_ext(q)
+        qe = q_ext(q)
         for g in self.groups:
             g.phi(qe, t, out)
         return out
 
     def phi_q_reference(self, q: FloatArray, t: float) -> FloatArray:
         out = np.zeros((self.m_holonomic, self.n + 3))
-        qe = pk.q_ext(q)
+        qe = q_ext(q)
         for g in self.groups:
             g.jacobian(qe, t, out)
         return out[:, :self.n]
 
     def gamma_reference(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         out = np.empty(self.m_holonomic)
-        qe, ve = pk.q_ext(q), pk.q_ext(v)
+        qe, ve = q_ext(q), q_ext(v)
         for g in self.groups:
             g.gamma(qe, ve, t, out)
         return out
 
     def constraint_matrix_reference(self, q: FloatArray, t: float) -> FloatArray:
         out = np.zeros((self.m, self.n + 3))
-        qe = pk.q_ext(q)
+        qe = q_ext(q)
         for g in self.groups:
             g.jacobian(qe, t, out)
         if self.knife is not None:
@@ -310,34 +264,23 @@ class PlanarSystem(ConstrainedSystem):
         out = np.empty(self.m)
         out[:self.m_holonomic] = -self.gamma_reference(q, v, t)
         if self.knife is not None:
-            self.knife.eta(pk.q_ext(q), pk.q_ext(v), t, out[self.m_holonomic:])
+            self.knife.eta(q_ext(q), q_ext(v), t, out[self.m_holonomic:])
         return out
 
     # ------------------------------------------------------------------------------------------------------
     def reactions_reference(self, q: FloatArray, lam: FloatArray, t: float) -> dict[str, FloatArray]:
+        """Element by element: the generalized force C_rows^T lambda_rows on the reported body's (x, y, phi),
+        times the site's sign, its moment moved to the site's point (see the module docstring)."""
         C = self.constraint_matrix_reference(q, t)
         out: dict[str, FloatArray] = {}
-        joints = {j.name: j for j in self.entities.joints}
-        drivers = {d.name: d for d in self.entities.drivers}
-        for c in self.constraints:
+        for c, e in zip(self.constraints, self.entries):
             rows = list(c.rows)
             generalized = C[rows].T @ lam[rows]  # (n,) force of this constraint on all coordinates
-            # the point about which the moment is taken, and on which body the force acts
-            body, point, sign = c.body2, None, 1.0
-            if c.name in joints:
-                j = joints[c.name]
-                point = j.point2
-            elif c.name in drivers and drivers[c.name].joint:
-                point = joints[drivers[c.name].joint].point2
-            if body == GROUND:  # report what it applies to the ground: minus what it applies to body 1
-                j = joints.get(c.name)
-                body, sign = c.body1, -1.0
-                point = j.point1 if j is not None else None
-            k = self.index[body]
-            g = generalized[3 * k:3 * k + 3] * sign
+            k = self.index[e.site.body]
+            g = generalized[3 * k:3 * k + 3] * e.site.sign
             force, moment = g[:2], g[2]
-            if point is not None:
-                arm = pk.rotate(np.array([q[3 * k + 2]]), np.array([self._local(body, point)]))[0]
+            if e.site.point is not None:
+                arm = rotate(np.array([q[3 * k + 2]]), np.array([self._local(e.site.body, e.site.point)]))[0]
                 moment = moment - (arm[0] * force[1] - arm[1] * force[0])
             out[c.name] = np.array([force[0], force[1], 0.0, 0.0, 0.0, moment])
         return out
@@ -347,23 +290,21 @@ class PlanarSystem(ConstrainedSystem):
     def _compile_fast(self) -> None:
         n, m = self.n, self.m
         mh = self.m_holonomic
-        self._co = next((g for g in self.groups if isinstance(g, pk.PointCoincidence)), None)
-        self._other = [g for g in self.groups if not isinstance(g, (pk.PointCoincidence, pk.RelativeAngle,
-                                                                      pk.CoordinateDriver))]
+        self._co = next((g for g in self.groups if isinstance(g, PointCoincidence)), None)
+        self._other = [g for g in self.groups if not (g is self._co or g.constant_jacobian)]
         self._other_rows = np.sort(np.concatenate([g.rows.ravel() for g in self._other]
                                                   + ([self.knife.rows + mh] if self.knife is not None else [])
                                                   + [np.zeros(0, np.int64)]).astype(np.int64))
-        self._rheo_groups = [g for g in self.groups if getattr(g, "rheonomic", None) or
-                             isinstance(g, pk.CoordinateDriver)]
+        self._rheo_groups = [g for g in self.groups if g.rheonomic]
         # constant entries of C: the x, y columns of point coincidences, relative angles, coordinate drivers
         W = n + 3
         base = np.zeros((m, W))
         varying = np.zeros((m, W), bool)
         zero = np.zeros(W)
         for g in self.groups:
-            if isinstance(g, (pk.RelativeAngle, pk.CoordinateDriver)):
+            if g.constant_jacobian:
                 g.jacobian(zero, 0.0, base)
-            elif isinstance(g, pk.PointCoincidence):
+            elif isinstance(g, PointCoincidence):
                 tmp = np.zeros((m, W))
                 g.jacobian(zero, 0.0, tmp)
                 rx, ry = g.rows[:, 0], g.rows[:, 1]
@@ -371,9 +312,9 @@ class PlanarSystem(ConstrainedSystem):
                     base[rx, 3 * b] = tmp[rx, 3 * b]
                     base[ry, 3 * b + 1] = tmp[ry, 3 * b + 1]
                     varying[rx, 3 * b + 2] = varying[ry, 3 * b + 2] = True
-            else:  # point-line (prismatic, distance driver): every entry of its bodies may vary
+            else:  # e.g. point-line (prismatic, distance driver): every entry of its bodies may vary
                 r = g.rows[:, 0]
-                for b in (g.bi, g.bj):
+                for b in g.bodies_touched():
                     for c in range(3):
                         varying[r, 3 * b + c] = True
         if self.knife is not None:
@@ -445,7 +386,7 @@ class PlanarSystem(ConstrainedSystem):
         C = flat[:m * n].reshape(m, n)
         if self._other_rows.size:
             out = np.zeros((m, n + 3))
-            qe = pk.q_ext(q)
+            qe = q_ext(q)
             for g in self._other:
                 g.jacobian(qe, t, out)
             if self.knife is not None:
@@ -462,7 +403,7 @@ class PlanarSystem(ConstrainedSystem):
         if self._co is not None:
             _, _, ax, ay = self._rot(q)
             b, K = self._co_b, self._co_K
-            qe = pk.q_ext(q)
+            qe = q_ext(q)
             x = qe[3 * b] + ax
             y = qe[3 * b + 1] + ay
             out[self._co_rx] = x[:K] - x[K:]
@@ -471,7 +412,7 @@ class PlanarSystem(ConstrainedSystem):
         for g in self.groups:
             if g is not self._co:
                 if qe is None:
-                    qe = pk.q_ext(q)
+                    qe = q_ext(q)
                 g.phi(qe, t, out)
         return out
 
@@ -499,7 +440,7 @@ class PlanarSystem(ConstrainedSystem):
         if self._co is not None:
             _, _, ax, ay = self._rot(q)
             K = self._co_K
-            ve = pk.q_ext(v)
+            ve = q_ext(v)
             w2 = ve[3 * self._co_b + 2]
             w2 = w2 * w2
             gx = ax * w2
@@ -510,8 +451,8 @@ class PlanarSystem(ConstrainedSystem):
         for g in self.groups:
             if g is not self._co:
                 if qe is None:
-                    qe = pk.q_ext(q)
-                    ve = pk.q_ext(v) if ve is None else ve
+                    qe = q_ext(q)
+                    ve = q_ext(v) if ve is None else ve
                 g.gamma(qe, ve, t, out)
 
     def eta(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
@@ -520,7 +461,7 @@ class PlanarSystem(ConstrainedSystem):
         self._gamma_into(q, v, t, out)
         np.negative(out[:mh], out=out[:mh])
         if self.knife is not None:
-            self.knife.eta(pk.q_ext(q), pk.q_ext(v), t, out[mh:])
+            self.knife.eta(q_ext(q), q_ext(v), t, out[mh:])
         return out
 
     def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
@@ -530,21 +471,21 @@ class PlanarSystem(ConstrainedSystem):
         he = np.zeros(n + 3)
         he[:n] = self._gravity_force
         if self.spring_k.size:
-            qe, ve = pk.q_ext(q), pk.q_ext(v)
+            qe, ve = q_ext(q), q_ext(v)
             a1, a2, u, length, rate = self._spring_state(qe, ve)
             tension = self.spring_k * (length - self.spring_l0) + self.spring_c * rate
             f1 = u * tension[:, None]  # force on P1; -f1 on P2
             vals = np.concatenate((f1[:, 0], f1[:, 1], _cross2(a1, f1), -f1[:, 0], -f1[:, 1], -_cross2(a2, f1)))
             he += np.bincount(self._spring_idx, weights=vals, minlength=n + 3)
         if self.rot_k.size:
-            qe, ve = pk.q_ext(q), pk.q_ext(v)
+            qe, ve = q_ext(q), q_ext(v)
             theta = qe[3 * self.rot_b2 + 2] - qe[3 * self.rot_b1 + 2]
             rate = ve[3 * self.rot_b2 + 2] - ve[3 * self.rot_b1 + 2]
             torque = -self.rot_k * (theta - self.rot_theta0) - self.rot_c * rate
             he += np.bincount(self._rot_idx, weights=np.concatenate((torque, -torque)), minlength=n + 3)
         for b, s, comps in self.loads:
             f = np.array([c.value(t) for c in comps])
-            a = pk.rotate(np.array([q[3 * b + 2]]), s[None, :])[0]
+            a = rotate(np.array([q[3 * b + 2]]), s[None, :])[0]
             he[3 * b:3 * b + 2] += f
             he[3 * b + 2] += a[0] * f[1] - a[1] * f[0]
         for b, c in self.torques:
@@ -574,77 +515,57 @@ class PlanarSystem(ConstrainedSystem):
         return dict(zip(names, out))
 
     def _compile_reactions(self) -> tuple:
-        joints = {j.name: j for j in self.entities.joints}
-        drivers = {d.name: d for d in self.entities.drivers}
+        """(rows, cols, sign, body, arm, names) of every constraint from its element's reaction site: its rows
+        (padded with m, a zero row), the reported body's columns, the sign and the arm s' of the site's point."""
         nc = len(self.constraints)
         rows = np.full((nc, 3), self.m, np.int64)
         cols = np.zeros((nc, 3), np.int64)
         sign = np.ones(nc)
         body = np.zeros(nc, np.int64)
         arm = np.zeros((nc, 2))
-        for i, c in enumerate(self.constraints):
+        for i, (c, e) in enumerate(zip(self.constraints, self.entries)):
             rows[i, :len(c.rows)] = c.rows
-            b, point, sg = c.body2, None, 1.0
-            if c.name in joints:
-                point = joints[c.name].point2
-            elif c.name in drivers and drivers[c.name].joint:
-                point = joints[drivers[c.name].joint].point2
-            if b == GROUND:
-                j = joints.get(c.name)
-                b, sg = c.body1, -1.0
-                point = j.point1 if j is not None else None
-            k = self.index[b]
+            k = self.index[e.site.body]
             cols[i] = 3 * k + np.arange(3)
-            sign[i], body[i] = sg, k
-            if point is not None:
-                arm[i] = self._local(b, point)
+            sign[i], body[i] = e.site.sign, k
+            if e.site.point is not None:
+                arm[i] = self._local(e.site.body, e.site.point)
         return rows, cols, sign, body, arm, [c.name for c in self.constraints]
 
     # --- data of the compiled terms (core.planar_kernels) for the fused projection path ------------------------
-    def fused_data(self) -> tuple[tuple, tuple, tuple]:
+    def fused_data(self) -> tuple[PlanarGeometry, PlanarForces, PlanarReactions]:
         """(geo, frc, react): the element data ``core.planar_kernels`` reads (see its docstring), built once."""
         if getattr(self, "_fused_data", None) is None:
             self._fused_data = self._build_fused_data()
         return self._fused_data
 
-    def _build_fused_data(self) -> tuple[tuple, tuple, tuple]:
+    def _build_fused_data(self) -> tuple[PlanarGeometry, PlanarForces, PlanarReactions]:
         i8 = lambda x: np.ascontiguousarray(np.asarray(x, np.int64).ravel())  # noqa: E731
         f2 = lambda x: np.ascontiguousarray(np.asarray(x, float).reshape(-1, 2))  # noqa: E731
         f1 = lambda x: np.ascontiguousarray(np.asarray(x, float).ravel())  # noqa: E731
-        kinds = {type(g): g for g in self.groups}
-        co = kinds.get(pk.PointCoincidence)
-        pl = kinds.get(pk.PointLine)
-        an = kinds.get(pk.RelativeAngle)
-        cd = kinds.get(pk.CoordinateDriver)
-        kn = self.knife
-        e0, e2 = np.zeros(0, np.int64), np.zeros((0, 2))
-        geo = (self.nb, self.m, self.m_holonomic,
-               i8(co.rows[:, 0]) if co else e0, i8(co.rows[:, 1]) if co else e0, i8(co.bi) if co else e0,
-               i8(co.bj) if co else e0, f2(co.si) if co else e2, f2(co.sj) if co else e2,
-               i8(pl.rows[:, 0]) if pl else e0, i8(pl.bi) if pl else e0, i8(pl.bj) if pl else e0,
-               f2(pl.si) if pl else e2, f2(pl.sj) if pl else e2, f2(pl.vi) if pl else e2,
-               i8(an.rows[:, 0]) if an else e0, i8(an.bi) if an else e0, i8(an.bj) if an else e0,
-               i8(cd.rows[:, 0]) if cd else e0, i8(cd.coords) if cd else e0,
-               i8(kn.rows + self.m_holonomic) if kn else e0, i8(kn.body) if kn else e0, f2(kn.s) if kn else e2,
-               f2(kn.normal) if kn else e2)
-        frc = (f1(self.mass_diagonal), f1(self._gravity_force), i8(self.spring_b1), i8(self.spring_b2),
-               f2(self.spring_s1), f2(self.spring_s2), f1(self.spring_k), f1(self.spring_c), f1(self.spring_l0),
-               i8(self.rot_b1), i8(self.rot_b2), f1(self.rot_k), f1(self.rot_c), f1(self.rot_theta0),
-               i8([b for b, _, _ in self.loads]), f2([s for _, s, _ in self.loads]),
-               i8([b for b, _ in self.torques]))
+        fields: dict[str, Any] = {}  # each primitive group's arrays, under its COMPILED prefix
+        for g in (*self.groups, *([self.knife] if self.knife is not None else [])):
+            fields.update(g.compiled_fields(self.m_holonomic))
+        for name in PlanarGeometry._fields[3:]:
+            if name not in fields:
+                fields[name] = np.zeros((0, 2)) if name in GEOMETRY_VECTORS else np.zeros(0, np.int64)
+            fields[name] = np.ascontiguousarray(fields[name])
+        geo = PlanarGeometry(self.nb, self.m, self.m_holonomic, **fields)
+        frc = PlanarForces(f1(self.mass_diagonal), f1(self._gravity_force), i8(self.spring_b1), i8(self.spring_b2),
+                           f2(self.spring_s1), f2(self.spring_s2), f1(self.spring_k), f1(self.spring_c),
+                           f1(self.spring_l0), i8(self.rot_b1), i8(self.rot_b2), f1(self.rot_k), f1(self.rot_c),
+                           f1(self.rot_theta0), i8([b for b, _, _ in self.loads]), f2([s for _, s, _ in self.loads]),
+                           i8([b for b, _ in self.torques]))
         rows, cols, sign, body, arm, _ = self._compile_reactions()
-        react = (np.ascontiguousarray(rows), f1(sign), i8(body), f2(arm))
+        react = PlanarReactions(np.ascontiguousarray(rows), f1(sign), i8(body), f2(arm))
         # time functions: one evaluator for the rheonomic rows, the load components and the torques
         fval = np.zeros(self.m_holonomic)
-        if an:
-            fval[an.rows[:, 0]] = an.const
         timed: list[tuple[int, Any]] = []
-        for g in (pl, an, cd):
-            if g is None:
-                continue
-            for k, f in enumerate(g.functions):
-                if f is not None and not isinstance(f, float):
-                    timed.append((int(g.rows[k, 0]), f))
+        for g in self.groups:
+            column = getattr(g, "f", None)  # the TimeColumn of groups whose rows have an f(t)
+            if column is not None:
+                fval[g.rows[:, 0]] = column.const
+                timed += [(int(g.rows[k, 0]), column.functions[k]) for k in column.timed]
         functions = [f for _, f in timed] + [c for _, _, comps in self.loads for c in comps[:2]] + \
             [c for _, c in self.torques]
         self._timed_rows = np.array([r for r, _ in timed], np.int64)
@@ -654,7 +575,7 @@ class PlanarSystem(ConstrainedSystem):
         self._time_cache: tuple | None = None
         return geo, frc, react
 
-    def time_arrays(self, t: float) -> tuple[FloatArray, ...]:
+    def time_arrays(self, t: float) -> PlanarTime:
         """(f(t) per holonomic row, f''(t) per holonomic row, xi (m,), applied forces (L, 2) [N], applied torques
         (T,) [N m]) at t for ``core.planar_kernels``; cached for the last t (constant when nothing depends on t)."""
         self.fused_data()
@@ -674,7 +595,7 @@ class PlanarSystem(ConstrainedSystem):
             faccel[rows] = vals[2 * F:2 * F + k]
             loads[:] = np.reshape(vals[k:k + 2 * nl], (nl, 2))
             torques[:] = vals[k + 2 * nl:F]
-        val = (fval, faccel, xi, loads, torques)
+        val = PlanarTime(fval, faccel, xi, loads, torques)
         self._time_cache = (t, val)
         return val
 
@@ -684,7 +605,7 @@ class PlanarSystem(ConstrainedSystem):
         for k, b in enumerate(self.entities.bodies):
             init = b.initial
             phi = float(init.get("phi", 0.0))
-            c = pk.rotate(np.array([phi]), np.array([b.com[:2]]))[0]
+            c = rotate(np.array([phi]), np.array([b.com[:2]]))[0]
             q[3 * k:3 * k + 3] = (float(init.get("x", 0.0)) + c[0], float(init.get("y", 0.0)) + c[1], phi)
         return q
 
@@ -710,7 +631,7 @@ class PlanarSystem(ConstrainedSystem):
             return 0.0, 0.0, 0.0
         k = self.index[body]
         phi = float(q[3 * k + 2])
-        c = pk.rotate(np.array([phi]), np.array([self.com[body]]))[0]
+        c = rotate(np.array([phi]), np.array([self.com[body]]))[0]
         return float(q[3 * k] - c[0]), float(q[3 * k + 1] - c[1]), phi
 
     def point_position(self, q: FloatArray, body: str, point: tuple[float, ...]) -> FloatArray:
@@ -718,5 +639,5 @@ class PlanarSystem(ConstrainedSystem):
         if body == GROUND:
             return np.asarray(point[:2], float)
         k = self.index[body]
-        a = pk.rotate(np.array([q[3 * k + 2]]), np.array([self._local(body, point)]))[0]
+        a = rotate(np.array([q[3 * k + 2]]), np.array([self._local(body, point)]))[0]
         return q[3 * k:3 * k + 2] + a

@@ -48,6 +48,8 @@ import math
 
 import numpy as np
 
+from core.elements import element_type, of
+from core.elements.base import UnsupportedElement
 from core.model.document import GROUND, Model
 from core.model.timefunc import TimeFunction, motion_evaluator, time_function
 from core.spatial_kernels import kernels as spatial_kernels
@@ -93,6 +95,10 @@ def g_body_dot_alpha(theta: float, phi: float, rates: FloatArray) -> FloatArray:
                      -dpsi * st * dth])
 
 
+#: element types (core/elements) this system compiles; anything else raises UnsupportedElement
+SUPPORTED = ("rolling_disk", "applied_force", "applied_torque")
+ROLLING_DISK = element_type("rolling_disk")
+
 class SpatialSystem(ConstrainedSystem):
     """Free 3D rigid bodies plus rolling-disk contacts (see module docstring)."""
 
@@ -101,6 +107,11 @@ class SpatialSystem(ConstrainedSystem):
     def __init__(self, model: Model):
         ent = model.entities
         self.model, self.entities = model, ent
+        unsupported = [f"{x.name} ({of(x, section).name})" for section in ("joints", "drivers", "forces")
+                       for x in getattr(ent, section) if of(x, section).name not in SUPPORTED]
+        if unsupported:
+            raise UnsupportedElement("a spatial model without spherical joints supports "
+                                     f"{', '.join(SUPPORTED)}; not: {', '.join(unsupported)}")
         self.body_names = [b.name for b in ent.bodies]
         self.nb = len(ent.bodies)
         self.n = 6 * self.nb
@@ -127,8 +138,8 @@ class SpatialSystem(ConstrainedSystem):
         self.constraints = []
         for k, j in enumerate(disks):
             rows = (k, self.m_holonomic + 2 * k, self.m_holonomic + 2 * k + 1)
-            self.constraints.append(ConstraintInfo(j.name, "rolling_disk", rows, ("z", "x", "y"), True, GROUND,
-                                                   j.body))
+            self.constraints.append(ConstraintInfo(j.name, "rolling_disk", rows, ROLLING_DISK.components, True,
+                                                   GROUND, j.body))
         self.loads = [(self.index[f.body1], np.array(f.point1[:3]) - self.com[f.body1], f.force)
                       for f in ent.forces if f.type == "applied_force"]
         self.torques = [(self.index[f.body1], f.torque) for f in ent.forces if f.type == "applied_torque"]

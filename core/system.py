@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from core.errors import Diagnostic, ModelError
 from core.model.document import Model
 from core.types import FloatArray
 
@@ -135,7 +136,21 @@ class ConstrainedSystem:
 
 
 def compile_model(model: Model) -> ConstrainedSystem:
-    """Compile a validated :class:`Model` into its numeric :class:`ConstrainedSystem`."""
+    """Compile a validated :class:`Model` into its numeric :class:`ConstrainedSystem`.
+
+    Checks that need the compiled system run here (loading never compiles): the quasi-velocity choices of the
+    file must be independent of the constraints; problems raise :class:`~core.errors.ModelError` with JSON
+    pointers into the file, like the loader's."""
+    system = _build(model)
+    if "quasi_velocities" in model.data:
+        from core.symbolic.quasi import quasi_velocity_problems  # sympy: imported only for such models
+        problems = quasi_velocity_problems(system)
+        if problems:
+            raise ModelError([Diagnostic(model.source, p, m) for p, m in problems])
+    return system
+
+
+def _build(model: Model) -> ConstrainedSystem:
     if model.kind == "spatial" and any(j.type == "spherical" for j in model.joints):
         from core.tree.maximal import TreeMaximalSystem  # spherical-joint trees (issue 4)
         return TreeMaximalSystem(model)

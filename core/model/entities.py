@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.elements import element_type
 from core.model.document import GROUND
 from core.model.timefunc import ExpressionError, TimeFunction, time_function
 
@@ -50,16 +51,17 @@ class Body:
 
 @dataclass(frozen=True)
 class Joint:
-    """Any joint or contact: revolute, prismatic, weld, knife_edge, spherical, rolling_disk."""
+    """Any joint or contact (the types of core/elements, section joints)."""
     name: str
     type: str
     body1: str = GROUND
     point1: Vec = ()
     body2: str = ""
     point2: Vec = ()
-    axis: Vec = ()  # prismatic: sliding direction in body1's frame; knife_edge: blade direction
+    axis: Vec = ()  # prismatic: sliding direction, pin_in_slot: slot direction, in body1's frame; knife_edge: blade
     angle: float = 0.0  # prismatic/weld: phi2 - phi1 held constant [rad]
     radius: float = 0.0  # rolling disk [m]
+    length: float = 0.0  # pin_in_slot: slot length for drawing [m] (0: not drawn to length)
     spring: float = 0.0  # spherical joint rotational spring [N m/rad]
     damping: float = 0.0  # spherical joint rotational damper [N m s/rad]
     torque: tuple[TimeFunction, ...] = ()
@@ -148,7 +150,6 @@ def _tf(spec: Any, pointer: str, problems: Problems) -> TimeFunction:
 
 def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> Entities:
     """Parse a schema-valid document; append semantic problems to ``problems`` (see module docstring)."""
-    validating = problems is not None  # the loader's validation pass (Model.entities passes no list)
     problems = [] if problems is None else problems
     kind = data.get("kind", "planar")
     dim = _dim(kind)
@@ -213,7 +214,8 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
         ptr = f"/joints/{i}"
         unique(j["name"], f"{ptr}/name", constraint_names, "joint/driver")
         jt = j["type"]
-        if jt in ("knife_edge", "rolling_disk"):
+        fields = element_type(jt, "joints").fields
+        if "body" in fields:  # single-body elements (knife edge, rolling disk)
             ok = body_ref(j["body"], f"{ptr}/body")
             if ok and j["body"] == GROUND:
                 problems.append((f"{ptr}/body", f"a {jt} needs a moving body, not the ground"))
@@ -231,11 +233,13 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
         if ok1 and ok2 and j["body1"] == j["body2"]:
             problems.append((f"{ptr}/body2", f"a joint must connect two different bodies, both are {j['body1']!r}"))
         axis = _vec(j.get("axis", [1.0, 0.0]), 2)
-        if jt == "prismatic" and axis[0] ** 2 + axis[1] ** 2 < 1e-24:
-            problems.append((f"{ptr}/axis", "the sliding axis must not be the zero vector"))
+        if "axis" in fields and axis[0] ** 2 + axis[1] ** 2 < 1e-24:
+            what = "slot direction" if jt == "pin_in_slot" else "sliding axis"
+            problems.append((f"{ptr}/axis", f"the {what} must not be the zero vector"))
         torque = tuple(_tf(s, f"{ptr}/torque/{k}", problems) for k, s in enumerate(j.get("torque", [])))
         joints.append(Joint(name=j["name"], type=jt, body1=j["body1"], point1=p1, body2=j["body2"], point2=p2,
-                            axis=axis, angle=float(j.get("angle", 0.0)), spring=float(j.get("spring", 0.0)),
+                            axis=axis, angle=float(j.get("angle", 0.0)), length=float(j.get("length", 0.0)),
+                            spring=float(j.get("spring", 0.0)),
                             damping=float(j.get("damping", 0.0)), torque=torque, index=i))
     if kind == "spatial" and any(j.type == "spherical" for j in joints):  # spherical-joint tree (issue 4)
         from types import SimpleNamespace
@@ -316,11 +320,7 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
                     ground_motion=dict(ground.get("motion", {})), bodies=tuple(bodies), joints=tuple(joints),
                     drivers=tuple(drivers), forces=tuple(forces), initial_velocities=tuple(init_v),
                     simulation=dict(data.get("simulation", {})))
-    if validating and not problems and "quasi_velocities" in data:
-        # quasi-velocity choices: parse them and check their independence from the constraints (names the
-        # dependent quasi-velocity and the constraint rows it combines); needs the compiled system
-        from core.symbolic.quasi import check_model_quasi_velocities
-        check_model_quasi_velocities(data, ents, problems)
+    # quasi-velocity choices need the compiled system: core.system.compile_model checks them
     return ents
 
 

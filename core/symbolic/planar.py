@@ -23,6 +23,9 @@ from typing import Any
 
 import sympy as sp
 
+from core.elements.planar import constraint_entries, force_specs
+from core.elements.primitives import HOLONOMIC, NONHOLONOMIC
+from core.elements.primitives.forces import symbolic as force_symbolic
 from core.model.document import GROUND, Model
 from core.model.timefunc import T
 from core.symbolic.quasi import coordinate_symbol
@@ -108,97 +111,102 @@ def holonomic_terms(Phi: sp.Matrix, q: list[sp.Symbol], qd: list[sp.Symbol]) -> 
     return J, Pt, gamma.applyfunc(sp.expand)
 
 
-def planar_symbolic(model: Model) -> SymbolicModel:
-    """Derive the symbolic planar model (uncached; use :func:`core.symbolic.appell.symbolic_model`)."""
-    ent = model.entities
-    names = [f"{b.name}.{c}" for b in ent.bodies for c in COORDS]
-    q = [coordinate_symbol(c) for c in names]
-    qd = [coordinate_symbol(c, 1) for c in names]
-    qdd = [coordinate_symbol(c, 2) for c in names]
-    index = {b.name: k for k, b in enumerate(ent.bodies)}
-    com = {b.name: b.com[:2] for b in ent.bodies}
-    com[GROUND] = (0.0, 0.0)
-    zero = sp.Integer(0)
+class PlanarSymbols:
+    """The symbolic context the primitives' ``symbolic`` functions read (core/elements/primitives): positions,
+    angles, body-fixed vectors and velocities of bodies (the ground: zero), file numbers as exact rationals,
+    time functions as expressions, and the generalized forces Q being accumulated."""
 
-    def r(body: str) -> sp.Matrix:
+    def __init__(self, ent: Any, q: list[sp.Symbol], qd: list[sp.Symbol]):
+        self.index = {b.name: k for k, b in enumerate(ent.bodies)}
+        self.com = {b.name: b.com[:2] for b in ent.bodies}
+        self.com[GROUND] = (0.0, 0.0)
+        self.q, self.qd = q, qd
+        self.Q: list[sp.Expr] = [sp.Integer(0)] * len(q)
+        self.num, self.rot, self.sqrt, self.matrix = num, rot, sp.sqrt, sp.Matrix
+
+    def r(self, body: str) -> sp.Matrix:
         if body == GROUND:
             return sp.Matrix([0, 0])
-        k = index[body]
-        return sp.Matrix([q[3 * k], q[3 * k + 1]])
+        k = self.index[body]
+        return sp.Matrix([self.q[3 * k], self.q[3 * k + 1]])
 
-    def ang(body: str) -> sp.Expr:
-        return zero if body == GROUND else q[3 * index[body] + 2]
+    def ang(self, body: str) -> sp.Expr:
+        return sp.Integer(0) if body == GROUND else self.q[3 * self.index[body] + 2]
 
-    def local(body: str, point: tuple[float, ...]) -> sp.Matrix:
-        return sp.Matrix([num(point[0] - com[body][0]), num(point[1] - com[body][1])])
+    def rate(self, body: str) -> sp.Expr:
+        return sp.Integer(0) if body == GROUND else self.qd[3 * self.index[body] + 2]
 
-    def arm(body: str, point: tuple[float, ...]) -> sp.Matrix:
-        return rot(ang(body)) * local(body, point)
+    def coordinate(self, body: str, coordinate: str) -> sp.Expr:
+        return self.q[3 * self.index[body] + COORDS.index(coordinate)]
 
-    def vel(body: str, point: tuple[float, ...]) -> sp.Matrix:
+    def local(self, body: str, point: tuple[float, ...]) -> sp.Matrix:
+        return sp.Matrix([num(point[0] - self.com[body][0]), num(point[1] - self.com[body][1])])
+
+    def arm(self, body: str, point: tuple[float, ...]) -> sp.Matrix:
+        return rot(self.ang(body)) * self.local(body, point)
+
+    def vel(self, body: str, point: tuple[float, ...]) -> sp.Matrix:
         if body == GROUND:
             return sp.Matrix([0, 0])
-        k = index[body]
-        return sp.Matrix([qd[3 * k], qd[3 * k + 1]]) + perp(arm(body, point)) * qd[3 * k + 2]
+        k = self.index[body]
+        return sp.Matrix([self.qd[3 * k], self.qd[3 * k + 1]]) + perp(self.arm(body, point)) * self.qd[3 * k + 2]
 
+    @staticmethod
     def unit(v: tuple[float, ...]) -> sp.Matrix:
         a = sp.Matrix([num(v[0]), num(v[1])])
         norm = sp.sqrt(a.dot(a))
         return (a / norm).applyfunc(sp.nsimplify) if norm.is_Rational else a / norm
 
+    @staticmethod
+    def function(f: Any) -> sp.Expr:
+        """f(t) of a row: None -> 0, a float constant -> its rational, a TimeFunction -> its expression."""
+        if f is None:
+            return sp.Integer(0)
+        return num(f) if isinstance(f, float) else f.expr
+
+    def load(self, body: str, point: tuple[float, ...], F: sp.Matrix) -> None:
+        if body == GROUND:
+            return
+        k = self.index[body]
+        self.Q[3 * k] += F[0]
+        self.Q[3 * k + 1] += F[1]
+        self.Q[3 * k + 2] += cross2(self.arm(body, point), F)
+
+    def torque(self, body: str, tau: sp.Expr) -> None:
+        if body != GROUND:
+            self.Q[3 * self.index[body] + 2] += tau
+
+
+def planar_symbolic(model: Model) -> SymbolicModel:
+    """Derive the symbolic planar model (uncached; use :func:`core.symbolic.appell.symbolic_model`).
+
+    Every constraint and force element is looked up in the element registry (core/elements) and contributes
+    the symbolic forms of its primitives, in the row order of :class:`~core.planar_system.PlanarSystem`."""
+    ent = model.entities
+    names = [f"{b.name}.{c}" for b in ent.bodies for c in COORDS]
+    q = [coordinate_symbol(c) for c in names]
+    qd = [coordinate_symbol(c, 1) for c in names]
+    qdd = [coordinate_symbol(c, 2) for c in names]
+    S = PlanarSymbols(ent, q, qd)
+    n = len(q)
+
     phi_rows: list[sp.Expr] = []
+    velocity_rows: list[sp.Expr] = []
     labels: list[str] = []
-    joints = {j.name: j for j in ent.joints}
-    for j in ent.joints:
-        if j.type in ("knife_edge", "spherical", "rolling_disk"):
-            continue
-        b1, b2 = j.body1, j.body2
-        if j.type in ("revolute", "weld"):
-            d = r(b1) + arm(b1, j.point1) - r(b2) - arm(b2, j.point2)
-            phi_rows += [d[0], d[1]]
-            labels += [f"{j.name}.x", f"{j.name}.y"]
-            if j.type == "weld":
-                phi_rows.append(ang(b2) - ang(b1) - num(j.angle))
-                labels.append(f"{j.name}.angle")
-        elif j.type == "prismatic":
-            phi_rows.append(ang(b2) - ang(b1) - num(j.angle))
-            labels.append(f"{j.name}.angle")
-            ax = unit(j.axis)
-            v = rot(ang(b1)) * sp.Matrix([-ax[1], ax[0]])
-            d = r(b2) + arm(b2, j.point2) - r(b1) - arm(b1, j.point1)
-            phi_rows.append(v.dot(d))
-            labels.append(f"{j.name}.normal")
-    for drv in ent.drivers:
-        fn = drv.function.expr
-        if drv.type == "coordinate":
-            phi_rows.append(q[3 * index[drv.body] + COORDS.index(drv.coordinate)] - fn)
-            labels.append(f"{drv.name}.{drv.coordinate}")
-            continue
-        j = joints[drv.joint]
-        b1, b2 = j.body1, j.body2
-        if drv.type == "joint_angle":
-            phi_rows.append(ang(b2) - ang(b1) - fn)
-            labels.append(f"{drv.name}.angle")
-        else:
-            v = rot(ang(b1)) * unit(j.axis)
-            d = r(b2) + arm(b2, j.point2) - r(b1) - arm(b1, j.point1)
-            phi_rows.append(v.dot(d) - fn)
-            labels.append(f"{drv.name}.distance")
+    for e in constraint_entries(ent):
+        rows: list[sp.Expr] = []
+        for spec in e.specs:
+            table = HOLONOMIC if spec.holonomic else NONHOLONOMIC
+            rows += table[type(spec)][1](spec, S)
+        (phi_rows if e.element.holonomic else velocity_rows).extend(rows)
+        labels += [f"{e.name}.{c}" for c in e.components]
     Phi = sp.Matrix(phi_rows) if phi_rows else sp.zeros(0, 1)
     Phi_q, Phi_t, gamma = holonomic_terms(Phi, q, qd)
 
-    cpsi: list[list[sp.Expr]] = []
-    for j in ent.joints:
-        if j.type != "knife_edge":
-            continue
-        ax = unit(j.axis)
-        nvec = rot(ang(j.body)) * sp.Matrix([-ax[1], ax[0]])
-        row_expr = nvec.dot(vel(j.body, j.point))
-        cpsi.append([sp.expand(row_expr.diff(s)) for s in qd])
-        labels.append(f"{j.name}.normal")
-    n = len(q)
+    cpsi = [[sp.expand(row.diff(s)) for s in qd] for row in velocity_rows]
     C_psi = sp.Matrix(cpsi) if cpsi else sp.zeros(0, n)
-    xi_psi = sp.zeros(C_psi.shape[0], 1)
+    xi_psi = sp.Matrix([sp.expand(row - sum(row.diff(s) * s for s in qd)) for row in velocity_rows]) \
+        if velocity_rows else sp.zeros(0, 1)
     eta_psi = velocity_derivative(C_psi * sp.Matrix(qd) + xi_psi, q, qd).applyfunc(sp.expand)
 
     # mass matrix and applied forces
@@ -207,44 +215,10 @@ def planar_symbolic(model: Model) -> SymbolicModel:
         diag += [num(b.mass), num(b.mass), num(b.inertia)]
     M = sp.diag(*diag)
     g = [num(c) for c in ent.gravity[:2]]
-    Qv = [zero] * n
     for k, b in enumerate(ent.bodies):
-        Qv[3 * k] += num(b.mass) * g[0]
-        Qv[3 * k + 1] += num(b.mass) * g[1]
-
-    def load(body: str, point: tuple[float, ...], F: sp.Matrix) -> None:
-        if body == GROUND:
-            return
-        k = index[body]
-        Qv[3 * k] += F[0]
-        Qv[3 * k + 1] += F[1]
-        Qv[3 * k + 2] += cross2(arm(body, point), F)
-
-    for f in ent.forces:
-        if f.type == "spring_damper":
-            p1 = r(f.body1) + arm(f.body1, f.point1)
-            p2 = r(f.body2) + arm(f.body2, f.point2)
-            d = p2 - p1
-            L = sp.sqrt(d.dot(d))
-            rate = d.dot(vel(f.body2, f.point2) - vel(f.body1, f.point1)) / L
-            tension = num(f.stiffness) * (L - num(f.free_length)) + num(f.damping) * rate
-            F1 = d / L * tension
-            load(f.body1, f.point1, F1)
-            load(f.body2, f.point2, -F1)
-        elif f.type == "rotational_spring_damper":
-            j = joints[f.joint]
-            theta = ang(j.body2) - ang(j.body1)
-            rate = (zero if j.body2 == GROUND else qd[3 * index[j.body2] + 2]) \
-                - (zero if j.body1 == GROUND else qd[3 * index[j.body1] + 2])
-            torque = -num(f.stiffness) * (theta - num(f.free_angle)) - num(f.damping) * rate
-            if j.body2 != GROUND:
-                Qv[3 * index[j.body2] + 2] += torque
-            if j.body1 != GROUND:
-                Qv[3 * index[j.body1] + 2] -= torque
-        elif f.type == "applied_force":
-            load(f.body1, f.point1, sp.Matrix([c.expr for c in f.force[:2]]))
-        elif f.type == "applied_torque":
-            if f.body1 != GROUND:
-                Qv[3 * index[f.body1] + 2] += f.torque[0].expr
-    Q = sp.Matrix(Qv)
+        S.Q[3 * k] += num(b.mass) * g[0]
+        S.Q[3 * k + 1] += num(b.mass) * g[1]
+    for spec in force_specs(ent):
+        force_symbolic(spec, S)
+    Q = sp.Matrix(S.Q)
     return SymbolicModel(names, q, qd, qdd, M, Q, Phi, Phi_q, Phi_t, gamma, C_psi, xi_psi, eta_psi, labels)

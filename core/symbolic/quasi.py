@@ -322,22 +322,16 @@ def independence_problems(system: Any, choice: QuasiVelocityChoice, q: FloatArra
     return out
 
 
-def check_model_quasi_velocities(data: dict[str, Any], entities: Any, problems: list[tuple[str, str]]) -> None:
-    """Semantic validation of ``quasi_velocities`` (called by :func:`core.model.entities.parse_entities`).
+def quasi_velocity_problems(system: Any) -> list[tuple[str, str]]:
+    """Semantic validation of a compiled model's ``quasi_velocities`` (run by :func:`core.system.compile_model`).
 
     Parses every choice and checks its independence from the constraints at the assembled initial
-    configuration; appends (pointer, message) to ``problems``. Never raises.
+    configuration; returns (JSON pointer, message) pairs (empty: valid). Never raises.
     """
+    data = system.model.data
+    out: list[tuple[str, str]] = []
     if "quasi_velocities" not in data:
-        return
-    try:
-        from core.model.document import Model
-        from core.system import compile_model
-        model = Model(data)
-        model.__dict__["entities"] = entities  # already parsed: do not parse (and validate) again
-        system = compile_model(model)
-    except Exception:  # noqa: BLE001 - a model the compiler cannot handle yet is reported elsewhere
-        return
+        return out
     q0 = None
     for key in choice_keys(data):
         if key == AUTO:
@@ -345,12 +339,13 @@ def check_model_quasi_velocities(data: dict[str, Any], entities: Any, problems: 
         try:
             ch = load_choice(system, key)
         except QuasiVelocityError as exc:
-            problems.append((exc.pointer, str(exc)))
+            out.append((exc.pointer, str(exc)))
             continue
         if q0 is None:
             q0 = initial_configuration(system)
         try:
-            problems.extend(independence_problems(system, ch, q0))
+            out.extend(independence_problems(system, ch, q0))
         except Exception as exc:  # noqa: BLE001 - e.g. a coefficient that is not finite at q0
-            problems.append((ch.pointers[0] if ch.pointers else "/quasi_velocities",
-                             f"cannot evaluate the quasi-velocities at the initial configuration: {exc}"))
+            out.append((ch.pointers[0] if ch.pointers else "/quasi_velocities",
+                        f"cannot evaluate the quasi-velocities at the initial configuration: {exc}"))
+    return out

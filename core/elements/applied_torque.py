@@ -1,0 +1,26 @@
+"""Applied torque T(t) [N m] on a body (planar: one component; spatial: three); see
+core/elements/primitives/forces.py."""
+from __future__ import annotations
+
+from typing import Any
+
+from core.elements.base import EditorInfo, ElementType
+from core.elements.primitives.forces import BodyTorqueSpec
+from core.model.document import GROUND
+
+
+class AppliedTorque(ElementType):
+    name = "applied_torque"
+    section = "forces"
+    dimension = "both"
+    fields = ("body", "torque")
+    editor = EditorInfo("Torque", "Applied torque 1 N m on a body", "arc", palette="torque", icon="torque")
+
+    def force_specs(self, element: Any, entities: Any) -> list[Any]:
+        return [BodyTorqueSpec(element.body1, element.torque[0])]
+
+    def bodies(self, element: Any, entities: Any) -> tuple[str, str]:
+        return GROUND, element.body1
+
+
+ELEMENT = AppliedTorque()

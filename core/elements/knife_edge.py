@@ -1,0 +1,31 @@
+"""Knife edge (planar; 1 nonholonomic row normal): the point ``point`` of ``body`` cannot move across the
+blade direction ``axis`` (body frame) -- the ice skate of [002]; primitive core/elements/primitives/knife_edge.py.
+The reaction is reported on the body about the blade point."""
+from __future__ import annotations
+
+from typing import Any
+
+from core.elements.base import EditorInfo, ElementType, ReactionSite
+from core.elements.primitives.knife_edge import KnifeEdgeSpec
+from core.model.document import GROUND
+
+
+class KnifeEdge(ElementType):
+    name = "knife_edge"
+    fields = ("body", "point", "axis")
+    components = ("normal",)
+    holonomic = False
+    editor = EditorInfo("Knife edge", "Nonholonomic blade on a body (no sideways velocity)", "blade",
+                        palette="knife_edge", icon="knife_edge")
+
+    def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
+        return [KnifeEdgeSpec(element.body, element.point, element.axis)]
+
+    def bodies(self, element: Any, entities: Any) -> tuple[str, str]:
+        return GROUND, element.body
+
+    def reaction_site(self, element: Any, entities: Any) -> ReactionSite:
+        return ReactionSite(element.body, element.point, 1.0)
+
+
+ELEMENT = KnifeEdge()

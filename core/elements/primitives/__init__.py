@@ -1,0 +1,26 @@
+"""Equation primitives of planar elements, each defined once in its own module (see docs/elements.md):
+numeric group class, sympy form, and the name of its compiled loop in ``core.planar_kernels``.
+
+``HOLONOMIC`` and ``NONHOLONOMIC`` map each constraint spec class to (group class, symbolic function, compiled
+name); the order of ``HOLONOMIC`` is the order of the groups in a planar system.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from core.elements.primitives import coordinate_driver, knife_edge, point_coincidence, point_line, relative_angle
+
+Primitive = tuple[type, Callable[..., list[Any]], str]
+
+HOLONOMIC: dict[type, Primitive] = {
+    point_coincidence.PointCoincidenceSpec: (point_coincidence.PointCoincidence, point_coincidence.symbolic,
+                                             point_coincidence.COMPILED),
+    point_line.PointLineSpec: (point_line.PointLine, point_line.symbolic, point_line.COMPILED),
+    relative_angle.RelativeAngleSpec: (relative_angle.RelativeAngle, relative_angle.symbolic,
+                                       relative_angle.COMPILED),
+    coordinate_driver.CoordinateDriverSpec: (coordinate_driver.CoordinateDriver, coordinate_driver.symbolic,
+                                             coordinate_driver.COMPILED),
+}
+NONHOLONOMIC: dict[type, Primitive] = {
+    knife_edge.KnifeEdgeSpec: (knife_edge.KnifeEdge, knife_edge.symbolic, knife_edge.COMPILED),
+}

@@ -1,0 +1,26 @@
+"""Prismatic joint (planar; 2 rows angle, normal): body 2 slides along ``axis`` (body 1's frame) without
+turning -- a constant relative angle and the point of body 2 on the line through body 1's point along the
+axis (a point-line row along the axis' normal), [003] local method."""
+from __future__ import annotations
+
+from typing import Any
+
+from core.elements.base import EditorInfo, ElementType
+from core.elements.primitives.point_line import PointLineSpec
+from core.elements.primitives.relative_angle import RelativeAngleSpec
+
+
+class Prismatic(ElementType):
+    name = "prismatic"
+    fields = ("body1", "point1", "body2", "point2", "axis", "angle")
+    components = ("angle", "normal")
+    editor = EditorInfo("Prismatic joint", "Slider along the global x axis at the drop point", "slider",
+                        palette="prismatic", icon="prismatic")
+
+    def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
+        ax = element.axis
+        return [RelativeAngleSpec(element.body1, element.body2, float(element.angle)),
+                PointLineSpec(element.body1, element.point1, (-ax[1], ax[0]), element.body2, element.point2)]
+
+
+ELEMENT = Prismatic()

@@ -1,0 +1,22 @@
+"""Revolute joint (planar; 2 rows x, y): a point of body 2 pinned to a point of body 1 -- the local method's
+revolute equation of [003], one point-coincidence primitive (core/elements/primitives/point_coincidence.py)."""
+from __future__ import annotations
+
+from typing import Any
+
+from core.elements.base import EditorInfo, ElementType
+from core.elements.primitives.point_coincidence import PointCoincidenceSpec
+
+
+class Revolute(ElementType):
+    name = "revolute"
+    fields = ("body1", "point1", "body2", "point2")
+    components = ("x", "y")
+    editor = EditorInfo("Revolute joint", "Pin joint: drop on two bodies (or a body and a ground point), or drop "
+                                          "on one and click the other", "pin", palette="revolute", icon="revolute")
+
+    def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
+        return [PointCoincidenceSpec(element.body1, element.point1, element.body2, element.point2)]
+
+
+ELEMENT = Revolute()

@@ -1,0 +1,28 @@
+"""Rolling disk (spatial; 1 holonomic row z + 2 nonholonomic rows x, y): a thin disk of ``radius`` [m] rolling without
+slipping on the (possibly moving) plane z = 0 -- the example of [001], compiled by core/spatial_system.py.
+Its reaction (the contact force) is reported on the disk."""
+from __future__ import annotations
+
+from typing import Any
+
+from core.elements.base import EditorInfo, ElementType, ReactionSite
+from core.model.document import GROUND
+
+
+class RollingDisk(ElementType):
+    name = "rolling_disk"
+    dimension = "spatial"
+    fields = ("body", "radius")
+    components = ("z", "x", "y")  # contact height (holonomic), rolling without slip in x and y
+    holonomic = False
+    editor = EditorInfo("Rolling disk", "Disk rolling without slipping on the ground plane", "disk",
+                        no_palette="rolling disks are written in the model file (spatial models)")
+
+    def bodies(self, element: Any, entities: Any) -> tuple[str, str]:
+        return GROUND, element.body
+
+    def reaction_site(self, element: Any, entities: Any) -> ReactionSite:
+        return ReactionSite(element.body, None, 1.0)
+
+
+ELEMENT = RollingDisk()

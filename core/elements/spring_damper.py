@@ -1,0 +1,23 @@
+"""Translational spring-damper between two body points (planar; spatial models do not support it): tension
+T = k (L - L0) + c L' along the line of the points; see core/elements/primitives/forces.py."""
+from __future__ import annotations
+
+from typing import Any
+
+from core.elements.base import EditorInfo, ElementType
+from core.elements.primitives.forces import SpringSpec
+
+
+class SpringDamper(ElementType):
+    name = "spring_damper"
+    section = "forces"
+    fields = ("body1", "point1", "body2", "point2", "stiffness", "damping", "free_length")
+    editor = EditorInfo("Spring-damper", "Translational spring-damper: drop on the first point, click the second",
+                        "spring", palette="spring", icon="spring")
+
+    def force_specs(self, element: Any, entities: Any) -> list[Any]:
+        return [SpringSpec(element.body1, element.point1, element.body2, element.point2, element.stiffness,
+                           element.damping, element.free_length)]
+
+
+ELEMENT = SpringDamper()

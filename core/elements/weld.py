@@ -1,0 +1,23 @@
+"""Weld (planar; 3 rows x, y, angle): two bodies rigidly joined -- a point coincidence and a constant relative
+angle phi2 - phi1 = ``angle`` [rad] ([003] local method)."""
+from __future__ import annotations
+
+from typing import Any
+
+from core.elements.base import EditorInfo, ElementType
+from core.elements.primitives.point_coincidence import PointCoincidenceSpec
+from core.elements.primitives.relative_angle import RelativeAngleSpec
+
+
+class Weld(ElementType):
+    name = "weld"
+    fields = ("body1", "point1", "body2", "point2", "angle")
+    components = ("x", "y", "angle")
+    editor = EditorInfo("Weld", "Rigid connection of two bodies", "weld", palette="weld", icon="weld")
+
+    def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
+        return [PointCoincidenceSpec(element.body1, element.point1, element.body2, element.point2),
+                RelativeAngleSpec(element.body1, element.body2, float(element.angle))]
+
+
+ELEMENT = Weld()
