@@ -166,10 +166,26 @@ def load_model(path: str | os.PathLike[str]) -> Model:
     return loads_model(text, source)
 
 
+def current_umask() -> int:
+    """The process's file-mode creation mask (read from /proc on Linux; elsewhere set and restored at once)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` atomically (temporary file in the same folder + ``os.replace``).
 
-    Raises OSError (e.g. PermissionError) with the target untouched if anything fails.
+    The file gets the mode an ordinary ``open(path, "w")`` would give: an existing target's mode, else 0666 minus
+    the umask (the temporary file is created 0600). Raises OSError (e.g. PermissionError) with the target untouched
+    if anything fails.
     """
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent or "."))
@@ -178,8 +194,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        if target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o777)
+        os.chmod(tmp, target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~current_umask())
         os.replace(tmp, target)
     except BaseException:
         try:
