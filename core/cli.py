@@ -1,22 +1,50 @@
 """Command-line front end of the headless subcommands (``python -m core`` and ``mechstudio``).
 
-Bad input never produces a traceback: a :class:`~core.errors.ModelError` prints every diagnostic
-(``file:/json/pointer: error: message``) and exits with status 2.
+Exit status (documented in the README):
+
+====  =====================================================================================================
+0     success
+2     usage error or bad input: an unknown option or a bad option value (argparse names the option), a model
+      file that cannot be read or is invalid (every diagnostic ``file:/json/pointer: error: message``)
+3     the computation ran but ended with a failure status (assembly, singular matrix, integrator giving up ...)
+70    internal error (a bug: ``MECHSTUDIO_DEBUG=1`` prints the traceback)
+130   interrupted (Ctrl-C)
+====  =====================================================================================================
+
+Diagnostics and errors always go to standard error; standard output carries only the requested output.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
 import sys
 import traceback
+from importlib import metadata
 
 from core.commands import COMMAND_MODULES
 from core.errors import ModelError, UnknownNameError
 
+EXIT_OK, EXIT_USAGE, EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 2, 3, 70, 130
+DIST_NAME = "mechanism-studio"
+
+log = logging.getLogger(__name__)
+
+
+def package_version() -> str:
+    """The installed distribution's version ("unknown" when running from a checkout that is not installed)."""
+    try:
+        return metadata.version(DIST_NAME)
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
 
 def build_parser(prog: str = "mechstudio") -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
-    parser = argparse.ArgumentParser(prog=prog, description="Mechanism Studio: constrained multibody dynamics")
+    parser = argparse.ArgumentParser(prog=prog, description="Mechanism Studio: constrained multibody dynamics",
+                                     epilog="exit status: 0 success, 2 usage error or invalid model, "
+                                            "3 the computation failed, 70 internal error, 130 interrupted")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"core.commands.{name}").register(sub)
@@ -24,33 +52,42 @@ def build_parser(prog: str = "mechstudio") -> tuple[argparse.ArgumentParser, arg
 
 
 def run_parsed(args: argparse.Namespace) -> int:
+    """Run the parsed command; map bad input and failures to the exit statuses of the module docstring."""
     try:
         return int(args.func(args))
     except ModelError as exc:
         for d in exc.diagnostics:
             print(d.format(), file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except UnknownNameError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except OSError as exc:
-        print(f"error: {exc.strerror or exc}: {getattr(exc, 'filename', '')}", file=sys.stderr)
-        return 2
+        print(f"error: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except Exception as exc:  # a bug, not bad input: say so plainly, traceback on request
+        log.debug("internal error", exc_info=True)
         if os.environ.get("MECHSTUDIO_DEBUG"):
             traceback.print_exc()
         print(f"internal error: {type(exc).__name__}: {exc} (set MECHSTUDIO_DEBUG=1 for the traceback)",
               file=sys.stderr)
-        return 70
+        return EXIT_INTERNAL
+
+
+def parse_and_run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
+    """Parse ``argv`` (argparse exits 2 on bad options) and run; no command: the help on stderr, status 2."""
+    from core.log import configure_cli_logging
+    args = parser.parse_args(argv)
+    configure_cli_logging(debug=bool(os.environ.get("MECHSTUDIO_DEBUG")))
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    return run_parsed(args)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser, _ = build_parser("python -m core")
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 1
-    return run_parsed(args)
+    return parse_and_run(parser, argv)

@@ -6,24 +6,35 @@ compiled here for exactly one signature of C-contiguous arrays, eagerly, ``nogil
 ``MECHSTUDIO_NO_NUMBA=1`` in the environment, :func:`compile_kernel` returns None and callers take their numpy
 path, which the tests check equal to the kernels.
 
-The on-disk cache lives in ``core/__pycache__/numba-<digest>``, the digest taken over the source of the kernel
+The on-disk cache lives in the user's cache folder, ``<cache>/numba-<digest>`` (``core.userdirs.user_cache_dir``:
+``~/.cache/mechstudio`` on Linux, ``$XDG_CACHE_HOME`` and ``$MECHSTUDIO_CACHE_DIR`` respected), never inside the
+installed package, the digest taken over the source of the kernel
 modules (those that use this module) and of the core modules they import (helpers, and constants such as the
 correction's tolerances, which a compiled kernel freezes). Numba checks only the timestamp of a kernel's own file,
 but a compiled kernel contains the code of the helpers it calls, which may live in other files
-(``core.dynamics.projection_fused``): after a change there a stale kernel could otherwise be loaded. Caches of
-other digests are removed. A ``NUMBA_CACHE_DIR`` set in the environment is respected.
+(``core.dynamics.projection_fused``): after a change there a stale kernel could otherwise be loaded. Several installed versions
+share the cache folder, so caches of other digests are kept while in use: each use touches its folder, and folders
+unused for ``CACHE_MAX_AGE_DAYS`` are removed. A ``NUMBA_CACHE_DIR`` set in the environment is respected.
 """
 from __future__ import annotations
 
 import ast
 import hashlib
+import logging
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any, Callable
 
+from core.userdirs import user_cache_dir
+
 _NUMBA: Any = None
 _CORE = Path(__file__).resolve().parent
+#: a kernel cache folder unused for this long is removed (another installed version may still use younger ones)
+CACHE_MAX_AGE_DAYS = 30
+
+log = logging.getLogger(__name__)
 
 
 def _imported_core_files(tree: ast.AST) -> set[Path]:
@@ -57,18 +68,37 @@ def source_digest() -> str:
     return h.hexdigest()[:16]
 
 
+def kernel_cache_dir() -> Path:
+    """``<user cache>/numba-<digest>`` (see module docstring)."""
+    return user_cache_dir() / f"numba-{source_digest()}"
+
+
+def prune_kernel_caches(root: Path, keep: Path, max_age_days: float = CACHE_MAX_AGE_DAYS) -> list[Path]:
+    """Remove the ``numba-*`` folders of ``root`` other than ``keep`` not modified for ``max_age_days``;
+    return the removed folders."""
+    limit = time.time() - max_age_days * 86400.0
+    removed = []
+    for old in root.glob("numba-*"):
+        try:
+            if old != keep and old.stat().st_mtime < limit:
+                shutil.rmtree(old)
+                removed.append(old)
+        except OSError as exc:  # another process removing it, or no permission: leave it
+            log.info("kernel cache %s not pruned: %s", old, exc)
+    return removed
+
+
 def _use_source_keyed_cache() -> None:
-    """Point numba's cache at core/__pycache__/numba-<digest> and remove caches of other digests."""
+    """Point numba's cache at the user cache folder's numba-<digest>, mark it used, prune unused old ones."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
-    root = _CORE / "__pycache__"
-    here = root / f"numba-{source_digest()}"
+    here = kernel_cache_dir()
     try:
         here.mkdir(parents=True, exist_ok=True)
-        for old in root.glob("numba-*"):
-            if old != here:
-                shutil.rmtree(old, ignore_errors=True)
-    except OSError:  # a read-only install: numba's default cache locations
+        os.utime(here)
+        prune_kernel_caches(here.parent, here)
+    except OSError as exc:  # no writable cache folder: numba's default cache locations
+        log.warning("numba kernel cache folder %s not usable (%s); kernels may be recompiled", here, exc)
         return
     os.environ["NUMBA_CACHE_DIR"] = str(here)
 

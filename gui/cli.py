@@ -11,7 +11,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] == "open":
+    if not argv or argv[0] == "open":  # (options such as --version and --help go to the parser below)
         if argv and (len(argv) != 2 or argv[1].startswith("-")):
             if len(argv) >= 2 and argv[1] in ("-h", "--help"):
                 print("usage: mechstudio open FILE\n\nOpen the model FILE in the Mechanism Studio editor.")
@@ -22,16 +22,12 @@ def main(argv: list[str] | None = None) -> int:
         return run(argv[1] if argv else None)
     from core.bench import SUITES
     SUITES.setdefault("view", "gui.bench_view:view_suite")  # GUI-only suite (needs a display)
-    from core.cli import build_parser, run_parsed
+    from core.cli import build_parser, parse_and_run
     parser, sub = build_parser("mechstudio")
     sub.add_parser("open", help="open a model file in the editor (the default without arguments)").add_argument("file")
     from gui.simulate_cli import extend  # --plots DIR --video FILE for simulate (Qt only when used)
     extend(sub)
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 1
-    return run_parsed(args)
+    return parse_and_run(parser, argv)
 
 
 if __name__ == "__main__":

@@ -1,20 +1,25 @@
-"""Where things are: the checkout's resources/ and sample_models/ folders, and the per-user config folder.
+"""Where things are: the app's resources (icons, styles), the sample models, and the per-user config folder.
 
-``resources/`` and ``sample_models/`` are top-level folders of the checkout (editable install), found relative
-to this file. The config folder (settings, recent files, autosave/recovery files) is ``$MECHSTUDIO_CONFIG_DIR``
-when set — the test suite always sets it, so tests never touch a user's settings — and otherwise Qt's
-``QStandardPaths.AppConfigLocation``.
+``resources/`` is a top-level folder of the checkout; a non-editable install carries it as the data package
+``gui.resources`` (setup.py), found with :mod:`importlib.resources` — the checkout's folder first. The sample models
+come from :mod:`core.samples` the same way. The config folder (settings, recent files, autosave/recovery files,
+the log file) is ``$MECHSTUDIO_CONFIG_DIR`` when set — the test suite always sets it, so tests never touch a user's
+settings — and otherwise Qt's ``QStandardPaths.AppConfigLocation``.
 """
 from __future__ import annotations
 
-import json
 import os
+from importlib import resources
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-RESOURCES = ROOT / "resources"
-SAMPLE_MODELS = ROOT / "sample_models"
+from core.samples import sample_models, samples_folder
+
+CHECKOUT_RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+RESOURCES = CHECKOUT_RESOURCES if CHECKOUT_RESOURCES.is_dir() else Path(str(resources.files("gui.resources")))
+SAMPLE_MODELS = samples_folder()
 CONFIG_ENV = "MECHSTUDIO_CONFIG_DIR"
+
+__all__ = ["RESOURCES", "SAMPLE_MODELS", "CONFIG_ENV", "config_dir", "log_dir", "sample_models", "default_model"]
 
 
 def config_dir() -> Path:
@@ -31,17 +36,9 @@ def config_dir() -> Path:
     return path
 
 
-def sample_models() -> list[tuple[Path, str, str]]:
-    """(path, name, description) of every sample model, sorted by file name. Unreadable files are skipped."""
-    out = []
-    for p in sorted(SAMPLE_MODELS.glob("*.json")):
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict):
-            out.append((p, str(data.get("name", p.stem)), str(data.get("description", ""))))
-    return out
+def log_dir() -> Path:
+    """The folder of the app's rotating log file: ``<config>/log``."""
+    return config_dir() / "log"
 
 
 def default_model() -> Path:

@@ -1,9 +1,11 @@
-"""Compile the numba kernels once into their on-disk cache (core/__pycache__/numba-<digest>, see core.jit), so that neither the first
+"""Compile the numba kernels once into their on-disk cache (<user cache>/numba-<digest>, see core.jit), so that neither the first
 simulation in the app nor the first test pays ~20 s of JIT compilation. Run by the Makefile after installing."""
 from core.simulate import simulate
 
-for path, formulation in (("sample_models/pendulum.json", "projection"),
-                          ("sample_models/rolling_disk.json", "projection"),
-                          ("sample_models/spherical_chain_3.json", "wittenburg")):
-    simulate(path, t_end=0.02, formulation=formulation)
+from core.samples import sample_path
+
+for name, formulation in (("pendulum", "projection"),
+                          ("rolling_disk", "projection"),
+                          ("spherical_chain_3", "wittenburg")):
+    simulate(str(sample_path(name)), t_end=0.02, formulation=formulation)
 print("numba kernels compiled and cached")

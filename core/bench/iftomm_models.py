@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-BENCH_DIR = ROOT / "sample_models" / "benchmarks"
-ANDREWS_DATA = Path("/work/shared/benchmarks/andrews_squeezer.json")
+from core.samples import samples_folder
+
+BENCH_DIR = samples_folder() / "benchmarks"
+#: the shared original of andrews_squeezer_data.json, when ``$MECHSTUDIO_SHARED_DATA`` names the folder holding
+#: ``benchmarks/andrews_squeezer.json`` (a test compares the copy with it); None otherwise
+ANDREWS_DATA: Path | None = (Path(os.environ["MECHSTUDIO_SHARED_DATA"]) / "benchmarks" / "andrews_squeezer.json"
+                             if os.environ.get("MECHSTUDIO_SHARED_DATA") else None)
 
 
 def _doc(name: str, description: str, gravity: list[float], bodies: list[dict], joints: list[dict],
@@ -97,9 +102,7 @@ def nfourbar_model(N: int = NFOURBAR["N"], t_end: float = NFOURBAR["t_end"],
 
 # --- A03 Andrews' squeezing mechanism ------------------------------------------------------------------------
 def andrews_data() -> dict[str, Any]:
-    local = BENCH_DIR / "andrews_squeezer_data.json"
-    path = local if local.exists() else ANDREWS_DATA
-    return json.loads(path.read_text(encoding="utf-8"))
+    return json.loads((BENCH_DIR / "andrews_squeezer_data.json").read_text(encoding="utf-8"))
 
 
 def andrews_model(t_end: float = 0.03) -> dict[str, Any]:

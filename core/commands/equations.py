@@ -17,10 +17,11 @@ Prints the equations Mechanism Studio derives symbolically (sympy) for a model:
 from __future__ import annotations
 
 import argparse
+import sys
 
 import sympy as sp
 
-from core.model import load_model
+from core.commands.arguments import add_model_argument, read_model
 from core.model.document import Model
 
 FORMS = ("appell", "lagrange", "constraints")
@@ -28,7 +29,7 @@ FORMS = ("appell", "lagrange", "constraints")
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("equations", help="print the symbolically derived equations (Appell, Lagrange, constraints)")
-    p.add_argument("file")
+    add_model_argument(p)
     p.add_argument("--form", choices=FORMS, default="appell")
     p.add_argument("--latex", action="store_true", help="print LaTeX instead of pretty text")
     p.add_argument("--choice", default=None,
@@ -111,14 +112,14 @@ def render(model: Model, form: str = "appell", latex: bool = False, choice: str 
 def run(args: argparse.Namespace) -> int:
     from core.symbolic.appell import SymbolicUnsupported
     from core.symbolic.quasi import QuasiVelocityError
-    model = load_model(args.file)
+    model = read_model(args.file)
     try:
         text = render(model, args.form, args.latex, args.choice)
     except (QuasiVelocityError, SymbolicUnsupported) as exc:
-        print(f"error: {exc}")
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     except ZeroDivisionError as exc:
-        print(f"error: {exc}")
+        print(f"error: {exc}", file=sys.stderr)
         return 3
     print(text, end="")
     return 0

@@ -2,20 +2,21 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
+from core.commands.arguments import add_model_argument, read_model
 from core.kinematics.assembly import RANK_RTOL, assemble, dof_report
-from core.model import load_model
 from core.system import compile_model
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("info", help="describe a model: coordinates, constraints, rank, DOF, redundancy")
-    p.add_argument("file")
+    add_model_argument(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    model = load_model(args.file)
+    model = read_model(args.file)
     system = compile_model(model)
     print(f"model: {model.name or args.file} ({model.kind})")
     if model.description:
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         rows = ", ".join(f"{r}:{comp}" for r, comp in zip(c.rows, c.components))
         print(f"  {c.name:<16} {c.type:<13} {c.body1} -> {c.body2}  [{kind}; rows {rows}]")
     if not res.status.ok:
-        print(f"\nassembly FAILED ({res.status.value}): {res.message}")
+        print(f"\nassembly FAILED ({res.status.value}): {res.message}", file=sys.stderr)
         return 3
     print(f"\nassembly: converged in {res.iterations} Newton iteration(s), ||Phi|| = {res.residual:.3g}")
     d = dof_report(system, res.q, 0.0)

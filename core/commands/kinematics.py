@@ -1,40 +1,48 @@
-"""``mechstudio kinematics FILE --t-end T --dt DT --out FILE.csv``: driven-mechanism kinematic analysis."""
+"""``mechstudio kinematics FILE [--t-end T] [--dt DT] [--out FILE.csv|-]``: driven-mechanism kinematic analysis.
+
+T and DT default to the file's ``simulation`` section (like ``simulate``); ``FILE`` may be ``-`` (standard input);
+without ``--out`` (or with ``--out -``) the CSV goes to standard output and the summary to standard error.
+"""
 from __future__ import annotations
 
 import argparse
+import sys
 
 import numpy as np
 
+from core.commands.arguments import (STDIO, add_model_argument, add_quiet_argument, positive_float, read_model,
+                                     report_stream, write_columns)
 from core.kinematics.analysis import driven_motion
-from core.model import load_model
-from core.results import write_csv
+from core.simulate import SimulationSettings
 from core.system import compile_model
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("kinematics", help="position/velocity/acceleration analysis of a driven mechanism")
-    p.add_argument("file")
-    p.add_argument("--t-end", type=float, required=True, help="end time [s]")
-    p.add_argument("--dt", type=float, required=True, help="output interval [s]")
-    p.add_argument("--out", required=True, help="CSV file to write")
+    add_model_argument(p)
+    p.add_argument("--t-end", type=positive_float, help="end time [s] (default: the file's simulation.t_end)")
+    p.add_argument("--dt", type=positive_float, help="output interval [s] (default: the file's simulation.dt)")
+    p.add_argument("--out", default=STDIO, help="CSV file to write (default: - for standard output)")
+    add_quiet_argument(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if not (args.t_end > 0 and args.dt > 0):
-        print("error: --t-end and --dt must be positive")
-        return 2
-    system = compile_model(load_model(args.file))
-    times = np.linspace(0.0, args.t_end, int(round(args.t_end / args.dt)) + 1)
+    model = read_model(args.file)
+    settings = SimulationSettings.from_model(model, t_end=args.t_end, dt=args.dt)
+    system = compile_model(model)
+    times = np.linspace(0.0, settings.t_end, int(round(settings.t_end / settings.dt)) + 1)
     res = driven_motion(system, times)
     cols: dict[str, np.ndarray] = {"t": res.t}
     for prefix, arr in (("q", res.q), ("v", res.v), ("a", res.a)):
         for k, name in enumerate(system.coord_names):
             cols[f"{prefix}.{name}"] = arr[:, k]
     cols["violation.position"] = res.residual
-    write_csv(args.out, cols)
+    write_columns(args.out, cols)
+    where = "standard output" if args.out == STDIO else args.out
     if not res.status.ok:
-        print(f"error: {res.message} ({len(res.t)} rows written to {args.out})")
+        print(f"error: {res.message} ({len(res.t)} rows written to {where})", file=sys.stderr)
         return 3
-    print(f"wrote {len(res.t)} rows x {len(cols)} columns to {args.out}")
+    if not args.quiet:
+        print(f"wrote {len(res.t)} rows x {len(cols)} columns to {where}", file=report_stream(args.out))
     return 0

@@ -1,7 +1,8 @@
 """Reading and writing model files.
 
 Pipeline of :func:`load_model`: read text → JSON (syntax errors with line/column) → reject NaN/Infinity
-(which Python's json accepts but JSON does not) → format name and version (a newer version says so) →
+(which Python's json accepts but JSON does not) and
+magnitudes above ``MAX_MAGNITUDE`` → format name and version (a newer version says so) →
 :mod:`core.model.migrate` → JSON Schema (``schema.json``, every violation, unknown keys included) → semantic
 checks (:func:`core.model.entities.parse_entities`). All problems found by a stage are reported together as one
 :class:`~core.errors.ModelError`, each naming the file, the JSON pointer and the problem; nothing raises a
@@ -44,13 +45,26 @@ def _pointer(path: Any) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
-def _non_finite(value: Any, path: tuple[Any, ...] = ()) -> list[str]:
+#: the largest magnitude accepted for any number in a model file (SI units). Lengths, masses, stiffnesses and
+#: times of a mechanism are far below it; beyond it the squared and cubed quantities of the dynamics (inertia
+#: m L^2, energies, the mass-weighted SVD) lose every significant digit or overflow, so such a value is a typo or
+#: corrupted data and is refused at load with its JSON pointer rather than failing inside a run.
+MAX_MAGNITUDE = 1e12
+
+
+def _bad_numbers(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[str, str]]:
+    """(pointer, problem) of every NaN, Infinity or number of magnitude above :data:`MAX_MAGNITUDE`."""
+    if isinstance(value, bool):
+        return []
     if isinstance(value, float) and not math.isfinite(value):
-        return [_pointer(path)]
+        return [(_pointer(path), "NaN or Infinity is not a valid number in a model file")]
+    if isinstance(value, (int, float)) and abs(value) > MAX_MAGNITUDE:
+        shown = f"{value:.3g}" if isinstance(value, float) else f"an integer of {len(str(abs(value)))} digits"
+        return [(_pointer(path), f"magnitude too large: {shown} (numbers must lie within +-{MAX_MAGNITUDE:g})")]
     if isinstance(value, dict):
-        return [p for k, v in value.items() for p in _non_finite(v, path + (k,))]
+        return [p for k, v in value.items() for p in _bad_numbers(v, path + (k,))]
     if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _non_finite(v, path + (i,))]
+        return [p for i, v in enumerate(value) for p in _bad_numbers(v, path + (i,))]
     return []
 
 
@@ -82,15 +96,17 @@ def validate_data(data: Any, source: str = "<memory>") -> list[Diagnostic]:
 
     if not isinstance(data, dict):
         return [diag("", f"a model file holds a JSON object, not {type(data).__name__}")]
-    bad = _non_finite(data)
+    bad = _bad_numbers(data)
     if bad:
-        return [diag(p, "NaN or Infinity is not a valid number in a model file") for p in bad]
+        return [diag(p, m) for p, m in bad]
     if data.get("format") != FORMAT_NAME:
         return [diag("/format", f"not a Mechanism Studio model: 'format' must be {FORMAT_NAME!r}, "
                                 f"got {data.get('format')!r}")]
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
         return [diag("/version", f"'version' must be an integer, got {version!r}")]
+    if version < 1:
+        return [diag("/version", f"'version' must be a format version from 1 to {FORMAT_VERSION}, got {version}")]
     if version > FORMAT_VERSION:
         return [diag("/version", f"the file was written by a newer Mechanism Studio (format version {version}); "
                                  f"this version reads format versions up to {FORMAT_VERSION}")]
@@ -150,10 +166,26 @@ def load_model(path: str | os.PathLike[str]) -> Model:
     return loads_model(text, source)
 
 
+def current_umask() -> int:
+    """The process's file-mode creation mask (read from /proc on Linux; elsewhere set and restored at once)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` atomically (temporary file in the same folder + ``os.replace``).
 
-    Raises OSError (e.g. PermissionError) with the target untouched if anything fails.
+    The file gets the mode an ordinary ``open(path, "w")`` would give: an existing target's mode, else 0666 minus
+    the umask (the temporary file is created 0600). Raises OSError (e.g. PermissionError) with the target untouched
+    if anything fails.
     """
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent or "."))
@@ -162,8 +194,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        if target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o777)
+        os.chmod(tmp, target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~current_umask())
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -22,5 +22,8 @@ def migrate(data: dict[str, Any]) -> dict[str, Any]:
         return data
     out = copy.deepcopy(data)
     while out["version"] < FORMAT_VERSION:
-        out = MIGRATIONS[out["version"]](out)
+        step = MIGRATIONS.get(out["version"])
+        if step is None:  # io.validate_data refuses such versions first, with a diagnostic
+            raise ValueError(f"no upgrade from format version {out['version']}")
+        out = step(out)
     return out

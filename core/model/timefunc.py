@@ -13,6 +13,14 @@ Expressions are parsed with Python's :mod:`ast` and accepted only if every node 
 ``t``, the constants ``pi``/``e``, an arithmetic operator or a call of a whitelisted function; the tree is
 converted to a sympy expression node by node (never ``eval``), differentiated symbolically and compiled
 with ``sympy.lambdify``. Nothing in a model file can execute code.
+
+Bounds (an "expression bomb" such as ``9**9**9*t`` is a diagnostic at once, never a hang): at most
+``MAX_EXPRESSION_CHARS`` characters, ``MAX_EXPRESSION_NODES`` syntax-tree nodes and ``MAX_EXPRESSION_DEPTH``
+levels of nesting, ``MAX_FUNCTION_NESTING`` levels of functions and powers inside each other (checked on
+the :mod:`ast` tree before any sympy object is built), a first derivative of at most ``MAX_DERIVATIVE_NODES``
+nodes; a numeric exponent of magnitude
+at most ``MAX_EXPONENT``; a power of two explicit numbers (which sympy folds exactly) at most 10^``MAX_POWER_DIGITS``
+in magnitude; number literals within +-1e300; polynomials of at most ``MAX_POLYNOMIAL_TERMS`` coefficients.
 """
 from __future__ import annotations
 
@@ -35,8 +43,75 @@ _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: l
            ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b}
 
 
+MAX_EXPRESSION_CHARS = 2000
+MAX_EXPRESSION_NODES = 400
+MAX_EXPRESSION_DEPTH = 100
+MAX_FUNCTION_NESTING = 8
+#: the first derivative may have at most this many sympy nodes (the second is differentiated from it)
+MAX_DERIVATIVE_NODES = 600
+MAX_EXPONENT = 1000
+MAX_POWER_DIGITS = 300
+MAX_LITERAL = 1e300
+MAX_POLYNOMIAL_TERMS = 64
+
+
 class ExpressionError(ValueError):
     """An expression string that is not a valid, safe function of t."""
+
+
+def _nests(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) or isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)
+
+
+def check_tree_size(tree: ast.AST) -> None:
+    """Raise ExpressionError when ``tree`` has more than MAX_EXPRESSION_NODES nodes, is nested deeper than
+    MAX_EXPRESSION_DEPTH, or nests functions and powers deeper than MAX_FUNCTION_NESTING (each level multiplies the
+    size of the second derivative: a tower t**t**...**t of 20 takes seconds to differentiate). Iterative walk: no
+    recursion on hostile input."""
+    count, stack = 0, [(tree, 1, 0)]
+    while stack:
+        node, depth, nesting = stack.pop()
+        count += 1
+        if count > MAX_EXPRESSION_NODES:
+            raise ExpressionError(f"expression too large (more than {MAX_EXPRESSION_NODES} terms)")
+        if depth > MAX_EXPRESSION_DEPTH:
+            raise ExpressionError(f"expression nested too deeply (more than {MAX_EXPRESSION_DEPTH} levels)")
+        nesting += _nests(node)
+        if nesting > MAX_FUNCTION_NESTING:
+            raise ExpressionError(f"functions and powers nested too deeply (more than {MAX_FUNCTION_NESTING} "
+                                  "levels)")
+        stack.extend((child, depth + 1, nesting) for child in ast.iter_child_nodes(node))
+
+
+def parse_tree(text: str, max_chars: int = MAX_EXPRESSION_CHARS) -> ast.Expression:
+    """The :mod:`ast` tree of an expression string (``^`` read as ``**``), size-checked; raises ExpressionError."""
+    if not isinstance(text, str):
+        raise ExpressionError("an expression must be a string")
+    if len(text) > max_chars:
+        raise ExpressionError(f"expression longer than {max_chars} characters")
+    try:
+        tree = ast.parse(text.replace("^", "**"), mode="eval")
+    except SyntaxError as exc:
+        raise ExpressionError(f"not a valid expression: {exc.msg}") from None
+    except (RecursionError, MemoryError, ValueError):  # ValueError: NUL bytes in the source
+        raise ExpressionError("not a valid expression (nested too deeply or malformed)") from None
+    check_tree_size(tree)
+    return tree
+
+
+def _checked_power(base: sp.Expr, exponent: sp.Expr) -> sp.Expr:
+    """``base ** exponent`` after the exponent bounds of the module docstring (sympy folds number ** number
+    exactly, so 9**9**9 would otherwise compute a 370-million-digit integer)."""
+    if exponent.is_Number:
+        if abs(float(exponent)) > MAX_EXPONENT:
+            raise ExpressionError(f"exponent {sp.sstr(exponent)[:40]} too large (at most {MAX_EXPONENT} in "
+                                  "magnitude)")
+        if base.is_Number and base != 0:
+            digits = abs(float(exponent)) * abs(math.log10(abs(float(base))) if abs(base) < MAX_LITERAL
+                                                else math.inf)
+            if digits > MAX_POWER_DIGITS:
+                raise ExpressionError(f"number {sp.sstr(base)[:20]}**{sp.sstr(exponent)[:20]} too large")
+    return base ** exponent
 
 
 def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
@@ -49,14 +124,15 @@ def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
     to the whitelisted functions); ``attribute`` handles ``a.b`` nodes. Nothing is ever evaluated.
     """
     names = names or {}
+    check_tree_size(tree)
 
     def convert(node: ast.AST) -> sp.Expr:
         if isinstance(node, ast.Expression):
             return convert(node.body)
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
                 and not isinstance(node.value, bool):
-            if not math.isfinite(node.value):
-                raise ExpressionError("non-finite number")
+            if isinstance(node.value, float) and not math.isfinite(node.value) or abs(node.value) > MAX_LITERAL:
+                raise ExpressionError(f"number out of range (at most {MAX_LITERAL:g} in magnitude)")
             return sp.Float(node.value) if isinstance(node.value, float) else sp.Integer(node.value)
         if isinstance(node, ast.Name):
             if node.id in names:
@@ -67,6 +143,8 @@ def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
                 return _CONSTANTS[node.id]
             raise ExpressionError(f"unknown name {node.id!r} ({name_hint} and functions "
                                   f"{', '.join(sorted(_FUNCTIONS))} are allowed)")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            return _checked_power(convert(node.left), convert(node.right))
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
             return _BINOPS[type(node.op)](convert(node.left), convert(node.right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
@@ -87,21 +165,15 @@ def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
 
     try:
         return sp.sympify(convert(tree))
-    except (TypeError, ValueError) as exc:  # wrong arity of a sympy function, ...
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError) as exc:  # wrong arity of a function, ...
         if isinstance(exc, ExpressionError):
             raise
-        raise ExpressionError(str(exc)) from None
+        raise ExpressionError(str(exc)[:200]) from None
 
 
 def parse_expression(text: str) -> sp.Expr:
     """Parse ``text`` into a sympy expression of ``t`` without evaluating any Python code."""
-    if len(text) > 2000:
-        raise ExpressionError("expression longer than 2000 characters")
-    try:
-        tree = ast.parse(text.replace("^", "**"), mode="eval")
-    except SyntaxError as exc:
-        raise ExpressionError(f"not a valid expression: {exc.msg}") from None
-    expr = ast_to_sympy(tree)
+    expr = ast_to_sympy(parse_tree(text))
     if expr.free_symbols - {T}:
         raise ExpressionError("the expression may depend on t only")
     return expr
@@ -147,6 +219,8 @@ def _expr_from_spec(spec: Any) -> sp.Expr:
     if kind == "constant_speed":
         return sp.Float(spec.get("initial", 0.0)) + sp.Float(spec["speed"]) * T
     if kind == "polynomial":
+        if len(spec["coefficients"]) > MAX_POLYNOMIAL_TERMS:
+            raise ExpressionError(f"a polynomial has at most {MAX_POLYNOMIAL_TERMS} coefficients")
         return sum((sp.Float(c) * T ** k for k, c in enumerate(spec["coefficients"])), sp.Integer(0))
     if kind == "harmonic":
         return (sp.Float(spec.get("offset", 0.0)) + sp.Float(spec["amplitude"])
@@ -157,11 +231,21 @@ def _expr_from_spec(spec: Any) -> sp.Expr:
                           "harmonic, expression")
 
 
+#: functions that derivatives of abs, min and max contain, in floating point (DiracDelta taken as 0: the
+#: derivative almost everywhere)
+_PIECEWISE_FLOAT = {"sign": lambda x: float((x > 0) - (x < 0)), "DiracDelta": lambda x, *k: 0.0,
+                    "Heaviside": lambda x, h0=0.5: 1.0 if x > 0 else 0.0 if x < 0 else h0}
+LAMBDIFY_MODULES = [_PIECEWISE_FLOAT, "math"]
+
+
 def _compile(expr: sp.Expr) -> Callable[[float], float]:
+    """A float function of t (``math`` module). Constants are evaluated the same way, in floating point: sympy's
+    own evaluation of a constant such as e**e**e**e**e would run for ever at arbitrary precision."""
+    fn = sp.lambdify(T, expr, modules=LAMBDIFY_MODULES)
     if not expr.has(T):
-        c = float(expr)
+        c = float(fn(0.0))
         return lambda t, _c=c: _c
-    return sp.lambdify(T, expr, modules="math")
+    return fn
 
 
 def motion_evaluator(functions: "list[TimeFunction]") -> Callable[[float], list[float]]:
@@ -171,22 +255,26 @@ def motion_evaluator(functions: "list[TimeFunction]") -> Callable[[float], list[
     exprs = [f.expr for f in functions]
     rates = [sp.diff(e, T) for e in exprs]
     accels = [sp.diff(e, T) for e in rates]
-    fn = sp.lambdify(T, exprs + rates + accels, modules="math")
+    fn = sp.lambdify(T, exprs + rates + accels, modules=LAMBDIFY_MODULES)
     return lambda t: [float(x) for x in fn(t)]
 
 
 def time_function(spec: Any) -> TimeFunction:
     """Build a :class:`TimeFunction` from its file description; raises :class:`ExpressionError`."""
     expr = _expr_from_spec(spec)
-    d1 = sp.diff(expr, T)
-    d2 = sp.diff(d1, T)
-    f = TimeFunction(spec, expr, _compile(expr), _compile(d1), _compile(d2))
     try:
+        d1 = sp.diff(expr, T)
+        if sum(1 for _ in sp.preorder_traversal(d1)) > MAX_DERIVATIVE_NODES:
+            raise ExpressionError(f"the derivative is too large (more than {MAX_DERIVATIVE_NODES} terms)")
+        d2 = sp.diff(d1, T)
+        f = TimeFunction(spec, expr, _compile(expr), _compile(d1), _compile(d2))
         for t in (0.0, 0.5):
-            if not math.isfinite(f.value(t)):
-                raise ExpressionError(f"the function is not finite at t = {t}")
-    except (ZeroDivisionError, ValueError, OverflowError) as exc:
+            for what, value in (("function", f.value), ("first derivative", f.rate),
+                                ("second derivative", f.accel)):
+                if not math.isfinite(value(t)):
+                    raise ExpressionError(f"the {what} is not finite at t = {t}")
+    except (ZeroDivisionError, ValueError, OverflowError, TypeError, NameError) as exc:
         if isinstance(exc, ExpressionError):
             raise
-        raise ExpressionError(f"the function cannot be evaluated at t = 0: {exc}") from None
+        raise ExpressionError(f"the function cannot be evaluated at t = 0 and 0.5 s: {str(exc)[:100]}") from None
     return f

@@ -4,7 +4,7 @@ Grammar: numbers, ``t``, ``pi``, ``e``, + - * / ** (or ^), the functions of :mod
 coordinate written ``body.coord`` (e.g. ``skate.phi``) and its speed written ``d(body.coord)``. The text is
 parsed with :mod:`ast` and converted node by node to sympy; nothing is evaluated, so a model file cannot run
 code. Coordinate names are replaced by placeholder identifiers before parsing, so body names containing '-'
-work too.
+work too. The size, depth and exponent bounds of :mod:`core.model.timefunc` apply.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Mapping
 
 import sympy as sp
 
-from core.model.timefunc import ExpressionError, ast_to_sympy
+from core.model.timefunc import MAX_EXPRESSION_CHARS, ExpressionError, ast_to_sympy, parse_tree
 
 
 def parse_state_expression(text: str, coords: Mapping[str, sp.Symbol],
@@ -22,11 +22,11 @@ def parse_state_expression(text: str, coords: Mapping[str, sp.Symbol],
     """Parse ``text`` into sympy; ``coords``/``speeds`` map "body.coord" to symbols (see module docstring)."""
     if not isinstance(text, str):
         raise ExpressionError("an expression must be a string")
-    if len(text) > 4000:
-        raise ExpressionError("expression longer than 4000 characters")
     names = sorted(coords, key=len, reverse=True)
     table: dict[str, str] = {}
-    src = text.replace("^", "**")
+    if len(text) > 2 * MAX_EXPRESSION_CHARS:
+        raise ExpressionError(f"expression longer than {2 * MAX_EXPRESSION_CHARS} characters")
+    src = text
     if names:
         pattern = re.compile(r"(?<![A-Za-z0-9_.\-])(" + "|".join(re.escape(n) for n in names) + r")(?![A-Za-z0-9_])")
 
@@ -35,10 +35,7 @@ def parse_state_expression(text: str, coords: Mapping[str, sp.Symbol],
             table[key] = m.group(1)
             return key
         src = pattern.sub(sub, src)
-    try:
-        tree = ast.parse(src, mode="eval")
-    except SyntaxError as exc:
-        raise ExpressionError(f"not a valid expression: {exc.msg}") from None
+    tree = parse_tree(src, max_chars=4 * MAX_EXPRESSION_CHARS)  # placeholders lengthen the text
 
     symbols = {key: coords[name] for key, name in table.items()}
 

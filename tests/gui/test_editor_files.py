@@ -143,20 +143,22 @@ CRASHING_APP = textwrap.dedent("""
 
 
 def test_crash_recovery_offers_the_autosaved_model(qtbot: Any, messenger: Any, isolated_config: Path) -> None:
-    recovery = isolated_config / "recovery" / "autosave.json"
+    def recovery_files() -> list[Path]:
+        return [p for p in (isolated_config / "recovery").glob("*.json") if not p.name.endswith(".meta.json")]
+
     env = dict(os.environ, MECHSTUDIO_CONFIG_DIR=str(isolated_config), PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-c", CRASHING_APP, str(SAMPLES / "four_bar.json")], cwd=ROOT,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 30
-        while not recovery.exists() and time.monotonic() < deadline and proc.poll() is None:
+        while not recovery_files() and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
-        assert recovery.exists(), proc.stderr.read() if proc.poll() is not None else "no autosave within 30 s"
+        assert recovery_files(), proc.stderr.read() if proc.poll() is not None else "no autosave within 30 s"
         time.sleep(0.2)
     finally:
         proc.kill()  # the crash
         proc.wait(10)
-    assert recovery.exists()
+    (recovery,) = recovery_files()  # the crashed instance's slot
     from gui.main_window import MainWindow
     w = MainWindow(messenger=messenger, restore_layout=False)
     qtbot.addWidget(w)

@@ -1,0 +1,86 @@
+"""Conventions shared by the headless commands (not a command itself).
+
+* option types that reject bad values at parse time, so that argparse exits with status 2 and names the option
+  on stderr (``--t-end -1`` -> ``argument --t-end: must be a positive number, got '-1'``);
+* the model argument: a file path, or ``-`` for the model text on standard input;
+* CSV output: a file (written atomically by :func:`core.results.write_csv`) or ``-`` for standard
+  output, in which case every other message goes to standard error (:func:`report_stream`);
+* a progress bar (tqdm) on standard error when it is a terminal and ``--quiet`` is not given.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from typing import Any, Callable, Mapping, TextIO
+
+from core.model import Model, load_model, loads_model
+from core.results import columns_to_csv, write_csv
+
+STDIO = "-"
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer > 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def add_model_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="model file (.json), or - to read the model from standard input")
+
+
+def add_quiet_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no summary (errors only)")
+
+
+def read_model(path: str) -> Model:
+    """The model named on the command line (``-``: standard input); raises ModelError on bad input."""
+    if path == STDIO:
+        return loads_model(sys.stdin.read(), "<stdin>")
+    return load_model(path)
+
+
+def write_columns(out: str, columns: Mapping[str, Any]) -> None:
+    """Write CSV columns to the file ``out`` (atomically) or, for ``-``, to standard output."""
+    if out == STDIO:
+        sys.stdout.write(columns_to_csv(columns))
+        sys.stdout.flush()
+    else:
+        write_csv(out, columns)
+
+
+def report_stream(out: str | None) -> TextIO:
+    """Where summaries go: standard error when the data itself goes to standard output, else standard output."""
+    return sys.stderr if out == STDIO else sys.stdout
+
+
+def progress_counter(total: int, quiet: bool, desc: str) -> tuple[Callable[[], bool], Callable[[], None]]:
+    """(tick, close): ``tick()`` advances a tqdm bar on stderr by one unit and returns False (usable as a
+    ``cancel`` callback); no bar when ``quiet`` or when stderr is not a terminal."""
+    if quiet or not sys.stderr.isatty():
+        return (lambda: False), (lambda: None)
+    from tqdm import tqdm
+    bar = tqdm(total=total, desc=desc, unit="frame", file=sys.stderr, leave=False, dynamic_ncols=True)
+
+    def tick() -> bool:
+        if bar.n < total:
+            bar.update(1)
+        return False
+    return tick, bar.close

@@ -1,0 +1,83 @@
+"""Fuzzing of the model loader (issue 18): seeded structural mutants of every sample model must be either
+rejected with diagnostics (a ModelError naming the JSON pointer) or accepted, and an accepted one must compile and
+run to a status. A defect is any other exception, or a run raising.
+
+Budget for CI: N_MUTANTS mutants per run; every mutant is loaded (JSON Schema and semantic checks: the bulk of
+the time), one in COMPILE_EVERY of the accepted ones is also compiled, and one in RUN_EVERY of those also runs
+0.05 s of simulation (the compile and run stages are slower, and the run stage is the driver's; the offline
+``scripts/fuzz.py N`` compiles every mutant and runs a tenth). The seed changes with ``MECHSTUDIO_FUZZ_SEED``
+(default 0) so other seeds can be tried without editing the test.
+"""
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from core.errors import ModelError
+from core.model import loads_model
+from core.model.fuzz import mutate, sample_documents, trial
+
+from conftest import SAMPLES
+
+N_MUTANTS = 2000
+COMPILE_EVERY = 4
+RUN_EVERY = 10
+SEED = int(os.environ.get("MECHSTUDIO_FUZZ_SEED", "0"))
+
+
+def test_mutants_are_rejected_with_diagnostics_or_load_compile_and_run():
+    docs = sample_documents(SAMPLES)
+    names = sorted(docs)
+    defects, kinds = [], {"rejected": 0, "ok": 0, "defect": 0}
+    accepted = 0
+    for k in range(N_MUTANTS):
+        rng = random.Random(SEED * 1_000_003 + k)
+        name = rng.choice(names)
+        doc, mutations = mutate(docs[name], rng)
+        out = trial(doc, None, compile=False)
+        if out.kind == "ok":
+            accepted += 1
+            if accepted % COMPILE_EVERY == 0:
+                out = trial(doc, 0.05 if accepted % (COMPILE_EVERY * RUN_EVERY) == 0 else None)
+        kinds[out.kind] += 1
+        if out.kind == "defect":
+            defects.append(f"seed {SEED * 1_000_003 + k} {name} {mutations}: {out.stage}: {out.detail}")
+    assert not defects, "\n".join(defects[:20])
+    # the mutator must exercise both outcomes, else it tests nothing
+    assert kinds["rejected"] > N_MUTANTS // 3 and kinds["ok"] > N_MUTANTS // 20, kinds
+
+
+@pytest.mark.parametrize("mutation, pointer", [
+    (lambda d: d.update(version=-1), "/version"),
+    (lambda d: d.update(version=0), "/version"),
+    (lambda d: d["bodies"][0].update(mass=-1e308), "/bodies/0/mass"),
+    (lambda d: d["bodies"][0].update(mass=10 ** 400), "/bodies/0/mass"),
+    (lambda d: d["bodies"][0].update(inertia=1e300), "/bodies/0/inertia"),
+    (lambda d: d.update(gravity=[0.0, -1e13]), "/gravity/1"),
+])
+def test_the_crash_classes_found_by_fuzzing_are_load_diagnostics_naming_the_pointer(mutation, pointer):
+    import json
+    doc = json.loads((SAMPLES / "pendulum.json").read_text())
+    mutation(doc)
+    with pytest.raises(ModelError) as err:
+        loads_model(json.dumps(doc), "pendulum-mutant.json")
+    pointers = [d.pointer for d in err.value.diagnostics]
+    assert pointer in pointers, err.value
+
+
+def test_a_centre_of_mass_of_minus_1e308_is_refused_at_load(tmp_path):
+    import json
+    doc = json.loads((SAMPLES / "spherical_chain_3.json").read_text())
+    doc["bodies"][0]["com"] = [-1e308, 0.0, 0.0]
+    with pytest.raises(ModelError) as err:
+        loads_model(json.dumps(doc), "chain.json")
+    assert [(d.pointer, "magnitude too large" in d.message) for d in err.value.diagnostics] == [("/bodies/0/com/0", True)]
+
+
+def test_mutator_is_deterministic_for_a_seed():
+    docs = sample_documents(SAMPLES)
+    a = mutate(docs["four_bar.json"], random.Random(7))
+    b = mutate(docs["four_bar.json"], random.Random(7))
+    assert a == b
