@@ -103,7 +103,7 @@ class SweepStore:
         return ([self.path] if self.path.exists() else []) + _parquet_files(self.parts)
 
     def _check_compatible(self) -> None:
-        mine = {k: json.loads(v.decode()) for k, v in (self.schema.metadata or {}).items()}
+        mine = {k.decode(): json.loads(v.decode()) for k, v in (self.schema.metadata or {}).items()}
         for src in self._sources():
             try:
                 theirs = {PREFIX + k: v for k, v in read_metadata(src).items()}
