@@ -51,9 +51,9 @@ def serial_metrics(base: Path, values: dict[str, float], metrics: dict[str, tupl
 
 
 def assert_rows_match_serial(frame: Any, base: Path, metrics: dict[str, tuple[str, str]], folder: Path,
-                             rtol: float = 1e-12, **settings: Any) -> int:
-    """Every finished row of a sweep equals its serial run to ``rtol`` (relative, with an absolute floor of
-    rtol times the metric's scale); returns the number of rows compared."""
+                             tol: float = 1e-12, **settings: Any) -> int:
+    """Every finished row of a sweep equals its serial run to ``tol`` (relative, with an absolute floor of
+    tol times the metric's scale); returns the number of rows compared."""
     params = [c for c in frame.columns if c.startswith("param.")]
     compared = 0
     for _, row in frame.iterrows():
@@ -64,6 +64,6 @@ def assert_rows_match_serial(frame: Any, base: Path, metrics: dict[str, tuple[st
             continue
         for label, value in expected.items():
             got = float(row[f"metric.{label}"])
-            assert abs(got - value) <= rtol * max(abs(value), 1.0), (row["run"], label, got, value)
+            assert abs(got - value) <= tol * max(abs(value), 1.0), (row["run"], label, got, value)
         compared += 1
     return compared
