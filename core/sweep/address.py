@@ -1,0 +1,124 @@
+"""Parameter addresses of a sweep: ``NAME.FIELD`` names one numeric value of a named element of a model.
+
+``NAME`` is the name of a body, joint, driver or force (``crank``, ``spring``, ``driver1``); ``FIELD`` is the
+dotted path inside that element's JSON object (``mass``, ``stiffness``, ``initial.phi``, ``function.speed``;
+list items by index: ``com.0``). An address resolves to an RFC 6901 pointer into the document
+(``crank.initial.phi`` -> ``/bodies/0/initial/phi``) and values are applied with the public pure edits of
+:mod:`core.model.edit`, so every modified model is validated exactly like an edit in the editor.
+
+An address whose name or field does not exist is refused (:class:`AddressError`) with the valid names or the
+element's numeric fields. A field absent from the file but allowed by the schema (a damping left at its
+default) is accepted when setting it gives a valid model.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
+
+from core.errors import ModelError
+from core.model.document import Model
+from core.model.edit import COLLECTIONS, element_pointer, get_value, join_pointer, names, set_value, split_pointer
+
+
+#: the singular of each collection, for messages
+KIND = {"bodies": "body", "joints": "joint", "drivers": "driver", "forces": "force"}
+
+
+class AddressError(ValueError):
+    """A ``NAME.FIELD`` address that does not name a numeric value of the model; the message lists valid ones."""
+
+
+@dataclass(frozen=True)
+class Address:
+    """A resolved parameter address: ``text`` as the user wrote it and its JSON ``pointer``."""
+    text: str
+    collection: str
+    name: str
+    field: tuple[str, ...]
+    pointer: str
+
+
+def numeric_fields(node: Any, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """Dotted paths of the numeric leaves (not booleans) of a JSON value, depth first."""
+    if isinstance(node, bool):
+        return
+    if isinstance(node, (int, float)):
+        yield prefix
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            if key != "name":
+                yield from numeric_fields(value, prefix + (str(key),))
+    elif isinstance(node, list):
+        for k, value in enumerate(node):
+            yield from numeric_fields(value, prefix + (str(k),))
+
+
+def element_names(model: Model) -> dict[str, str]:
+    """Every named element of the model: name -> collection (bodies, joints, drivers, forces)."""
+    out: dict[str, str] = {}
+    for collection in COLLECTIONS:
+        for name in names(model, collection):
+            out.setdefault(name, collection)
+    return out
+
+
+def sweepable_fields(model: Model, name: str) -> list[str]:
+    """The ``NAME.FIELD`` addresses of the numeric values present in element ``name``."""
+    collection = element_names(model)[name]
+    node = get_value(model, element_pointer(model, collection, name))
+    return [".".join((name,) + f) for f in numeric_fields(node)]
+
+
+def _collections_of(model: Model, name: str) -> list[str]:
+    return [c for c in COLLECTIONS if name in names(model, c)]
+
+
+def resolve(model: Model, text: str, probe: float | None = None) -> Address:
+    """Resolve ``NAME.FIELD`` against ``model``; raise :class:`AddressError` naming the valid choices.
+
+    ``probe``: a value used to test a field that is absent from the file (must give a valid model).
+    """
+    name, _, field = text.partition(".")
+    known = element_names(model)
+    if not name or name not in known:
+        raise AddressError(f"parameter {text!r}: no element named {name!r}; names: {', '.join(sorted(known))}")
+    holders = _collections_of(model, name)
+    if len(holders) > 1:
+        raise AddressError(f"parameter {text!r}: the name {name!r} is used by several kinds of element "
+                           f"({', '.join(holders)}); rename one of them to sweep it")
+    collection = holders[0]
+    valid = sweepable_fields(model, name)
+    if not field:
+        raise AddressError(f"parameter {text!r}: give a field after the name; fields of {name!r}: "
+                           f"{', '.join(f.partition('.')[2] for f in valid)}")
+    tokens = tuple(field.split("."))
+    pointer = element_pointer(model, collection, name) + join_pointer(*tokens)
+    address = Address(text, collection, name, tokens, pointer)
+    present = get_value(model, pointer, None)
+    if text in valid:
+        return address
+    reason = "is not a number" if present is not None else "does not exist"
+    if present is None and probe is not None and _settable(model, pointer, probe):
+        return address
+    raise AddressError(f"parameter {text!r}: the field {field!r} of {KIND[collection]} {name!r} {reason}; "
+                       f"numeric fields of {name!r}: {', '.join(f.partition('.')[2] for f in valid) or 'none'}")
+
+
+def _settable(model: Model, pointer: str, value: float) -> bool:
+    parent = "".join("/" + t for t in split_pointer(pointer)[:-1])
+    if not isinstance(get_value(model, parent, None), dict):
+        return False
+    try:
+        set_value(model, pointer, value)
+    except (ModelError, ValueError, KeyError, IndexError, TypeError):
+        return False
+    return True
+
+
+def apply_values(model: Model, pointers: Iterable[str], values: Iterable[float]) -> Model:
+    """The model with each pointer's value replaced (validated; raises :class:`ModelError` when invalid)."""
+    out = model
+    items = list(zip(pointers, values))
+    for k, (pointer, value) in enumerate(items):
+        out = set_value(out, pointer, float(value), validate=k == len(items) - 1)
+    return out

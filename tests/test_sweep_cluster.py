@@ -1,0 +1,151 @@
+"""``mechstudio sweep`` against a separately started cluster: one ``dask scheduler`` and two ``dask worker``
+processes (subprocesses bound to 127.0.0.1, no dashboards, always torn down), through ``--scheduler`` and
+through $DASK_SCHEDULER_ADDRESS; the results equal serial runs of the modified files to 1e-12 (see
+test_sweep_dask.py for the tolerance). Ctrl+C (SIGINT to the command's process group) ends cleanly with a valid
+file, and ``--resume`` completes it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from core.sweep.store import read_metadata
+from test_sweep_helpers import FOUR_BAR, ROOT, assert_rows_match_serial
+
+DASK = str(Path(sys.executable).with_name("dask"))
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+ENV.pop("DASK_SCHEDULER_ADDRESS", None)
+
+
+def start(args: list[str], log: Path) -> subprocess.Popen:
+    with open(log, "w") as fh:
+        return subprocess.Popen(args, stdout=fh, stderr=subprocess.STDOUT, env=ENV, cwd=ROOT,
+                                start_new_session=True)
+
+
+def stop(procs: list[subprocess.Popen]) -> None:
+    """SIGTERM each started process group (ours, by id), then SIGKILL what is left after 20 s."""
+    for p in procs:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 20
+    for p in procs:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+
+
+@pytest.fixture(scope="module")
+def scheduler_address(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("dask")
+    sched_file = folder / "scheduler.json"
+    procs = [start([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                    "--scheduler-file", str(sched_file)], folder / "scheduler.log")]
+    try:
+        deadline = time.monotonic() + 120
+        while not sched_file.exists():
+            assert procs[0].poll() is None, (folder / "scheduler.log").read_text()
+            assert time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.2)
+        for k in range(2):
+            procs.append(start([DASK, "worker", "--scheduler-file", str(sched_file), "--nworkers", "1",
+                                "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard", "--name", f"w{k}"],
+                               folder / f"worker{k}.log"))
+        address = json.loads(sched_file.read_text())["address"]
+        assert address.startswith("tcp://127.0.0.1:")
+        from distributed import Client
+        with Client(address, timeout="60s") as c:
+            c.wait_for_workers(2, timeout=180)
+            assert all(w.startswith("tcp://127.0.0.1:") for w in c.scheduler_info()["workers"])
+        yield address
+    finally:
+        stop(procs)
+
+
+def sweep_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "core", "sweep", str(FOUR_BAR), *args]
+
+
+METRICS = {"peak": ("absmax", "reaction.D.Fx"), "speed": ("rms", "v.coupler.phi"), "top": ("max", "q.rocker.y")}
+METRIC_ARGS = [a for k, (r, c) in METRICS.items() for a in ("--metric", f"{k}={r}({c})")]
+
+
+def test_cli_sweep_through_scheduler_equals_serial_runs(scheduler_address, tmp_path):
+    out = tmp_path / "grid.parquet"
+    res = subprocess.run(sweep_command("--vary", "crank.mass=1:2:2", "--vary", "rocker.initial.phi=1.75,1.85",
+                                       *METRIC_ARGS, "--t-end", "0.3", "--rtol", "1e-9", "--out", str(out),
+                                       "--scheduler", scheduler_address),
+                         capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert "4 of 4 runs" in res.stdout
+    assert "4/4 [" in res.stderr  # tqdm's bar on stderr
+    df = pd.read_parquet(out).sort_values("run")
+    assert df[["param.crank.mass", "param.rocker.initial.phi"]].to_numpy().tolist() == [
+        [1, 1.75], [1, 1.85], [2, 1.75], [2, 1.85]]
+    meta = read_metadata(out)
+    assert meta["sweep"]["design"]["vary"] == ["crank.mass=1.0:2.0:2", "rocker.initial.phi=1.75,1.85"]
+    assert meta["settings"]["rtol"] == 1e-9 and meta["settings"]["t_end"] == 0.3
+    assert assert_rows_match_serial(df, FOUR_BAR, METRICS, tmp_path, t_end=0.3, rtol=1e-9) == 4
+
+
+def test_ctrl_c_keeps_finished_runs_and_resume_completes(scheduler_address, tmp_path):
+    """Through $DASK_SCHEDULER_ADDRESS; SIGINT once some runs are done; then --resume."""
+    out = tmp_path / "sobol.parquet"
+    args = sweep_command("--vary", "crank.mass=0.5:2", "--vary", "coupler.initial.phi=0.5:0.7", "--design", "sobol",
+                         "--samples", "64", "--seed", "7", *METRIC_ARGS, "--t-end", "0.5", "--out", str(out),
+                         "--batch-size", "1")
+    env = {**ENV, "DASK_SCHEDULER_ADDRESS": scheduler_address}
+    err = tmp_path / "stderr.txt"
+    with open(err, "w") as fh:
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=fh, text=True, env=env, cwd=ROOT,
+                                start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while max(map(int, re.findall(r"\| (\d+)/64", err.read_text())), default=0) < 3:  # a few runs done
+            assert proc.poll() is None, err.read_text()
+            assert time.monotonic() < deadline, err.read_text()
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl+C in a terminal does
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err.read_text()
+    assert "--resume continues" in err.read_text() and "Traceback" not in err.read_text()
+    kept = pd.read_parquet(out)
+    assert 3 <= len(kept) < 64 and kept["run"].is_unique
+    assert not Path(str(out) + ".parts").exists()
+    res = subprocess.run(args + ["--resume"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    assert res.returncode == 0, res.stderr
+    full = pd.read_parquet(out).sort_values("run").reset_index(drop=True)
+    assert full["run"].tolist() == list(range(64)) and (full["status"] == "finished").all()
+    merged = full.set_index("run").loc[kept["run"]]
+    assert merged["wall_s"].tolist() == kept["wall_s"].tolist()  # not run again
+    # the interrupted and resumed sweep is the same design as a fresh one (reproducible from the seed)
+    from core.sweep import build_design, parse_vary
+    design = build_design([parse_vary("crank.mass=0.5:2"), parse_vary("coupler.initial.phi=0.5:0.7")], "sobol",
+                          64, 7)
+    assert full[["param.crank.mass", "param.coupler.initial.phi"]].to_numpy().tolist() == design.to_numpy().tolist()
+    # spot-check two of the runs done after the resume against serial runs
+    later = full[~full["run"].isin(kept["run"])].head(2)
+    assert assert_rows_match_serial(later, FOUR_BAR, METRICS, tmp_path, t_end=0.5) == 2
+
+
+def test_environment_address_is_used_by_the_api(scheduler_address, monkeypatch):
+    from core.sweep.execute import connect
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", scheduler_address)
+    with connect() as client:
+        assert client.scheduler.address == scheduler_address
+        assert len(client.scheduler_info()["workers"]) == 2
