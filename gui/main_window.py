@@ -34,7 +34,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QMimeData, QSettings, QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDockWidget, QFileDialog, QLabel, QListView,
-                               QMainWindow, QMessageBox, QToolBar, QUndoView, QWidget)
+                               QMainWindow, QMessageBox, QStyle, QToolBar, QUndoView, QWidget)
 
 from core.errors import Diagnostic, ModelError
 from core.model import GROUND, Model, empty_model_data, load_model, model_from_data, save_model
@@ -56,13 +56,14 @@ APP_NAME = "Mechanism Studio"
 MIME = "application/x-mechstudio-elements"
 MAX_RECENT = 8
 FILE_FILTER = "Mechanism Studio models (*.json);;All files (*)"
-#: default dock sizes as fractions of the window: left column width, right column width, plots height,
-#: properties height (of the right column when the 3D view is shown)
-LEFT_FRACTION, RIGHT_FRACTION, PLOTS_FRACTION, PROPERTIES_FRACTION = 0.16, 0.23, 0.32, 0.58
+#: default dock sizes as fractions of the window: right column width, plots height, properties height (of the
+#: right column when the 3D view is under it)
+RIGHT_FRACTION, PLOTS_FRACTION, PROPERTIES_FRACTION = 0.23, 0.34, 0.6
 RIGHT_MIN_PX = 330  # the properties column is never narrower (two vector components side by side)
-PALETTE_CELL = QSize(80, 64)  # one palette grid cell: a 28 px icon over a label of up to two lines
-PALETTE_COLUMNS = 3
+PALETTE_COLUMNS = 2
 DOCK_CHROME_PX = 34  # a dock's title bar and frame around its widget
+VIEW3D_FRACTION = 0.3  # of the window width, for the 3D view beside the plots
+VIEW3D_BESIDE_PLOTS_PX = 280  # the 3D view goes beside the plots when it gets at least this width there
 #: the first window covers at least this fraction of the screen's available area in each direction
 FIRST_START_FILL = 0.9
 
@@ -170,7 +171,7 @@ class MainWindow(QMainWindow):
         L, R, B = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
                    Qt.DockWidgetArea.BottomDockWidgetArea)
         self.palette = Palette(self.canvas)
-        present_as_grid(self.palette)
+        self.palette_layout = PaletteColumns(self.palette)
         self.outline = Outline(self.document)
         self.inspector = Inspector(self.document, self.angle_unit)
         self.undo_view = QUndoView(self.document.undo_stack)
@@ -711,15 +712,22 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomRightCorner, R if right_full else B)
 
     def reset_layout(self) -> None:
-        """Put every dock back in its place and size (also used on a first start); the toolbars stay."""
-        L, R = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
+        """Put every dock back in its place and size (also used on a first start); the toolbars stay.
+
+        Palette over outline on the left and the properties tabs on the right, beside the canvas; the plots
+        under all three, with the 3D view to their right when the window is wide enough for both (else the 3D
+        view goes under the properties).
+        """
+        L, R, B = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
+                   Qt.DockWidgetArea.BottomDockWidgetArea)
         live = self.dock_view3d.widget() is not None and not isinstance(self.dock_view3d.widget(), QLabel)
-        w = max(self.width(), 800)
-        left = max(int(LEFT_FRACTION * w), PALETTE_COLUMNS * PALETTE_CELL.width() + 2 * self.palette.frameWidth() + 8)
+        w, h = max(self.width(), 800), max(self.height(), 600)
+        left = self.palette_layout.columns_width(PALETTE_COLUMNS) + 8
+        right = max(int(RIGHT_FRACTION * w), RIGHT_MIN_PX)
         plots_min = self.dock_plots.minimumSizeHint().width() if live else 0
-        right = max(min(int(RIGHT_FRACTION * w), w - left - plots_min), RIGHT_MIN_PX)
-        self._set_corners(left_full=w - left >= plots_min + 8, right_full=w - left - right >= plots_min + 8)
-        for dock, area in self._default_areas.items():
+        view_beside_plots = live and w - plots_min >= VIEW3D_BESIDE_PLOTS_PX
+        self._set_corners(left_full=not live, right_full=not live)
+        for dock in self._default_areas:
             dock.setFloating(False)
             self.removeDockWidget(dock)
         for dock in (self.dock_palette, self.dock_outline):
@@ -727,29 +735,31 @@ class MainWindow(QMainWindow):
         self.addDockWidget(R, self.dock_inspector, Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.dock_inspector, self.dock_tree)
         self.tabifyDockWidget(self.dock_tree, self.dock_history)
-        self.addDockWidget(R, self.dock_view3d, Qt.Orientation.Vertical)
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock_plots)
+        self.addDockWidget(B, self.dock_plots)
+        if view_beside_plots:
+            self.splitDockWidget(self.dock_plots, self.dock_view3d, Qt.Orientation.Horizontal)
+        else:
+            self.addDockWidget(R, self.dock_view3d, Qt.Orientation.Vertical)
         for dock in self._default_areas:
             dock.setVisible(live or dock not in (self.dock_view3d, self.dock_plots))
         self.dock_inspector.raise_()
         self.layout().activate()  # the sizes below apply to the docks' new places
-        h = max(self.height(), 600)
         self.resizeDocks([self.dock_palette, self.dock_inspector], [left, right], Qt.Orientation.Horizontal)
         if live:
             self.resizeDocks([self.dock_plots], [int(PLOTS_FRACTION * h)], Qt.Orientation.Vertical)
-            self.layout().activate()
-        full = self.centralWidget().height() + (self.dock_plots.height() if self.dock_plots.isVisible() else 0)
-        column = full if self.corner(Qt.Corner.BottomLeftCorner) == L else self.centralWidget().height()
-        right_column = full if self.corner(Qt.Corner.BottomRightCorner) == R else self.centralWidget().height()
-        rows = -(-self.palette.count() // PALETTE_COLUMNS)
-        palette_h = min(rows * PALETTE_CELL.height() + 2 * self.palette.frameWidth() + DOCK_CHROME_PX,
-                        int(0.6 * column))
+            if view_beside_plots:
+                view_w = min(int(VIEW3D_FRACTION * w), w - plots_min)
+                self.resizeDocks([self.dock_plots, self.dock_view3d], [w - view_w, view_w], Qt.Orientation.Horizontal)
+        self.layout().activate()
+        column = self.centralWidget().height()
+        palette_h = min(self.palette_layout.rows_height(PALETTE_COLUMNS) + DOCK_CHROME_PX, int(0.6 * column))
         sizes_v = [(self.dock_palette, palette_h), (self.dock_outline, max(column - palette_h, 60))]
-        if live:
-            sizes_v += [(self.dock_inspector, int(PROPERTIES_FRACTION * right_column)),
-                        (self.dock_view3d, int((1 - PROPERTIES_FRACTION) * right_column))]
+        if live and not view_beside_plots:
+            sizes_v += [(self.dock_inspector, int(PROPERTIES_FRACTION * column)),
+                        (self.dock_view3d, int((1 - PROPERTIES_FRACTION) * column))]
         self.resizeDocks([d for d, _ in sizes_v], [n for _, n in sizes_v], Qt.Orientation.Vertical)
-        log.debug("reset layout: left %d px, palette %d px of %d px", left, palette_h, column)
+        log.debug("reset layout: left %d px, palette %d px of %d px, 3D view beside the plots: %s", left,
+                  palette_h, column, view_beside_plots)
         self.canvas.zoom_to_fit()
 
     def save_layout(self) -> None:
@@ -777,18 +787,36 @@ def redo_shortcuts() -> list[QKeySequence]:
     return keys
 
 
-def present_as_grid(palette: QListView) -> None:
-    """Show the palette as a wrapping grid of icons with labels, so every entry is visible in a small dock."""
-    palette.setViewMode(QListView.ViewMode.IconMode)
-    palette.setFlow(QListView.Flow.LeftToRight)
-    palette.setWrapping(True)
-    palette.setResizeMode(QListView.ResizeMode.Adjust)
-    palette.setMovement(QListView.Movement.Static)
-    palette.setWordWrap(True)
-    palette.setUniformItemSizes(True)
-    palette.setIconSize(QSize(28, 28))
-    palette.setGridSize(PALETTE_CELL)
-    palette.setSpacing(0)
-    palette.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    palette.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    palette.setMinimumWidth(2 * PALETTE_CELL.width() + 8)
+class PaletteColumns:
+    """Lays the palette out as columns of icon + full label (every entry visible in a small dock).
+
+    The palette widget itself (``gui.editor.palette``) is untouched: this sets its list-view presentation and
+    answers the sizes the default layout needs."""
+
+    def __init__(self, palette: QListView):
+        self.palette = palette
+        fm = palette.fontMetrics()
+        labels = [palette.item(i).text() for i in range(palette.count())]  # type: ignore[attr-defined]
+        icon = 24
+        self.cell = QSize(max((fm.horizontalAdvance(t) for t in labels), default=80) + icon + 22,
+                          max(fm.height(), icon) + 8)
+        palette.setViewMode(QListView.ViewMode.ListMode)
+        palette.setFlow(QListView.Flow.LeftToRight)
+        palette.setWrapping(True)
+        palette.setResizeMode(QListView.ResizeMode.Adjust)
+        palette.setMovement(QListView.Movement.Static)
+        palette.setIconSize(QSize(icon, icon))
+        palette.setGridSize(self.cell)
+        palette.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        palette.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        palette.setMinimumWidth(self.cell.width() + 2 * palette.frameWidth())
+
+    def columns_width(self, columns: int) -> int:
+        """The palette width that shows ``columns`` columns."""
+        scrollbar = self.palette.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        return columns * self.cell.width() + 2 * self.palette.frameWidth() + scrollbar + 4
+
+    def rows_height(self, columns: int) -> int:
+        """The palette height that shows every entry in ``columns`` columns."""
+        rows = -(-self.palette.count() // columns)  # type: ignore[attr-defined]
+        return rows * self.cell.height() + 2 * self.palette.frameWidth() + 2
