@@ -5,10 +5,13 @@ Widgets never hold model state: they read ``document.model`` / ``document.analys
 edit functions of ``core.model.edit``. After every change the document re-assembles the mechanism
 (Newton-Raphson of ``core.kinematics.assembly``) and publishes an :class:`Analysis`: the assembled
 configuration, the degrees of freedom, the redundant constraints, and — when it cannot be assembled — the
-message and the offending constraint, so the canvas can highlight it.
+message and the offending constraint, so the canvas can highlight it. For a planar model that fails, the
+configuration shown is the one of :func:`core.kinematics.assembly.diagnose_failure`: every other constraint
+closed and the one named open, so the joint the status bar names is the gap the canvas draws.
 """
 from __future__ import annotations
 
+import logging
 import math
 import os
 from dataclasses import dataclass, field
@@ -20,6 +23,9 @@ from PySide6.QtGui import QUndoStack
 
 from core.model import Model, empty_model_data, model_from_data
 from core.model import edit
+from gui.commands import SnapshotCommand
+
+log = logging.getLogger(__name__)
 
 #: an assembled mechanism has ||Phi||_2 below this [m or rad]
 ASSEMBLED_TOL = 1e-10
@@ -57,10 +63,11 @@ def analyse(model: Model, extra_hold: tuple[str, ...] = ()) -> Analysis:
     if not model.data.get("bodies"):
         return Analysis(model, "empty", dof=0)
     try:
-        from core.kinematics.assembly import assemble, dof_report
+        from core.kinematics.assembly import assemble, diagnose_failure, dof_report
         from core.system import compile_model
         system = compile_model(model)
-    except Exception as exc:  # e.g. a spatial model before the spatial solver exists
+    except Exception as exc:  # any compiler failure becomes a status, never a traceback in the editor
+        log.warning("no assembly for model %r", model.name, exc_info=True)
         return Analysis(model, "unavailable", message=f"no assembly for this model: {exc}")
     try:
         hold = list(system.held_coordinates())
@@ -73,22 +80,29 @@ def analyse(model: Model, extra_hold: tuple[str, ...] = ()) -> Analysis:
         rep = dof_report(system, res.q)
         dof = int(rep.dof_positions)
         redundant = tuple(rep.redundant)
-    except Exception as exc:
+        if not (res.status.ok and res.residual <= ASSEMBLED_TOL and np.all(np.isfinite(res.q))):
+            diagnosis = diagnose_failure(system, q0, 0.0, hold=sorted(set(hold)))
+    except Exception as exc:  # a numerical failure becomes a status, never a traceback in the editor
+        log.warning("assembly error in model %r", model.name, exc_info=True)
         return Analysis(model, "unavailable", message=f"assembly error: {type(exc).__name__}: {exc}")
     if res.status.ok and res.residual <= ASSEMBLED_TOL and np.all(np.isfinite(res.q)):
-        posed = model
-        if model.kind == "planar" and hasattr(system, "body_frame_pose"):
-            poses = {b: system.body_frame_pose(res.q, b) for b in system.body_names}
-            if any(_pose_differs(edit.body_pose(edit.element(model, "bodies", b)), p) for b, p in poses.items()):
-                posed = edit.set_poses(model, poses, validate=False)
-        return Analysis(posed, "assembled", res.residual, "", dof, redundant, (), res.q, system)
-    phi = system.phi(res.q, 0.0) if np.all(np.isfinite(res.q)) else np.full(system.m_holonomic, np.inf)
-    offending: tuple[str, ...] = ()
-    if phi.size:
-        worst = int(np.argmax(np.abs(np.nan_to_num(phi, nan=np.inf))))
-        offending = tuple(c.name for c in system.constraints if worst in c.rows)
-    return Analysis(model, "failed", float(res.residual), res.message or "the mechanism cannot be assembled",
-                    dof, redundant, offending, res.q, system)
+        return Analysis(_with_poses(model, system, res.q), "assembled", res.residual, "", dof, redundant, (),
+                        res.q, system)
+    # show the configuration the diagnosis names: all other constraints closed, the culprit open
+    shown = _with_poses(model, system, diagnosis.q) if diagnosis.isolated else model
+    offending = (diagnosis.constraint,) if diagnosis.constraint else ()
+    return Analysis(shown, "failed", diagnosis.residual, diagnosis.message, dof, redundant, offending,
+                    diagnosis.q, system)
+
+
+def _with_poses(model: Model, system: Any, q: Any) -> Model:
+    """``model`` with the body poses of configuration ``q`` written in (planar models; others unchanged)."""
+    if model.kind != "planar" or not hasattr(system, "body_frame_pose"):
+        return model
+    poses = {b: system.body_frame_pose(q, b) for b in system.body_names}
+    if any(_pose_differs(edit.body_pose(edit.element(model, "bodies", b)), p) for b, p in poses.items()):
+        return edit.set_poses(model, poses, validate=False)
+    return model
 
 
 def _pose_differs(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
@@ -177,7 +191,6 @@ class Document(QObject):
         ``merge_key``: consecutive edits with the same (hashable, non-None) key merge into one undo step —
         callers use one key per drag gesture or per field-editing session. Returns False for a no-op.
         """
-        from gui.commands import SnapshotCommand
         analysis = None
         if reassemble:
             new_model, analysis = self.assembled(new_model, extra_hold)

@@ -9,6 +9,15 @@ of its construction (see :meth:`_install_live_view`).
 
 The window talks to the user only through :attr:`messenger` (message boxes, file dialogs, questions), so tests
 replace it with a recorder instead of clicking modal dialogs.
+
+Layout: the first start fills the screen's available area; :meth:`MainWindow.reset_layout` (*View → Reset
+layout*, also applied on a first start) puts every dock back: palette (a grid of icons with labels) over the
+outline on the left, properties / spherical tree / undo history as tabs over the 3D view on the right, plots
+under the canvas. The toolbars have icon-only buttons of one fixed size (``gui.widgets.toolbar_style``), so a
+changing text ("Undo Move G2", "Resume") lives in the tooltip and never moves the buttons or the time slider.
+
+Samples (``sample_models/``) open as untitled copies: *Save* asks where to save, and no save ever overwrites a
+shipped sample.
 """
 from __future__ import annotations
 
@@ -16,15 +25,16 @@ import copy
 import importlib
 import importlib.util
 import json
+import logging
 import os
 import stat
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QMimeData, QSettings, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QUndoView,
-                               QWidget)
+from PySide6.QtCore import QByteArray, QMimeData, QSettings, QSize, Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QShowEvent
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDockWidget, QFileDialog, QLabel, QListView,
+                               QMainWindow, QMessageBox, QStyle, QToolBar, QUndoView, QWidget)
 
 from core.errors import Diagnostic, ModelError
 from core.model import GROUND, Model, empty_model_data, load_model, model_from_data, save_model
@@ -33,16 +43,43 @@ from gui.commands import macro
 from gui.document import Analysis, Document
 from gui.editor.canvas import PlanarCanvas
 from gui.editor.palette import Palette
-from gui.paths import config_dir, sample_models
+from gui.paths import ROOT, SAMPLE_MODELS, config_dir, sample_models
 from gui.recovery import Autosaver, clear_recovery, find_recovery
 from gui.widgets.inspector import Inspector
 from gui.widgets.outline import Outline
+from gui.widgets.toolbar_style import stabilize_toolbar, track_shortcut_tooltips
 from gui.widgets.tree_editor import TreeEditor
+
+log = logging.getLogger(__name__)
 
 APP_NAME = "Mechanism Studio"
 MIME = "application/x-mechstudio-elements"
 MAX_RECENT = 8
 FILE_FILTER = "Mechanism Studio models (*.json);;All files (*)"
+#: default dock sizes as fractions of the window: right column width, plots height, properties height (of the
+#: right column when the 3D view is under it)
+RIGHT_FRACTION, PLOTS_FRACTION, PROPERTIES_FRACTION = 0.23, 0.34, 0.6
+RIGHT_MIN_PX = 330  # the properties column is never narrower (two vector components side by side)
+PALETTE_COLUMNS = 2
+DOCK_CHROME_PX = 34  # a dock's title bar and frame around its widget
+VIEW3D_FRACTION = 0.3  # of the window width, for the 3D view beside the plots
+VIEW3D_BESIDE_PLOTS_PX = 280  # the 3D view goes beside the plots when it gets at least this width there
+#: the first window covers at least this fraction of the screen's available area in each direction
+FIRST_START_FILL = 0.9
+
+
+def is_sample(path: str | os.PathLike[str]) -> bool:
+    """True for a file of the shipped ``sample_models/`` folder (opened as an untitled copy, never saved over)."""
+    try:
+        return Path(path).resolve().is_relative_to(SAMPLE_MODELS.resolve())
+    except OSError:
+        return False
+
+
+def documentation_url() -> QUrl:
+    """The user documentation: the checkout's README.md (its links lead to docs/), else the docs folder."""
+    readme = ROOT / "README.md"
+    return QUrl.fromLocalFile(str(readme if readme.exists() else ROOT / "docs"))
 
 
 def make_settings() -> QSettings:
@@ -91,6 +128,11 @@ class MainWindow(QMainWindow):
         self.messenger = messenger or Messenger()
         self.settings = make_settings()
         self.setObjectName("MainWindow")
+        self.sample_source: str | None = None  # the shipped sample the untitled document is a copy of
+        self._layout_restored = False
+        self._first_show_done = False
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
+        self._set_corners(left_full=False, right_full=False)  # the narrowest arrangement until reset_layout
         self.resize(1280, 820)
         self.canvas = PlanarCanvas(self.document, self)
         self.setCentralWidget(self.canvas)
@@ -113,6 +155,9 @@ class MainWindow(QMainWindow):
         if restore_layout:
             self._restore_layout()
         self._install_live_view()
+        self._stabilize_toolbars()
+        if restore_layout and not self._layout_restored:
+            self._fill_screen()
 
     # ---- construction ---------------------------------------------------------------------------------------
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -126,6 +171,7 @@ class MainWindow(QMainWindow):
         L, R, B = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
                    Qt.DockWidgetArea.BottomDockWidgetArea)
         self.palette = Palette(self.canvas)
+        self.palette_layout = PaletteColumns(self.palette)
         self.outline = Outline(self.document)
         self.inspector = Inspector(self.document, self.angle_unit)
         self.undo_view = QUndoView(self.document.undo_stack)
@@ -147,41 +193,60 @@ class MainWindow(QMainWindow):
         self.dock_plots = self._dock("Plots", "dock_plots", placeholder_plots, B)
         self.dock_view3d.hide()
         self.dock_plots.hide()
+        self._default_areas = {self.dock_palette: L, self.dock_outline: L, self.dock_inspector: R,
+                               self.dock_tree: R, self.dock_history: R, self.dock_view3d: R, self.dock_plots: B}
         self.resizeDocks([self.dock_palette, self.dock_inspector], [200, 400], Qt.Orientation.Horizontal)
 
-    def _action(self, text: str, slot: Any, shortcut: Any = None, tip: str = "") -> QAction:
+    def _action(self, text: str, slot: Any, shortcut: Any = None, tip: str = "", name: str = "") -> QAction:
         a = QAction(text, self)
+        a.setObjectName(name or "act_" + text.replace("&", "").rstrip("…").strip().lower().replace(" ", "_"))
         if shortcut is not None:
             a.setShortcut(QKeySequence(shortcut))
         if tip:
             a.setStatusTip(tip)
         a.triggered.connect(lambda _checked=False: slot())
+        track_shortcut_tooltips(a)
         return a
 
     def _build_actions(self) -> None:
         S = QKeySequence.StandardKey
-        self.act_new = self._action("&New", self.new_model, S.New)
-        self.act_open = self._action("&Open…", self.open_dialog, S.Open)
-        self.act_save = self._action("&Save", self.save, S.Save)
-        self.act_save_as = self._action("Save &As…", self.save_as, S.SaveAs)
+        self.act_new = self._action("&New", self.new_model, S.New, "Start an empty model")
+        self.act_open = self._action("&Open…", self.open_dialog, S.Open, "Open a model file")
+        self.act_save = self._action("&Save", self.save, S.Save, "Save the model (a sample copy asks where)")
+        self.act_save_as = self._action("Save &As…", self.save_as, S.SaveAs, "Save the model under a new name")
         self.act_quit = self._action("&Quit", self.close, S.Quit)
         self.act_undo = self.document.undo_stack.createUndoAction(self, "&Undo")
-        self.act_undo.setShortcut(QKeySequence(S.Undo))
+        self.act_undo.setObjectName("act_undo")
+        self.act_undo.setShortcuts(QKeySequence.keyBindings(S.Undo))
         self.act_redo = self.document.undo_stack.createRedoAction(self, "&Redo")
-        self.act_redo.setShortcut(QKeySequence(S.Redo))
-        self.act_copy = self._action("&Copy", self.copy_selection, S.Copy)
-        self.act_paste = self._action("&Paste", self.paste, S.Paste)
-        self.act_delete = self._action("&Delete", self.delete_selection, S.Delete)
+        self.act_redo.setObjectName("act_redo")
+        self.act_redo.setShortcuts(redo_shortcuts())
+        for a in (self.act_undo, self.act_redo):
+            track_shortcut_tooltips(a)
+        self.act_copy = self._action("&Copy", self.copy_selection, S.Copy, "Copy the selected bodies")
+        self.act_paste = self._action("&Paste", self.paste, S.Paste, "Paste bodies (and their joints)")
+        self.act_delete = self._action("&Delete", self.delete_selection, S.Delete, "Delete the selection")
         self.act_select_all = self._action("Select &all", self.select_all, S.SelectAll)
-        self.act_fit = self._action("&Zoom to fit", self.canvas.zoom_to_fit, "F")
+        self.act_fit = self._action("&Zoom to fit", self.canvas.zoom_to_fit, "F", "Show the whole mechanism",
+                                    "act_fit")
         self.act_grid = QAction("Snap to &grid", self, checkable=True, checked=True)
         self.act_grid.toggled.connect(lambda on: setattr(self.canvas, "snap_to_grid", on))
         self.act_degrees = QAction("Angles in &degrees", self, checkable=True)
         self.act_degrees.setChecked(self.settings.value("units/angle", "deg") == "deg")
         self.act_degrees.toggled.connect(self._on_degrees_toggled)
+        self.act_reset_layout = self._action("&Reset layout", self.reset_layout, None,
+                                             "Put every panel back where it was at the first start")
         self.act_reassemble = self._action("Re-&assemble", self.reassemble, "Ctrl+R",
-                                           "Write the assembled configuration into the model")
+                                           "Write the assembled configuration into the model", "act_reassemble")
         self.act_add_child = self._action("Add spherical &child body", self.tree_editor.add_child)
+        self.act_quick_start = self._action("&Quick start", self.show_quick_start, S.HelpContents,
+                                            "Build and run a four-bar linkage, step by step")
+        self.act_shortcuts = self._action("&Keyboard shortcuts", self.show_shortcuts, "Ctrl+/",
+                                          "Every keyboard shortcut and mouse gesture")
+        self.act_documentation = self._action("&Documentation", self.open_documentation, None,
+                                              "Open the user guide (README and docs/) in the browser")
+        self.act_about = self._action("&About", lambda: QMessageBox.about(
+            self, APP_NAME, f"{APP_NAME}: build mechanisms and simulate constrained multibody dynamics."))
         for a in (self.act_copy, self.act_delete):
             a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             self.canvas.addAction(a)
@@ -209,27 +274,33 @@ class MainWindow(QMainWindow):
         m.addActions([self.act_undo, self.act_redo])
         m.addSeparator()
         m.addActions([self.act_copy, self.act_paste, self.act_delete, self.act_select_all])
-        m = mb.addMenu("&View")
+        self.menu_view = m = mb.addMenu("&View")
         m.addActions([self.act_fit, self.act_grid, self.act_degrees])
         m.addSeparator()
         for dock in (self.dock_palette, self.dock_outline, self.dock_inspector, self.dock_tree, self.dock_history,
                      self.dock_view3d, self.dock_plots):
             m.addAction(dock.toggleViewAction())
+        m.addSeparator()
+        m.addAction(self.act_reset_layout)
         m = mb.addMenu("&Model")
         m.addActions([self.act_reassemble, self.act_add_child])
         self.menu_simulation = mb.addMenu("&Simulation")
-        m = mb.addMenu("&Help")
-        m.addAction(self._action("&About", lambda: QMessageBox.about(
-            self, APP_NAME, f"{APP_NAME}: build mechanisms and simulate constrained multibody dynamics.")))
+        self.menu_help = m = mb.addMenu("&Help")
+        m.addActions([self.act_quick_start, self.act_shortcuts, self.act_documentation])
+        m.addSeparator()
+        m.addAction(self.act_about)
         tb = self.addToolBar("File")
         tb.setObjectName("toolbar_file")
+        tb.setMovable(False)
         tb.addActions([self.act_new, self.act_open, self.act_save])
         tb.addSeparator()
         tb.addActions([self.act_undo, self.act_redo])
         tb.addSeparator()
         tb.addActions([self.act_fit, self.act_reassemble])
+        self.toolbar_file = tb
         self.toolbar_simulation = self.addToolBar("Simulation")
         self.toolbar_simulation.setObjectName("toolbar_simulation")
+        self.toolbar_simulation.setMovable(False)
 
     def _build_status_bar(self) -> None:
         sb = self.statusBar()
@@ -253,6 +324,17 @@ class MainWindow(QMainWindow):
             self.dock_plots.setWidget(plots)
             self.dock_plots.show()
 
+    def add_time_bar(self, widget: QWidget) -> None:
+        """Put the live view's time bar (slider, time readout, speed, progress, status) on a toolbar row of its
+        own, so nothing a toolbar button does can push it into an overflow menu."""
+        self.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
+        tb = QToolBar("Time", self)
+        tb.setObjectName("toolbar_time")
+        tb.setMovable(False)
+        tb.addWidget(widget)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
+        self.toolbar_time = tb
+
     def _install_live_view(self) -> None:
         """Call ``gui.simulation.install_live_view(self)`` when the live-view package provides it."""
         if os.environ.get("MECHSTUDIO_NO_LIVE_VIEW"):
@@ -268,9 +350,17 @@ class MainWindow(QMainWindow):
         if callable(install):
             install(self)
 
+    def _stabilize_toolbars(self) -> None:
+        """Icon-only, fixed-size buttons with the changing text in their tooltips (see toolbar_style)."""
+        for tb in self.findChildren(QToolBar):
+            stabilize_toolbar(tb)
+
     # ---- document -> window ---------------------------------------------------------------------------------
     def _update_title(self) -> None:
-        self.setWindowTitle(f"{self.document.display_name}[*] — {APP_NAME}")
+        name = self.document.display_name
+        if self.sample_source is not None and not self.document.path:
+            name += " (copy of a sample)"
+        self.setWindowTitle(f"{name}[*] — {APP_NAME}")
         self.setWindowModified(self.document.modified)
 
     def _on_document_analysis_changed(self, a: Analysis) -> None:
@@ -285,8 +375,9 @@ class MainWindow(QMainWindow):
             self.assembly_label.setStyleSheet("")
             self.assembly_label.setToolTip("")
         elif a.state == "failed":
-            who = ", ".join(a.offending)
-            self.assembly_label.setText(f"NOT assembled (‖Φ‖ = {a.residual:.2g}; check {who})")
+            who = ", ".join(a.offending) or "the constraints"
+            self.assembly_label.setText(f"NOT assembled: {who} open (‖Φ_{who}‖ = {a.residual:.2g})"
+                                        if a.offending else f"NOT assembled (‖Φ‖ = {a.residual:.2g})")
             self.assembly_label.setStyleSheet("color: #c00; font-weight: bold")
             self.assembly_label.setToolTip(a.message)
         else:
@@ -322,8 +413,16 @@ class MainWindow(QMainWindow):
     def new_model(self) -> None:
         if not self.maybe_save():
             return
+        self._forget_model_state()
         self.document.reset(model_from_data(empty_model_data()), None)
         clear_recovery()
+
+    def _forget_model_state(self, sample: str | None = None) -> None:
+        """Before New/Open: drop everything the window holds about the previous model."""
+        self.sample_source = sample
+        self.canvas.cancel()
+        self.palette.clearSelection()
+        self.statusBar().clearMessage()
 
     def open_dialog(self) -> None:
         start = os.path.dirname(self.document.path) if self.document.path else str(Path.cwd())
@@ -340,6 +439,15 @@ class MainWindow(QMainWindow):
             return False
         if ask and not self.maybe_save():
             return False
+        if is_sample(path):  # an untitled copy: Save asks where, the shipped file is never overwritten
+            self._forget_model_state(os.path.abspath(path))
+            self.document.reset(model, None)
+            self._update_title()
+            clear_recovery()
+            self.statusBar().showMessage(f"Opened a copy of the sample {os.path.basename(path)}; "
+                                         "Save asks where to keep it", 8000)
+            return True
+        self._forget_model_state()
         self.document.reset(model, os.path.abspath(path))
         self._add_recent(os.path.abspath(path))
         clear_recovery()
@@ -353,7 +461,8 @@ class MainWindow(QMainWindow):
 
     def save_as(self, path: str | None = None) -> bool:
         if path is None:
-            suggestion = self.document.path or str(Path.cwd() / f"{self.document.model.name or 'untitled'}.json")
+            start = Path.cwd() if not is_sample(Path.cwd() / "x.json") else Path.home()
+            suggestion = self.document.path or str(start / f"{self.document.model.name or 'untitled'}.json")
             path = self.messenger.save_path(self, suggestion)
             if not path:
                 return False
@@ -363,7 +472,9 @@ class MainWindow(QMainWindow):
         """Save atomically; on failure show why and keep everything (model, undo history, modified flag)."""
         target = Path(path)
         problem = None
-        if target.exists() and not (target.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)):
+        if is_sample(target):
+            problem = "the shipped samples are read-only; choose a name outside sample_models/"
+        elif target.exists() and not (target.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)):
             problem = "the file is read-only"
         elif target.exists() and not os.access(target, os.W_OK):
             problem = "permission denied"
@@ -376,6 +487,7 @@ class MainWindow(QMainWindow):
             self.messenger.error(self, "Save failed", f"Could not save to {path}: {problem}.\n"
                                                       "Nothing was lost: the model is still open, unsaved.")
             return False
+        self.sample_source = None
         self.document.set_path(os.path.abspath(path))
         self.document.undo_stack.setClean()
         self._add_recent(os.path.abspath(path))
@@ -459,18 +571,20 @@ class MainWindow(QMainWindow):
                 self, "Delete", f"Deleting the selection also deletes what is attached to it: "
                                 f"{', '.join(sorted(set(cascade)))}. Continue?"):
             return
-        with macro(self.document, f"Delete {len(keys)} element(s)"):
-            for coll, name in keys:
-                current = self.document.base_model()
-                if name not in edit.names(current, coll):
-                    continue
-                if coll == "joints":  # drivers and forces of the joint go with it
-                    current = edit.remove_elements(current, [("drivers", d["name"]) for d in
-                                                             current.data.get("drivers", []) if d.get("joint") == name]
-                                                   + [("forces", f["name"]) for f in current.data.get("forces", [])
-                                                      if f.get("joint") == name], validate=False)
-                new = edit.remove_elements(current, [(coll, name)])
-                self.document.push_edit(new, f"Delete {name}")
+        current = model
+        for coll, name in keys:
+            if name not in edit.names(current, coll):
+                continue
+            if coll == "joints":  # drivers and forces of the joint go with it
+                current = edit.remove_elements(current, [("drivers", d["name"]) for d in
+                                                         current.data.get("drivers", []) if d.get("joint") == name]
+                                               + [("forces", f["name"]) for f in current.data.get("forces", [])
+                                                  if f.get("joint") == name], validate=False)
+            current = edit.remove_elements(current, [(coll, name)])
+        gone = [n for c in ("ground_points",) + edit.COLLECTIONS for n in edit.names(model, c)
+                if n not in edit.names(current, c)]
+        text = f"Delete {gone[0]}" if len(gone) == 1 else f"Delete {len(gone)} elements"
+        self.document.push_edit(current, text)
         self.document.set_selection([])
 
     def copy_selection(self) -> None:
@@ -539,6 +653,30 @@ class MainWindow(QMainWindow):
         if a.state == "assembled" and a.posed is not self.document.model:
             self.document.push_edit(a.posed, "Re-assemble", reassemble=False)
 
+    # ---- help ---------------------------------------------------------------------------------------------
+    def show_quick_start(self) -> None:
+        from gui.dialogs.quick_start import QuickStartDialog
+        dialog = getattr(self, "quick_start_dialog", None) or QuickStartDialog(self)
+        self.quick_start_dialog = dialog
+        dialog.show()
+        dialog.raise_()
+
+    def show_shortcuts(self) -> None:
+        from gui.dialogs.shortcuts import ShortcutsDialog
+        dialog = ShortcutsDialog(self)
+        self.shortcuts_dialog = dialog
+        dialog.show()
+
+    def open_documentation(self) -> bool:
+        """Open the user guide with the desktop's viewer; say so when nothing could open it."""
+        url = documentation_url()
+        if QDesktopServices.openUrl(url):
+            self.statusBar().showMessage(f"Opened {url.toLocalFile()}", 5000)
+            return True
+        self.messenger.error(self, "Documentation", f"Could not open {url.toLocalFile()}: no viewer for it was "
+                                                    "found. Open the file in a browser or text editor.")
+        return False
+
     # ---- layout and close -----------------------------------------------------------------------------------
     def _restore_layout(self) -> None:
         geom = self.settings.value("window/geometry")
@@ -546,7 +684,83 @@ class MainWindow(QMainWindow):
         if geom is not None:
             self.restoreGeometry(geom)
         if state is not None:
-            self.restoreState(state)
+            self._layout_restored = bool(self.restoreState(state))
+
+    def _fill_screen(self) -> None:
+        """First start: cover the screen's available area (maximized where a window manager does it)."""
+        screen = self.screen() or QApplication.primaryScreen()
+        if screen is None:
+            return
+        self.setGeometry(screen.availableGeometry())
+        self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
+        super().showEvent(event)
+        if not self._first_show_done:
+            self._first_show_done = True
+            if not self._layout_restored:  # first start (or a layout that could not be restored)
+                QTimer.singleShot(0, self.reset_layout)
+
+    def _set_corners(self, left_full: bool, right_full: bool) -> None:
+        """Which side columns run from the toolbars down to the status bar (``*_full``) and which stop above the
+        plots: the plots need their minimum width between the columns that run down beside them."""
+        L, R, B = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
+                   Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.setCorner(Qt.Corner.TopLeftCorner, L)
+        self.setCorner(Qt.Corner.BottomLeftCorner, L if left_full else B)
+        self.setCorner(Qt.Corner.TopRightCorner, R)
+        self.setCorner(Qt.Corner.BottomRightCorner, R if right_full else B)
+
+    def reset_layout(self) -> None:
+        """Put every dock back in its place and size (also used on a first start); the toolbars stay.
+
+        Palette over outline on the left and the properties tabs on the right, beside the canvas; the plots
+        under all three, with the 3D view to their right when the window is wide enough for both (else the 3D
+        view goes under the properties).
+        """
+        L, R, B = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
+                   Qt.DockWidgetArea.BottomDockWidgetArea)
+        live = self.dock_view3d.widget() is not None and not isinstance(self.dock_view3d.widget(), QLabel)
+        w, h = max(self.width(), 800), max(self.height(), 600)
+        left = self.palette_layout.columns_width(PALETTE_COLUMNS) + 8
+        right = max(int(RIGHT_FRACTION * w), RIGHT_MIN_PX)
+        plots_min = self.dock_plots.minimumSizeHint().width() if live else 0
+        view_beside_plots = live and w - plots_min >= VIEW3D_BESIDE_PLOTS_PX
+        self._set_corners(left_full=not live, right_full=not live)
+        for dock in self._default_areas:
+            dock.setFloating(False)
+            self.removeDockWidget(dock)
+        for dock in (self.dock_palette, self.dock_outline):
+            self.addDockWidget(L, dock, Qt.Orientation.Vertical)
+        self.addDockWidget(R, self.dock_inspector, Qt.Orientation.Vertical)
+        self.tabifyDockWidget(self.dock_inspector, self.dock_tree)
+        self.tabifyDockWidget(self.dock_tree, self.dock_history)
+        self.addDockWidget(B, self.dock_plots)
+        if view_beside_plots:
+            self.splitDockWidget(self.dock_plots, self.dock_view3d, Qt.Orientation.Horizontal)
+        else:
+            self.addDockWidget(R, self.dock_view3d, Qt.Orientation.Vertical)
+        for dock in self._default_areas:
+            dock.setVisible(live or dock not in (self.dock_view3d, self.dock_plots))
+        self.dock_inspector.raise_()
+        self.layout().activate()  # the sizes below apply to the docks' new places
+        self.resizeDocks([self.dock_palette, self.dock_inspector], [left, right], Qt.Orientation.Horizontal)
+        if live:
+            self.resizeDocks([self.dock_plots], [int(PLOTS_FRACTION * h)], Qt.Orientation.Vertical)
+            if view_beside_plots:
+                view_w = min(int(VIEW3D_FRACTION * w), w - plots_min)
+                self.resizeDocks([self.dock_plots, self.dock_view3d], [w - view_w, view_w], Qt.Orientation.Horizontal)
+        self.layout().activate()
+        column = self.centralWidget().height()
+        palette_h = min(self.palette_layout.rows_height(PALETTE_COLUMNS) + DOCK_CHROME_PX, int(0.6 * column))
+        sizes_v = [(self.dock_palette, palette_h), (self.dock_outline, max(column - palette_h, 60))]
+        if live and not view_beside_plots:
+            sizes_v += [(self.dock_inspector, int(PROPERTIES_FRACTION * column)),
+                        (self.dock_view3d, int((1 - PROPERTIES_FRACTION) * column))]
+        self.resizeDocks([d for d, _ in sizes_v], [n for _, n in sizes_v], Qt.Orientation.Vertical)
+        log.debug("reset layout: left %d px, palette %d px of %d px, 3D view beside the plots: %s", left,
+                  palette_h, column, view_beside_plots)
+        self.canvas.zoom_to_fit()
 
     def save_layout(self) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())
@@ -561,3 +775,48 @@ class MainWindow(QMainWindow):
         self.autosaver.timer.stop()
         clear_recovery()
         event.accept()
+
+
+def redo_shortcuts() -> list[QKeySequence]:
+    """The platform's redo keys plus both common ones: Ctrl+Shift+Z and Ctrl+Y."""
+    keys = list(QKeySequence.keyBindings(QKeySequence.StandardKey.Redo))
+    for extra in ("Ctrl+Shift+Z", "Ctrl+Y"):
+        seq = QKeySequence(extra)
+        if seq not in keys:
+            keys.append(seq)
+    return keys
+
+
+class PaletteColumns:
+    """Lays the palette out as columns of icon + full label (every entry visible in a small dock).
+
+    The palette widget itself (``gui.editor.palette``) is untouched: this sets its list-view presentation and
+    answers the sizes the default layout needs."""
+
+    def __init__(self, palette: QListView):
+        self.palette = palette
+        fm = palette.fontMetrics()
+        labels = [palette.item(i).text() for i in range(palette.count())]  # type: ignore[attr-defined]
+        icon = 24
+        self.cell = QSize(max((fm.horizontalAdvance(t) for t in labels), default=80) + icon + 22,
+                          max(fm.height(), icon) + 8)
+        palette.setViewMode(QListView.ViewMode.ListMode)
+        palette.setFlow(QListView.Flow.LeftToRight)
+        palette.setWrapping(True)
+        palette.setResizeMode(QListView.ResizeMode.Adjust)
+        palette.setMovement(QListView.Movement.Static)
+        palette.setIconSize(QSize(icon, icon))
+        palette.setGridSize(self.cell)
+        palette.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        palette.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        palette.setMinimumWidth(self.cell.width() + 2 * palette.frameWidth())
+
+    def columns_width(self, columns: int) -> int:
+        """The palette width that shows ``columns`` columns."""
+        scrollbar = self.palette.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        return columns * self.cell.width() + 2 * self.palette.frameWidth() + scrollbar + 4
+
+    def rows_height(self, columns: int) -> int:
+        """The palette height that shows every entry in ``columns`` columns."""
+        rows = -(-self.palette.count() // columns)  # type: ignore[attr-defined]
+        return rows * self.cell.height() + 2 * self.palette.frameWidth() + 2

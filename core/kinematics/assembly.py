@@ -10,17 +10,25 @@
   solution of Phi_q dq = -Phi (lstsq; valid with redundant constraints), optionally mass-weighted
   (dq = -W^-1 Phi_q^T (Phi_q W^-1 Phi_q^T)^+ Phi, the step (4.10) of source 001, W = diag(M) restricted to
   positive entries), with a backtracking line search on ||Phi||. Never raises: returns a result with a Status
-  and a message naming the worst constraint when it fails.
+  and a message naming the constraint with the largest residual norm ||Phi_c|| when it fails.
+* :func:`constraint_residuals`: ||Phi_c(q, t)||_2 of every holonomic constraint c (a joint's gap in m, or m and
+  rad mixed for joints with angle rows), largest first.
+* :func:`diagnose_failure`: which constraint keeps a mechanism from assembling. Each constraint in turn, largest
+  residual at the rough positions first, is left out and the others are assembled; the first one whose
+  omission lets everything else assemble is the culprit, and the configuration returned has every other
+  constraint closed, so the culprit's residual is by construction the largest there (what an editor draws and
+  names). If no single constraint is to blame, the rough positions and their largest residual are reported.
 * :func:`solve_velocities`: C q' = -xi plus the user's prescribed coordinate rates, least squares.
 * :func:`solve_accelerations`: Phi_q q'' = gamma (driven, zero-DOF analysis).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
-from core.system import ConstrainedSystem
+from core.system import ConstrainedSystem, ConstraintInfo
 from core.types import FloatArray, Status
 
 RANK_RTOL = 1e-9
@@ -85,18 +93,20 @@ def _step(J: FloatArray, phi: FloatArray, weights: FloatArray | None) -> FloatAr
 
 def assemble(system: ConstrainedSystem, q0: FloatArray, t: float = 0.0, *, tol: float = ASSEMBLY_TOL,
              max_iter: int = 60, weights: FloatArray | None = None,
-             hold: list[int] | None = None) -> NewtonResult:
+             hold: list[int] | None = None, rows: Sequence[int] | None = None) -> NewtonResult:
     """Newton-Raphson on the holonomic constraints Phi(q, t) = 0 from ``q0`` (see module docstring).
 
-    Coordinates listed in ``hold`` keep their value (e.g. the crank angle a user set).
+    Coordinates listed in ``hold`` keep their value (e.g. the crank angle a user set). ``rows``: solve only
+    these rows of Phi (all holonomic rows when None); :func:`diagnose_failure` leaves one constraint out.
     """
     q = np.array(q0, dtype=float)
     free = np.ones(system.n, dtype=bool)
     if hold:
         free[list(hold)] = False
-    if system.m_holonomic == 0:
+    sel = np.arange(system.m_holonomic) if rows is None else np.asarray(list(rows), dtype=int)
+    if sel.size == 0:
         return NewtonResult(q, Status.CONVERGED, 0, 0.0)
-    phi = system.phi(q, t)
+    phi = system.phi(q, t)[sel]
     res = float(np.linalg.norm(phi))
     history = [res]
     stall = 0
@@ -106,13 +116,13 @@ def assemble(system: ConstrainedSystem, q0: FloatArray, t: float = 0.0, *, tol: 
                                 tuple(history))
         if res <= tol:
             return NewtonResult(q, Status.CONVERGED, it - 1, res, "", tuple(history))
-        J = system.phi_q(q, t)
+        J = system.phi_q(q, t)[sel]
         dq = np.zeros(system.n)
         dq[free] = _step(J[:, free], phi, None if weights is None else weights[free])
         alpha = 1.0
         while True:
             q_try = q + alpha * dq
-            phi_try = system.phi(q_try, t)
+            phi_try = system.phi(q_try, t)[sel]
             res_try = float(np.linalg.norm(phi_try))
             if res_try < res or alpha < 1e-3:
                 break
@@ -127,12 +137,66 @@ def assemble(system: ConstrainedSystem, q0: FloatArray, t: float = 0.0, *, tol: 
             break
     if res <= tol:
         return NewtonResult(q, Status.CONVERGED, len(history) - 1, res, "", tuple(history))
-    labels = system.row_labels()
-    worst = int(np.argmax(np.abs(phi)))
     status = Status.MAX_ITER if stall < 6 else Status.DIVERGED
-    msg = (f"the mechanism cannot be assembled at t = {t:g} s: the constraint residual stays at {res:.3g} "
-           f"(largest in {labels[worst]!r}: {phi[worst]:.3g}); check the link lengths and driver ranges")
+    solved = set(sel.tolist())
+    included = {c.name for c in system.constraints if solved.intersection(c.rows)}
+    ranked = [(name, r) for name, r in constraint_residuals(system, q, t) if name in included]
+    worst = f" (largest in {ranked[0][0]!r}: {ranked[0][1]:.3g})" if ranked else ""
+    msg = (f"the mechanism cannot be assembled at t = {t:g} s: the constraint residual stays at {res:.3g}"
+           f"{worst}; check the link lengths and driver ranges")
     return NewtonResult(q, status, len(history) - 1, res, msg, tuple(history))
+
+
+def holonomic_rows(constraint: ConstraintInfo, m_holonomic: int) -> list[int]:
+    """The rows of ``constraint`` that belong to Phi (its position-level rows)."""
+    return [r for r in constraint.rows if r < m_holonomic]
+
+
+def constraint_residuals(system: ConstrainedSystem, q: FloatArray, t: float = 0.0) -> list[tuple[str, float]]:
+    """(name, ||Phi_c(q, t)||_2) of every constraint with holonomic rows, largest first (ties: file order)."""
+    phi = system.phi(q, t)
+    out = []
+    for c in system.constraints:
+        rows = holonomic_rows(c, system.m_holonomic)
+        if rows:
+            out.append((c.name, float(np.linalg.norm(phi[rows]))))
+    return sorted(out, key=lambda item: -item[1] if np.isfinite(item[1]) else -np.inf)
+
+
+@dataclass(frozen=True)
+class AssemblyDiagnosis:
+    """Why a mechanism does not assemble (see :func:`diagnose_failure`)."""
+
+    constraint: str  # the constraint to blame: the largest residual at ``q``
+    residual: float  # its ||Phi_c|| at q
+    q: FloatArray  # the configuration to show
+    isolated: bool  # True: every other constraint is closed at q (||Phi_other|| <= tol)
+    residuals: tuple[tuple[str, float], ...]  # every constraint's ||Phi_c|| at q, largest first
+    message: str
+
+
+def diagnose_failure(system: ConstrainedSystem, q0: FloatArray, t: float = 0.0, *, hold: list[int] | None = None,
+                     tol: float = ASSEMBLY_TOL) -> AssemblyDiagnosis:
+    """The constraint that keeps the mechanism from assembling, and a configuration showing it (module doc)."""
+    q0 = np.array(q0, dtype=float)
+    m = system.m_holonomic
+    order = constraint_residuals(system, q0, t)
+    by_name = {c.name: c for c in system.constraints}
+    for name, _r0 in order:
+        left_out = set(holonomic_rows(by_name[name], m))
+        others = [r for r in range(m) if r not in left_out]
+        res = assemble(system, q0, t, tol=tol, hold=hold, rows=others)
+        if res.status.ok and np.all(np.isfinite(res.q)):
+            ranked = tuple(constraint_residuals(system, res.q, t))
+            gap = dict(ranked)[name]
+            msg = (f"{name} cannot be closed while everything else is assembled (its residual stays at {gap:.3g}); "
+                   f"check the lengths and the driver ranges around {name}")
+            return AssemblyDiagnosis(name, gap, res.q, True, ranked, msg)
+    ranked = tuple(order)
+    name, gap = ranked[0] if ranked else ("", 0.0)
+    msg = (f"no single constraint is to blame; the largest residual at the given positions is {name} ({gap:.3g})"
+           if ranked else "the mechanism has no position constraints")
+    return AssemblyDiagnosis(name, gap, q0, False, ranked, msg)
 
 
 def solve_velocities(system: ConstrainedSystem, q: FloatArray, t: float,

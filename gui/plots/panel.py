@@ -138,9 +138,12 @@ class LivePlot(QWidget):
         self.clear()
 
     def clear(self) -> None:
+        """No curves, an empty legend and key, the time cursor at 0 (a new model, a new run)."""
         self.curve_set.clear()
         self.legend.clear()
         self._legend_key = []
+        self.key_label.setText("")
+        self.cursor.setValue(0.0)
         self._y_range = None
         self._y_managed = True
         self._range_only = False
@@ -242,8 +245,8 @@ class LivePlot(QWidget):
         3D view by more than one display interval with a software renderer.
         """
         self._buffer = buffer
-        if buffer is None or self.system is None:
-            return True
+        if buffer is None or self.system is None or not len(buffer):
+            return True  # no frames (a new model, a run not started): no curves, no legend (set_system cleared)
         t = buffer.t
         wanted = self.series(buffer)
         if range_apart and not self._range_only:
@@ -443,10 +446,21 @@ class PlotPanel(QWidget):
         self.refresh_count = 0
 
     def set_system(self, system: Any) -> None:
+        """Show the (empty) plots of ``system`` (None: no model): curves, legends, keys and cursors cleared."""
         for p in self.plots.values():
             p.set_system(system)
         self._version = -1
         self._buffer = None
+        self._versions = {}
+        self.flush_paint()
+
+    def clear(self) -> None:
+        """Drop every curve, legend entry and key; cursors to 0 (the system stays)."""
+        for p in self.plots.values():
+            p.clear()
+        self._version = -1
+        self._buffer = None
+        self._versions = {}
 
     def set_time_range(self, t_end: float | None) -> None:
         """Fix the time axis to [0, t_end] during a run (a steady axis is not re-rendered at every refresh);

@@ -89,6 +89,16 @@ class TrajectoryBuffer:
         dt = ts[j] - ts[i]
         return i, j, float((t - ts[i]) / dt) if dt > 0 else 0.0
 
+    def time_after(self, t: float, tol: float = 1e-9) -> float | None:
+        """The time of the first frame later than ``t`` (by more than ``tol`` [s]); None when there is none."""
+        j = int(np.searchsorted(self.t, t + tol, side="right"))
+        return float(self.t[j]) if j < self.size else None
+
+    def time_before(self, t: float, tol: float = 1e-9) -> float | None:
+        """The time of the last frame earlier than ``t`` (by more than ``tol`` [s]); None when there is none."""
+        i = int(np.searchsorted(self.t, t - tol, side="left")) - 1
+        return float(self.t[i]) if i >= 0 else None
+
     def to_trajectory(self, system: Any, settings: Any, status: Status = Status.FINISHED, message: str = "",
                       stats: dict[str, Any] | None = None) -> Trajectory:
         return Trajectory(system, settings, self.copy(), status, message, dict(stats or {}))

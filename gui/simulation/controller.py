@@ -5,10 +5,16 @@ States: ``idle`` (no results) → ``running`` ⇄ ``paused`` → ``finished`` | 
 never touches the Document: an edit during (or after) a run only marks the results ``stale``; opening another
 file stops the run and clears them. A failure (compile error, unassemblable model, Newton divergence, integrator
 giving up) reaches the user through ``report_error`` and the window stays usable.
+
+Frame by frame (:meth:`SimulationController.step`, :meth:`step_back`): on a run that has results, a step moves the
+shown time to the next (or previous) output frame that is already there; only at the newest frame of a paused run
+does Step ask the solver for one more. Neither ever drops results or starts a new run (Step with no results starts
+a paused run). ``solve_seconds`` counts the wall time the solver ran (pauses excluded) for the progress rate.
 """
 from __future__ import annotations
 
 import gc
+import logging
 import time
 from typing import Any, Callable
 
@@ -22,6 +28,9 @@ from gui.simulation.buffer import TrajectoryBuffer
 from gui.simulation.playback import PlaybackClock
 from gui.simulation.worker import SimulationWorker
 from gui.view3d.geometry import Poser
+
+log = logging.getLogger(__name__)
+
 
 def _ptr(obj: Any) -> int:
     from shiboken6 import getCppPointer
@@ -76,7 +85,8 @@ class SimulationController(QObject):
         self.sim_thread: QThread | None = None
         self.worker: SimulationWorker | None = None
         self.block_log: list[tuple[bool, int, float]] = []  # (arrived on the GUI thread, frames, wall time)
-        self._wall0 = 0.0
+        self._solved_s = 0.0  # wall time the solver ran before the current running stretch [s]
+        self._running_since: float | None = None  # start of the current running stretch (perf_counter) or None
         self._dirty = True
         self.trace: Callable[[str, float, float], None] | None = None  # (what, start, end) of each GUI-thread handler
         self.display_timer = QTimer(self)
@@ -130,19 +140,22 @@ class SimulationController(QObject):
             elif model.data.get("bodies"):
                 system = compile_model(model)
                 q = system.initial_guess()
-        except Exception:
+        except Exception as exc:  # noqa: BLE001 (any compile failure): the preview is skipped, the editor says why
+            log.info("no 3D preview of the model: %s", exc)
+            self.last_error = f"cannot draw the model: {exc}"
             system, q = None, None
         self.system, self.poser = system, (Poser(system) if system is not None else None)
         try:
             self.view.set_model(model, system, q, 0.0)
-        except Exception as exc:  # drawing must never break the editor
+        except Exception as exc:  # noqa: BLE001 (drawing must never break the editor)
+            log.warning("cannot draw the model", exc_info=True)
             self.view.spec = None
             self.last_error = f"cannot draw the model: {exc}"
         self.plots.set_system(system)
         try:  # imports the formulation and integrator modules now, not when Run is pressed
             self.effective_settings(model).validate()
-        except Exception:
-            pass
+        except (ValueError, TypeError, KeyError) as exc:  # Run reports it (start() validates again)
+            log.info("simulation settings of the model are not valid yet: %s", exc)
         self.buffer.reset(system.n if system else 0, len(system.constraints) if system else 0)
         self.plots.refresh(self.buffer, force=True)
         self.clock.pause()
@@ -178,7 +191,8 @@ class SimulationController(QObject):
                 system = compile_model(model)
             settings = self.effective_settings(model)
             settings.validate()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 (any compile/settings failure becomes a message)
+            log.info("cannot start the simulation", exc_info=True)
             self._fail(f"cannot start the simulation: {exc}")
             return False
         same_scene = model is self.model and system is self.system and getattr(self.view, "spec", None) is not None
@@ -210,7 +224,8 @@ class SimulationController(QObject):
         self.sim_thread.started.connect(self.worker.run)
         self.worker.sig_block.connect(self._on_block)
         self.worker.sig_finished.connect(self._on_finished)
-        self._wall0 = time.perf_counter()
+        self._solved_s = 0.0
+        self._running_since = None if paused else time.perf_counter()
         self.clock.seek(0.0)  # the clock starts playing with the first frames (_on_display_tick): starting it now
         self.clock.pause()    # would let it catch up with the solver's first block and stall
         self._hold_gc()
@@ -220,18 +235,32 @@ class SimulationController(QObject):
         self._set_state("paused" if paused else "running")
         return True
 
+    def _solver_stops(self) -> None:
+        if self._running_since is not None:
+            self._solved_s += time.perf_counter() - self._running_since
+            self._running_since = None
+
+    @property
+    def solve_seconds(self) -> float:
+        """Wall time the solver of the current run has been running [s] (pauses excluded)."""
+        extra = time.perf_counter() - self._running_since if self._running_since is not None else 0.0
+        return self._solved_s + extra
+
     def pause(self) -> None:
         if self.worker is not None and self.state == "running":
             self.worker.pause()
             self.clock.pause()
+            self._solver_stops()
             self._set_state("paused")
-        elif self.state in ("finished", "stopped") and self.clock.playing:
+        elif self.state in ("finished", "stopped", "failed") and self.clock.playing:
             self.clock.pause()
+            self.sig_state_changed.emit(self.state)
 
     def resume(self) -> None:
         if self.worker is not None and self.state == "paused":
             self.worker.resume()
             self.clock.play()
+            self._running_since = time.perf_counter()
             self._set_state("running")
 
     def run_or_resume(self) -> None:
@@ -240,15 +269,44 @@ class SimulationController(QObject):
         else:
             self.start()
 
-    def step(self) -> None:
-        """One output interval forward (starts a paused run when idle)."""
-        if not self.active:
-            if not self.start(paused=True):
-                return
-        elif self.state == "running":
+    def step(self) -> float | None:
+        """One output frame forward; the time it shows, or None when it waits for the solver's next frame.
+
+        With results: the next frame already there (a finished, stopped or failed run, or a paused run whose view
+        is behind its newest frame); at the newest frame of a paused (or running: it pauses) run, the solver
+        computes one more. With no results (idle): a paused run starts. Results are never dropped."""
+        if self.state == "running":
             self.pause()
+        if len(self.buffer):
+            t_next = self.buffer.time_after(self.clock.t)
+            if t_next is not None:
+                self.show_time(t_next)
+                return t_next
+            if not self.active:
+                return self.clock.t  # the last frame of a run that ended: stay there
+        elif not self.active:
+            if not self.start(paused=True):
+                return None
         assert self.worker is not None
         self.worker.step()
+        return None
+
+    def step_back(self) -> float | None:
+        """One output frame back (a running run pauses); the time it shows, None without results."""
+        if self.state == "running":
+            self.pause()
+        if not len(self.buffer):
+            return None
+        t_prev = self.buffer.time_before(self.clock.t)
+        self.show_time(t_prev if t_prev is not None else float(self.buffer.t[0]))
+        return self.clock.t
+
+    def show_time(self, t: float) -> None:
+        """Show the output frame at (or the interpolated state at) time ``t``, paused: view, plots' cursors, slider."""
+        if self.clock.playing:
+            self.clock.pause()
+            self.sig_state_changed.emit(self.state)  # Pause of a replay is no longer available
+        self.seek(t)
 
     def stop(self) -> None:
         if self.worker is not None:
@@ -308,6 +366,7 @@ class SimulationController(QObject):
         self._dirty = True
         self._on_display_tick()
         self.plots.set_cursor(self.clock.t)
+        self.sig_time_changed.emit(self.clock.t)
 
     def set_speed(self, speed: float) -> None:
         self.clock.speed = float(speed)
@@ -331,7 +390,9 @@ class SimulationController(QObject):
         if self.state == "paused":  # single steps: show the newest frame
             self.clock.seek(self.buffer.t_latest)
             self._dirty = True
-        elapsed = max(time.perf_counter() - self._wall0, 1e-9)
+        if self.state != "running":  # single steps of a paused run: no progress rate (the solver waits)
+            return
+        elapsed = max(self.solve_seconds, 1e-9)
         t_end = self.settings.t_end if self.settings else 0.0
         self.sig_progress.emit(self.buffer.t_latest, t_end, self.buffer.t_latest / elapsed)
 
@@ -339,6 +400,7 @@ class SimulationController(QObject):
         if not self._from_current_worker():
             return
         self.outcome = outcome
+        self._solver_stops()
         if self.sim_thread is not None:
             self.sim_thread.quit()
             self.sim_thread.wait(5000)

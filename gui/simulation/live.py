@@ -1,9 +1,18 @@
 """The live-simulation UI plugged into the main window: 3D view and plot docks, the Simulation toolbar and menu
 (Run / Pause / Stop / Step / Reset / Replay / Settings, time slider, speed, progress with ETA), view options and
 the exports. Installed by :func:`install_live_view` through the window's hook (``MainWindow.add_live_view``).
+
+The toolbar never changes size: its actions are icons with fixed texts (the changing part, e.g. "Resume the
+paused run", is in the tooltip). The time slider, time readout, speed, progress and run status are one widget,
+:attr:`LiveView.time_bar`, of fixed layout: the window puts it on a toolbar row of its own through
+``window.add_time_bar(widget)`` when it has that method, otherwise it goes at the end of the Simulation toolbar.
+The progress bar (with the ETA) shows only while the solver runs; the status label is the run's only status.
+:meth:`LiveView.reset` clears the plots, legends and cursors (the controller calls it itself when a file is opened
+or a new model started: the document's path signal).
 """
 from __future__ import annotations
 
+import logging
 import os
 import time
 from pathlib import Path
@@ -11,13 +20,18 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QProgressBar, QSlider, QWidget
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QSlider,
+                               QStyle, QWidget)
 
 from gui.plots.panel import PlotPanel
 from gui.simulation.controller import SimulationController
 from gui.view3d.scene import SceneContainer
 
+log = logging.getLogger(__name__)
+
 SLIDER_STEPS = 1000
+STATUS_TEXT = {"idle": "ready", "running": "running", "paused": "paused", "finished": "finished",
+               "stopped": "stopped", "failed": "FAILED"}
 SPEEDS = ("0.1", "0.25", "0.5", "1", "2", "4")
 
 
@@ -48,27 +62,45 @@ class LiveView(QObject):
         self._on_state_changed(c.state)
 
     # ---- UI ----------------------------------------------------------------------------------------------
-    def _act(self, text: str, slot: Any, shortcut: str | None = None, tip: str = "", name: str = "") -> QAction:
+    def _act(self, text: str, slot: Any, shortcut: str | None = None, tip: str = "", name: str = "",
+             icon: QStyle.StandardPixmap | None = None) -> QAction:
         a = QAction(text, self.window)
         a.setObjectName(name or f"act_{text.strip('&').lower().replace(' ', '_').replace('…', '')}")
+        if icon is not None:
+            a.setIcon(self.window.style().standardIcon(icon))
         if shortcut:
             a.setShortcut(QKeySequence(shortcut))
-        if tip:
-            a.setStatusTip(tip)
-            a.setToolTip(tip)
+        self._set_tip(a, tip)
         a.triggered.connect(lambda _c=False: slot())
         return a
 
+    @staticmethod
+    def _set_tip(a: QAction, tip: str) -> None:
+        """Tooltip and status tip, with the shortcut: the changing part of an action lives here, not in its text."""
+        if not tip:
+            return
+        keys = a.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        a.setStatusTip(tip)
+        a.setToolTip(f"{tip} ({keys})" if keys else tip)
+
     def _build_actions(self) -> None:
         c = self.controller
-        self.act_run = self._act("▶ Run", c.run_or_resume, "F5", "run the simulation (or resume)", "act_run")
-        self.act_pause = self._act("Pause", c.pause, "F6", "pause the run", "act_pause")
-        self.act_stop = self._act("■ Stop", c.stop, "Shift+F5", "stop the run (results are kept)", "act_stop")
-        self.act_step = self._act("Step", c.step, "F7", "advance one output interval", "act_step")
-        self.act_reset = self._act("⟲ Reset", c.reset, None, "drop the results, show the initial pose", "act_reset")
-        self.act_replay = self._act("↻ Replay", c.replay, None, "play the finished run again", "act_replay")
-        self.act_settings = self._act("Settings…", self.edit_settings, None, "formulation, integrator, tolerances",
-                                      "act_sim_settings")
+        P = QStyle.StandardPixmap
+        self.act_run = self._act("Run", c.run_or_resume, "F5", "Run the simulation", "act_run", P.SP_MediaPlay)
+        self.act_pause = self._act("Pause", c.pause, "F6", "Pause the run", "act_pause", P.SP_MediaPause)
+        self.act_stop = self._act("Stop", c.stop, "Shift+F5", "Stop the run (results are kept)", "act_stop",
+                                  P.SP_MediaStop)
+        self.act_step_back = self._act("Step back", c.step_back, "Shift+F7", "Show the previous output frame",
+                                       "act_step_back", P.SP_MediaSkipBackward)
+        self.act_step = self._act("Step", c.step, "F7", "Show the next output frame (computes it when needed)",
+                                  "act_step", P.SP_MediaSkipForward)
+        self.act_reset = self._act("Reset", self.reset, None, "Drop the results and show the initial pose",
+                                   "act_reset", P.SP_DialogResetButton)
+        self.act_replay = self._act("Replay", c.replay, None, "Play the run again from the start", "act_replay",
+                                    P.SP_BrowserReload)
+        self.act_settings = self._act("Settings…", self.edit_settings, None,
+                                      "Simulation settings: end time, output interval, formulation, integrator, "
+                                      "tolerances", "act_sim_settings", P.SP_FileDialogDetailedView)
         self.act_trails = QAction("Trails of the centres of mass", self.window, checkable=True)
         self.act_trails.toggled.connect(self._on_trails)
         self.act_reactions = QAction("Reaction-force arrows", self.window, checkable=True)
@@ -86,43 +118,75 @@ class LiveView(QObject):
         self.act_export_bundle = self._act("Export bundle…", self.export_bundle_dialog, None,
                                            "model, settings, CSV, plots and video in one folder", "act_export_bundle")
 
+    @property
+    def transport_actions(self) -> list[QAction]:
+        """The Simulation toolbar's actions, in order."""
+        return [self.act_run, self.act_pause, self.act_stop, self.act_step_back, self.act_step, self.act_reset,
+                self.act_replay, self.act_settings]
+
     def _build_toolbar(self) -> None:
         tb = self.window.toolbar_simulation
-        tb.addActions([self.act_run, self.act_pause, self.act_stop, self.act_step, self.act_reset, self.act_replay])
-        tb.addSeparator()
+        tb.addActions(self.transport_actions)
+        self.time_bar = self._build_time_bar()
+        place = getattr(self.window, "add_time_bar", None)
+        if callable(place):
+            place(self.time_bar)
+        else:
+            tb.addSeparator()
+            tb.addWidget(self.time_bar)
+
+    def _build_time_bar(self) -> QWidget:
+        """Slider, time readout, speed, progress and status in one widget of fixed layout (nothing in it changes
+        size: the labels have fixed widths, the progress bar keeps its room while hidden)."""
+        bar = QWidget()
+        bar.setObjectName("time_bar")
+        lay = QHBoxLayout(bar)
+        lay.setContentsMargins(4, 0, 4, 0)
+        fm = bar.fontMetrics()
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setObjectName("time_slider")
         self.slider.setRange(0, SLIDER_STEPS)
         self.slider.setMinimumWidth(160)
-        self.slider.setToolTip("scrub: the mechanism and the plots' cursor move together")
+        self.slider.setToolTip("Time: drag to scrub (the mechanism and the plots' cursors move together)")
         self.slider.sliderMoved.connect(self._on_slider_moved)
-        tb.addWidget(self.slider)
+        lay.addWidget(self.slider, 1)
         self.time_label = QLabel("t = 0.000 s")
         self.time_label.setObjectName("time_label")
-        self.time_label.setMinimumWidth(80)
-        tb.addWidget(self.time_label)
+        self.time_label.setFixedWidth(fm.horizontalAdvance("t = 00000.000 s") + 8)
+        lay.addWidget(self.time_label)
         self.speed = QComboBox()
         self.speed.setObjectName("speed")
         self.speed.addItems([f"{s}×" for s in SPEEDS])
         self.speed.setCurrentText("1×")
-        self.speed.setToolTip("playback speed (1× = real time)")
+        self.speed.setToolTip("Playback speed (1× = real time)")
+        self.speed.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.speed.currentTextChanged.connect(lambda s: self.controller.set_speed(float(s.rstrip("×"))))
-        tb.addWidget(self.speed)
+        lay.addWidget(self.speed)
         self.progress = QProgressBar()
         self.progress.setObjectName("sim_progress")
         self.progress.setRange(0, 1000)
-        self.progress.setMaximumWidth(140)
+        self.progress.setFixedWidth(fm.horizontalAdvance("100%  ETA 00000 s") + 24)
         self.progress.setTextVisible(True)
         self.progress.setFormat("")
-        tb.addWidget(self.progress)
+        policy = self.progress.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.progress.setSizePolicy(policy)
+        self.progress.hide()
+        lay.addWidget(self.progress)
         self.state_label = QLabel("")
         self.state_label.setObjectName("sim_state")
-        tb.addWidget(self.state_label)
-        tb.addAction(self.act_settings)
+        self.state_label.setFixedWidth(fm.horizontalAdvance("finished (stale)") + 16)
+        lay.addWidget(self.state_label)
+        bar.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        return bar
+
+    def reset(self) -> None:
+        """Drop the results: plots, legends and cursors cleared, the 3D view shows the initial pose."""
+        self.controller.reset()
 
     def _build_menu(self) -> None:
         m = self.window.menu_simulation
-        m.addActions([self.act_run, self.act_pause, self.act_stop, self.act_step, self.act_reset, self.act_replay])
+        m.addActions(self.transport_actions[:-1])
         m.addSeparator()
         m.addAction(self.act_settings)
         v = m.addMenu("3D &view")
@@ -138,31 +202,36 @@ class LiveView(QObject):
         running, paused = state == "running", state == "paused"
         has_results = len(c.buffer) > 0
         self.act_run.setEnabled(not running)
-        self.act_run.setText("▶ Resume" if paused else "▶ Run")
-        self.act_pause.setEnabled(running or (state in ("finished", "stopped") and c.clock.playing))
+        self._set_tip(self.act_run, "Resume the paused run" if paused else
+                      ("Run the simulation again (the results are replaced)" if has_results else
+                       "Run the simulation"))
+        self.act_pause.setEnabled(running or (state in ("finished", "stopped", "failed") and c.clock.playing))
         self.act_stop.setEnabled(c.active)
-        self.act_step.setEnabled(state in ("idle", "paused", "running", "finished", "stopped", "failed"))
+        self.act_step.setEnabled(state != "idle" or bool(self.window.document.model.data.get("bodies")))
+        self.act_step_back.setEnabled(has_results)
+        self.act_reset.setEnabled(has_results or c.active)
         self.act_replay.setEnabled(not c.active and has_results)
         self.act_settings.setEnabled(not c.active)
         for a in (self.act_export_csv, self.act_export_plots, self.act_export_mp4, self.act_export_gif,
                   self.act_export_bundle):
             a.setEnabled(not c.active and has_results)
         self.slider.setEnabled(has_results)
-        text = {"idle": "ready", "running": "running", "paused": "paused", "finished": "finished",
-                "stopped": "stopped", "failed": "FAILED"}.get(state, state)
+        text = STATUS_TEXT.get(state, state)
+        tip = {"failed": c.last_error, "idle": "no results yet: Run (F5) or Step (F7)"}.get(state, "")
         if c.stale:
-            text += " (stale: the model was edited)"
+            text += " (stale)"
+            tip = "The model was edited after this run started: the results show the model as it was. Run again."
         self.state_label.setText(text)
+        self.state_label.setToolTip(tip)
         self.state_label.setStyleSheet("color: #c00; font-weight: bold" if state == "failed" else
                                        ("color: #a60" if c.stale else ""))
+        if state != "running":  # progress and ETA only while the solver runs; the label is the one status
+            self.progress.hide()
+            self.progress.setFormat("")
         if state == "idle":
             self.progress.setValue(0)
-            self.progress.setFormat("")
             self.time_label.setText("t = 0.000 s")
             self.slider.setValue(0)
-        if state == "finished":
-            self.progress.setValue(1000)
-            self.progress.setFormat("done")
         if state == "failed" and c.last_error:
             self.window.statusBar().showMessage(f"Simulation failed: {c.last_error}", 15000)
 
@@ -180,6 +249,9 @@ class LiveView(QObject):
             self.slider.blockSignals(False)
 
     def _on_progress(self, t: float, t_end: float, rate: float) -> None:
+        if self.controller.state != "running":
+            return
+        self.progress.show()
         now = time.perf_counter()
         if now - self._last_progress < 0.25 and t < t_end:  # QProgressBar.setValue repaints synchronously
             return
@@ -237,7 +309,8 @@ class LiveView(QObject):
     def _guard(self, fn: Any) -> Any:
         try:
             return fn()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 (any failure of an export becomes a message; the app stays)
+            log.warning("export failed", exc_info=True)
             self.window.messenger.error(self.window, "Export failed", f"{type(exc).__name__}: {exc}")
             return None
 

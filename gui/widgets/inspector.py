@@ -3,9 +3,19 @@
 The form is generated from the element's JSON (so every field the file has is editable) and bound to JSON
 pointers. Typing or spinning previews live: each change pushes a command that merges with the previous ones of
 the same field-editing session, so when editing finishes (focus leaves, Enter) the whole session is one undo
-step. An edit the model rejects (negative mass, a name already used, ...) is not applied: the field turns red
-and the reason appears below the form. Model -> widget updates run under ``QSignalBlocker`` (no feedback loop).
-Time functions (drivers, loads) get a type selector and a preview plot over the simulation time.
+step, named after the element, the field and the value ("Set crank.mass to 2 kg").
+
+* Every number field accepts a minus sign; a value outside the field's range (a mass of 0 or -1, a negative
+  stiffness) or one the model rejects (a name already used, ...) is not applied: the field turns red and the
+  reason appears right under it, and the model keeps its value.
+* The mouse wheel changes a field only while it has keyboard focus (click or Tab into it first); over an
+  unfocused field the wheel scrolls the inspector.
+* Context-menu hook for other tools (e.g. a parameter sweep): :meth:`Inspector.add_field_action` adds an entry
+  to the right-click menu of every number field, and :attr:`Inspector.fieldContextMenuRequested` is emitted
+  with the field's JSON pointer and the global position whenever such a menu opens.
+
+Model -> widget updates run under ``QSignalBlocker`` (no feedback loop). Time functions (drivers, loads) get a
+type selector and a preview plot over the simulation time.
 """
 from __future__ import annotations
 
@@ -13,7 +23,8 @@ import itertools
 import math
 from typing import Any, Callable
 
-from PySide6.QtCore import QSignalBlocker, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPoint, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtGui import QContextMenuEvent, QWheelEvent
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
@@ -31,9 +42,13 @@ UNITS = {"mass": "kg", "inertia": "kg m²", "stiffness": "N/m", "damping": "N s/
          "frequency": "rad/s", "omega": "rad/s", "velocity": "m/s", "force": "N", "torque": "N m", "gravity": "m/s²",
          "t_end": "s", "dt": "s", "rtol": "", "atol": "", "amplitude": "", "offset": "", "initial": "",
          "spring": "N m/rad", "value": ""}
-MINIMA = {"mass": (1e-6, "must be positive"), "radius": (1e-6, "must be positive"),
-          "width": (1e-6, "must be positive"), "stiffness": (0.0, ""), "damping": (0.0, ""),
-          "free_length": (0.0, ""), "t_end": (1e-6, ""), "dt": (1e-6, ""), "spring": (0.0, "")}
+#: key -> (bound, strict): a value must be > bound (strict) or >= bound; every other number may be negative
+MINIMA = {"mass": (0.0, True), "radius": (0.0, True), "width": (0.0, True), "thickness": (0.0, True),
+          "stiffness": (0.0, False), "damping": (0.0, False), "free_length": (0.0, False), "t_end": (0.0, True),
+          "dt": (0.0, True), "spring": (0.0, False)}
+#: the widest range a number field offers (the model's own checks refuse what makes no sense)
+FIELD_RANGE = 1e12
+COMPONENT_NAMES = "xyz"
 TIME_FUNCTION_DEFAULTS = {
     "constant": 0.0,
     "constant_speed": {"type": "constant_speed", "initial": 0.0, "speed": 1.0},
@@ -42,10 +57,54 @@ TIME_FUNCTION_DEFAULTS = {
     "expression": {"type": "expression", "expression": "sin(t)"},
 }
 TIME_FUNCTION_KEYS = {"function"}  # keys whose value is a time function (plus force/torque components)
+ERROR_STYLE = "background: #ffd6d6"
+
+
+class FieldSpinBox(QDoubleSpinBox):
+    """A number field: the wheel works only with keyboard focus; values shown without trailing zeros."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the wheel does not take focus
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()  # the scroll area scrolls instead
+
+    def textFromValue(self, value: float) -> str:  # noqa: N802 - Qt API
+        text = self.locale().toString(value, "f", self.decimals())
+        point = self.locale().decimalPoint()
+        if point in text:
+            text = text.rstrip("0").rstrip(point)
+        return text
+
+
+class FieldComboBox(QComboBox):
+    """A choice field: the wheel works only with keyboard focus."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()
+
+
+def format_number(value: float) -> str:
+    """A number as a user reads it: up to 6 significant digits, no trailing zeros."""
+    return f"{value:.6g}"
 
 
 class Inspector(QScrollArea):
     """See the module docstring. ``angle_unit()`` returns "deg" or "rad" (the View menu's units display)."""
+
+    fieldContextMenuRequested = Signal(str, QPoint)
+    """A number field's right-click menu opens: (JSON pointer of the field, global position)."""
 
     def __init__(self, document: Document, angle_unit: Callable[[], str] = lambda: "deg", parent: Any = None):
         super().__init__(parent)
@@ -57,11 +116,12 @@ class Inspector(QScrollArea):
         self._key: tuple[str, str] | None = None
         self._shape: Any = None
         self._fields: dict[str, QWidget] = {}
+        self._errors: dict[str, QLabel] = {}  # field pointer -> the message label right under its row
+        self._field_of: dict[QObject, str] = {}  # number field widget -> its pointer (context menu)
+        self._field_actions: list[tuple[str, Callable[[str], None]]] = []
         self._updaters: dict[str, Callable[[Any], None]] = {}
         self._session = next(_sessions)
-        self.error_label = QLabel()
-        self.error_label.setStyleSheet("color: #c00")
-        self.error_label.setWordWrap(True)
+        self.error_label = QLabel()  # the label of the latest refusal (tests and tools read it)
         self._plot: Any = None
         self._busy = 0
         self._deferred = False
@@ -118,16 +178,15 @@ class Inspector(QScrollArea):
             self._update_values(found[0], found[1])
             return
         self._key, self._shape = key, shape
-        self._fields, self._updaters = {}, {}
+        self._fields, self._updaters, self._errors, self._field_of = {}, {}, {}, {}
         self._plot = None
         page = QWidget()
         lay = QVBoxLayout(page)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setVerticalSpacing(4)
         lay.addLayout(form)
         self.error_label = QLabel()
-        self.error_label.setStyleSheet("color: #c00")
-        self.error_label.setWordWrap(True)
         if found is None:
             n = len(self.document.selection)
             form.addRow(QLabel("Select one element to edit its properties." if n != 1 else ""))
@@ -146,9 +205,25 @@ class Inspector(QScrollArea):
                 self._vector_row(form, "position", pointer, value, "x, y" if len(value) == 2 else "x, y, z", "m")
             else:
                 self._dict_rows(form, pointer, value, coll)
-        lay.addWidget(self.error_label)
         lay.addStretch(1)
         self.setWidget(page)
+
+    def _add_row(self, form: QFormLayout, label: str, editor: QWidget, pointers: list[str]) -> None:
+        """Add ``editor`` as a form row with a (hidden) message label right under it for ``pointers``."""
+        box = QWidget()
+        v = QVBoxLayout(box)
+        v.setContentsMargins(0, 0, 0, 0)
+        v.setSpacing(1)
+        v.addWidget(editor)
+        message = QLabel()
+        message.setObjectName("error:" + (pointers[0] if pointers else ""))
+        message.setStyleSheet("color: #c00")
+        message.setWordWrap(True)
+        message.hide()
+        v.addWidget(message)
+        for ptr in pointers:
+            self._errors[ptr] = message
+        form.addRow(label, box)
 
     def _model_fields(self, form: QFormLayout) -> None:
         data = self.document.model.data
@@ -156,12 +231,12 @@ class Inspector(QScrollArea):
         w = QLineEdit(str(data.get("name", "")))
         w.setObjectName("field:/name")
         w.editingFinished.connect(lambda w=w: self._set("/name", w.text(), session_end=True))
-        form.addRow("name", w)
+        self._add_row(form, "name", w, ["/name"])
         self._fields["/name"] = w
         d = QLineEdit(str(data.get("description", "")))
         d.setObjectName("field:/description")
         d.editingFinished.connect(lambda d=d: self._set("/description", d.text(), session_end=True))
-        form.addRow("description", d)
+        self._add_row(form, "description", d, ["/description"])
         self._fields["/description"] = d
         form.addRow("kind", QLabel(str(data.get("kind", "planar"))))
         if "gravity" in data:
@@ -171,7 +246,7 @@ class Inspector(QScrollArea):
         w = QLineEdit(name)
         w.setObjectName("field:name")
         w.editingFinished.connect(lambda w=w, coll=coll: self._rename(coll, w.text()))
-        form.addRow("name", w)
+        self._add_row(form, "name", w, ["name"])
         self._fields["name"] = w
 
     def _dict_rows(self, form: QFormLayout, pointer: str, value: dict[str, Any], coll: str, depth: int = 0) -> None:
@@ -196,7 +271,7 @@ class Inspector(QScrollArea):
                 w.setChecked(v)
                 w.toggled.connect(lambda on, ptr=ptr: self._set(ptr, bool(on), session_end=True))
                 self._fields[ptr] = w
-                form.addRow(label, w)
+                self._add_row(form, label, w, [ptr])
             elif isinstance(v, (int, float)):
                 self._number_row(form, label, ptr, key, v)
             elif isinstance(v, str):
@@ -205,7 +280,7 @@ class Inspector(QScrollArea):
                 w.editingFinished.connect(lambda w=w, ptr=ptr: self._set(ptr, w.text(), session_end=True))
                 self._fields[ptr] = w
                 self._updaters[ptr] = lambda val, w=w: w.setText(str(val))
-                form.addRow(label, w)
+                self._add_row(form, label, w, [ptr])
             elif isinstance(v, list) and v and all(isinstance(x, (int, float)) and not isinstance(x, bool)
                                                    for x in v):
                 self._vector_row(form, label, ptr, v, key, self._unit(key))
@@ -237,11 +312,10 @@ class Inspector(QScrollArea):
         return UNITS.get(key, "")
 
     def _spin(self, ptr: str, key: str, value: float) -> QDoubleSpinBox:
-        w = QDoubleSpinBox()
+        w = FieldSpinBox()
         w.setObjectName(f"field:{ptr}")
         w.setDecimals(6)
-        lo = MINIMA.get(key, (-1e9, ""))[0]
-        w.setRange(lo, 1e9)
+        w.setRange(-FIELD_RANGE, FIELD_RANGE)  # a minus sign is always accepted; _set refuses what is invalid
         w.setMinimumWidth(70)
         w.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         w.setKeyboardTracking(True)
@@ -256,14 +330,18 @@ class Inspector(QScrollArea):
         is_int = isinstance(value, int) and key in ("spokes",)
         if is_int:
             w.setDecimals(0)
-        w.valueChanged.connect(lambda x, ptr=ptr: self._set(ptr, int(x) if is_int else to_file(x)))
+        w.valueChanged.connect(lambda x, ptr=ptr, w=w: self._set(ptr, int(x) if is_int else to_file(x),
+                                                                 shown=f"{format_number(x)}{w.suffix()}",
+                                                                 key=key, view_value=x))
         w.editingFinished.connect(self._end_session)
+        w.installEventFilter(self)
+        self._field_of[w] = ptr
         self._fields[ptr] = w
         self._updaters[ptr] = lambda val, w=w: w.setValue(to_view(float(val)))
         return w
 
     def _number_row(self, form: QFormLayout, label: str, ptr: str, key: str, value: float) -> None:
-        form.addRow(label, self._spin(ptr, key, value))
+        self._add_row(form, label, self._spin(ptr, key, value), [ptr])
 
     def _vector_row(self, form: QFormLayout, label: str, ptr: str, value: list[Any], key: str, unit: str) -> None:
         row = QWidget()
@@ -278,17 +356,17 @@ class Inspector(QScrollArea):
                 h.addWidget(w)
             else:
                 h.addWidget(QLabel(str(x)))
-        form.addRow(label, row)
+        self._add_row(form, label, row, [f"{ptr}/{i}" for i in range(len(value))])
 
     def _choice_row(self, form: QFormLayout, label: str, ptr: str, value: str, choices: list[str]) -> None:
-        w = QComboBox()
+        w = FieldComboBox()
         w.setObjectName(f"field:{ptr}")
         w.addItems(choices if value in choices else [value] + choices)
         w.setCurrentText(value)
         w.currentTextChanged.connect(lambda text, ptr=ptr: self._set(ptr, text, session_end=True))
         self._fields[ptr] = w
         self._updaters[ptr] = lambda val, w=w: w.setCurrentText(str(val))
-        form.addRow(label, w)
+        self._add_row(form, label, w, [ptr])
 
     def _time_function_rows(self, form: QFormLayout, label: str, ptr: str, value: Any) -> None:
         if isinstance(value, list):  # force / torque components
@@ -296,13 +374,13 @@ class Inspector(QScrollArea):
                 self._time_function_rows(form, f"{label}[{i}]", f"{ptr}/{i}", comp)
             return
         kind = "constant" if isinstance(value, (int, float)) else value.get("type", "constant")
-        combo = QComboBox()
+        combo = FieldComboBox()
         combo.setObjectName(f"field:{ptr}:type")
         combo.addItems(list(TIME_FUNCTION_DEFAULTS))
         combo.setCurrentText(kind)
         combo.currentTextChanged.connect(
             lambda k, ptr=ptr: self._set(ptr, TIME_FUNCTION_DEFAULTS[k], session_end=True, rebuild=True))
-        form.addRow(f"{label} (f(t))", combo)
+        self._add_row(form, f"{label} (f(t))", combo, [ptr])
         if isinstance(value, (int, float)):
             self._number_row(form, "  value", ptr, "value", value)
         else:
@@ -320,7 +398,7 @@ class Inspector(QScrollArea):
                     w.editingFinished.connect(lambda w=w, sub=sub: self._set(sub, w.text(), session_end=True))
                     self._fields[sub] = w
                     self._updaters[sub] = lambda val, w=w: w.setText(str(val))
-                    form.addRow(f"  {k}", w)
+                    self._add_row(form, f"  {k}", w, [sub])
         self._add_preview(form, ptr)
 
     def _add_preview(self, form: QFormLayout, ptr: str) -> None:
@@ -376,32 +454,127 @@ class Inspector(QScrollArea):
     def _end_session(self) -> None:
         self._session = next(_sessions)
 
-    def _set(self, ptr: str, value: Any, session_end: bool = False, rebuild: bool = False) -> None:
+    def _set(self, ptr: str, value: Any, session_end: bool = False, rebuild: bool = False, *,
+             shown: str | None = None, key: str | None = None, view_value: float | None = None) -> None:
         self._busy += 1
         try:
-            self._set_value(ptr, value, session_end, rebuild)
+            self._set_value(ptr, value, session_end, rebuild, shown, key, view_value)
         finally:
             self._busy -= 1
 
-    def _set_value(self, ptr: str, value: Any, session_end: bool, rebuild: bool) -> None:
-        w = self._fields.get(ptr)
+    def _set_value(self, ptr: str, value: Any, session_end: bool, rebuild: bool, shown: str | None,
+                   key: str | None, view_value: float | None) -> None:
+        current = edit.get_value(self.document.model, ptr, None)
+        if key in MINIMA and view_value is not None:
+            bound, strict = MINIMA[key]
+            if value < bound or (strict and value <= bound):
+                unit = self._unit(key)
+                need = f"greater than {format_number(bound)}" if strict else f"at least {format_number(bound)}"
+                kept = f"{format_number(current)} {unit}".strip() if isinstance(current, (int, float)) else "its value"
+                self._refuse(ptr, [f"{key} must be {need} {unit}".rstrip() + f"; {shown} refused, {kept} kept"])
+                return
         try:
-            if edit.get_value(self.document.model, ptr, None) == value:
+            if current == value:
+                self._accept(ptr)
                 return
             new = edit.set_value(self.document.base_model(), ptr, value)
         except ModelError as exc:
-            self.error_label.setText("\n".join(d.message for d in exc.diagnostics[:5]))
-            if w is not None:
-                w.setStyleSheet("background: #ffd6d6")
+            self._refuse(ptr, [d.message for d in exc.diagnostics[:5]])
             return
-        if w is not None:
-            w.setStyleSheet("")
-        self.error_label.setText("")
-        self.document.push_edit(new, f"Set {ptr.rsplit('/', 1)[-1]}", ("field", ptr, self._session))
+        self._accept(ptr)
+        what = self.field_title(ptr)
+        text = f"Set {what} to {shown if shown is not None else self._value_text(value)}"
+        self.document.push_edit(new, text, ("field", ptr, self._session))
         if session_end:
             self._end_session()
         if rebuild:
             self.refresh(force=True)
+
+    @staticmethod
+    def _value_text(value: Any) -> str:
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        if isinstance(value, (int, float)):
+            return format_number(value)
+        if isinstance(value, dict):
+            return str(value.get("type", "a function")) if "type" in value else "a new value"
+        text = str(value)
+        return f"“{text[:40]}”" if isinstance(value, str) else text[:40]
+
+    def field_title(self, ptr: str) -> str:
+        """A field as a user names it: "crank.mass", "crank.points.a.x", "O.y", "model gravity.y"."""
+        tokens = edit.split_pointer(ptr)
+        prefix, start = "model ", 0
+        if self._key is not None:
+            coll, name = self._key
+            base = edit.split_pointer(edit.element_pointer(self.document.model, coll, name))
+            if tokens[:len(base)] == base:
+                prefix, start = f"{name}.", len(base)
+        node: Any = edit.get_value(self.document.model, edit.join_pointer(*tokens[:start]), None) if start \
+            else self.document.model.data
+        parts: list[str] = []
+        for tok in tokens[start:]:
+            if isinstance(node, list) and tok.isdigit():
+                i = int(tok)
+                numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in node)
+                parts.append(COMPONENT_NAMES[i] if numeric and len(node) <= 3 else f"[{i}]")
+                node = node[i] if i < len(node) else None
+            else:
+                parts.append(tok)
+                node = node.get(tok) if isinstance(node, dict) else None
+        return prefix + ".".join(parts).replace(".[", "[")
+
+    def _refuse(self, ptr: str, messages: list[str]) -> None:
+        """Show why the value of ``ptr`` was refused, right under its field; the model is unchanged."""
+        w = self._fields.get(ptr)
+        if w is not None:
+            w.setStyleSheet(ERROR_STYLE)
+        label = self._errors.get(ptr)
+        if label is not None:
+            label.setText("\n".join(messages))
+            label.show()
+            self.error_label = label
+            self.ensureWidgetVisible(label)
+
+    def _accept(self, ptr: str) -> None:
+        w = self._fields.get(ptr)
+        if w is not None and w.styleSheet():
+            w.setStyleSheet("")
+        label = self._errors.get(ptr)
+        if label is not None and label.isVisible() and not any(
+                self._errors.get(p) is label and self._fields.get(p) is not None and self._fields[p].styleSheet()
+                for p in self._errors if p != ptr):
+            label.clear()
+            label.hide()
+
+    def error_text(self, ptr: str) -> str:
+        """The refusal message shown under field ``ptr`` ("" when none is shown)."""
+        label = self._errors.get(ptr)
+        return label.text() if label is not None and not label.isHidden() else ""
+
+    def error_label_for(self, ptr: str) -> QLabel | None:
+        """The message label under field ``ptr``."""
+        return self._errors.get(ptr)
+
+    # ---- context menu hook ---------------------------------------------------------------------------------
+    def add_field_action(self, text: str, callback: Callable[[str], None]) -> None:
+        """Add ``text`` to the right-click menu of every number field; ``callback(pointer)`` runs when chosen."""
+        self._field_actions.append((text, callback))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.ContextMenu and watched in self._field_of:
+            ptr = self._field_of[watched]
+            pos = event.globalPos() if isinstance(event, QContextMenuEvent) else QPoint()
+            self.fieldContextMenuRequested.emit(ptr, pos)
+            if self._field_actions and isinstance(watched, QDoubleSpinBox):
+                menu = watched.lineEdit().createStandardContextMenu()
+                menu.addSeparator()
+                for text, callback in self._field_actions:
+                    menu.addAction(text, lambda cb=callback, p=ptr: cb(p))
+                menu.exec(pos)
+                menu.deleteLater()
+                return True
+        return super().eventFilter(watched, event)
 
     def _rename(self, coll: str, new: str) -> None:
         self._busy += 1
@@ -412,16 +585,15 @@ class Inspector(QScrollArea):
 
     def _rename_element(self, coll: str, new: str) -> None:
         if self._key is None or new == self._key[1]:
+            self._accept("name")
             return
         old = self._key[1]
         try:
             model = edit.rename(self.document.base_model(), coll, old, new)
         except ModelError as exc:
-            self.error_label.setText("\n".join(d.message for d in exc.diagnostics[:5]))
-            w = self._fields.get("name")
-            if w is not None:
-                w.setStyleSheet("background: #ffd6d6")
+            self._refuse("name", [d.message for d in exc.diagnostics[:5]])
             return
+        self._accept("name")
         self.document.push_edit(model, f"Rename {old} to {new}")
         self.document.set_selection([(coll, new)])
 

@@ -4,11 +4,19 @@ orientation (rotation vector or quaternion) and angular velocity — and add rol
 
 The form only prepares values; "Add child" pushes one command built with ``core.model.edit.add_tree_body``, which
 writes the same JSON structure as ``sample_models/spherical_chain_3.json``.
+
+Every default is a valid body: the inertia starts as the default rod's (length 0.5 m between the default hinges,
+radius :data:`~core.model.edit.TREE_ROD_RADIUS`), and follows the mass while nobody typed another tensor. The
+"rod" shape is a solid cylinder of finite radius, so its three principal moments are positive and satisfy the
+triangle inequality J3 <= J1 + J2 (a line rod of zero radius has an axial moment of 0: not a rigid body's
+inertia). A refused body gets a message in the form's own words, right under the button, word-wrapped.
 """
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
+import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout,
@@ -20,6 +28,55 @@ from core.model import edit
 from gui.document import Document
 
 NEW_POINT = "(new point)"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """An inertia helper: what to type (``dims``, in metres), its default, and the tensor about the centre."""
+
+    dims: tuple[str, ...]  # what to type, in order [m]
+    default: str
+    inertia: Callable[..., list[list[float]]]  # (mass [kg], *dims [m]) -> 3x3 [kg m^2]
+    required: int = 0  # how many of ``dims`` must be given (0: all); the others have defaults
+
+    @property
+    def hint(self) -> str:
+        return " ".join(self.dims)
+
+
+def rod_inertia(mass: float, length: float, radius: float = edit.TREE_ROD_RADIUS) -> list[list[float]]:
+    """A rod along body z as a solid cylinder of finite ``radius`` (a zero radius gives a singular tensor)."""
+    return edit.inertia_cylinder(mass, radius, length)
+
+
+SHAPES: dict[str, Shape] = {
+    "rod": Shape(("length", "radius"), f"0.5 {edit.TREE_ROD_RADIUS:g}", rod_inertia, required=1),
+    "box": Shape(("a", "b", "c"), "0.1 0.1 0.5", edit.inertia_box),
+    "cylinder": Shape(("radius", "length"), "0.05 0.5", edit.inertia_cylinder),
+    "sphere": Shape(("radius",), "0.1", edit.inertia_sphere),
+}
+
+
+def inertia_problem(inertia: list[list[float]]) -> str | None:
+    """Why a tensor cannot be a rigid body's inertia about its centre of mass, in a user's words; None if it can.
+
+    A rigid body's principal moments J1 <= J2 <= J3 are positive and satisfy J3 <= J1 + J2 (J3 = ∫(x²+y²) dm
+    <= ∫(x²+z²) dm + ∫(y²+z²) dm)."""
+    J = np.linalg.eigvalsh(np.asarray(inertia, float))
+    moments = ", ".join(f"{x:.4g}" for x in J)
+    hint = "Pick a shape under “inertia from shape” and press Fill, or type other values."
+    if np.any(J <= 0):
+        return (f"The inertia must have three positive principal moments; these are {moments} kg m². "
+                f"A rod needs a radius. {hint}")
+    if J[2] > J[0] + J[1] + 1e-12 * J[2]:
+        return (f"No real body has these moments of inertia ({moments} kg m²): the largest is more than the "
+                f"sum of the other two. {hint}")
+    return None
+
+
+def user_message(exc: ModelError) -> str:
+    """The diagnostics of a refused edit without the file and JSON path (the form is the place)."""
+    return "\n".join(d.message for d in exc.diagnostics[:6])
 
 
 def _spin(value: float = 0.0, lo: float = -1e6, hi: float = 1e6, decimals: int = 6, suffix: str = "") -> QDoubleSpinBox:
@@ -103,19 +160,20 @@ class TreeEditor(QScrollArea):
         h = QHBoxLayout(helper)
         h.setContentsMargins(0, 0, 0, 0)
         self.helper_kind = QComboBox()
-        self.helper_kind.addItems(["rod", "box", "cylinder", "sphere"])
+        self.helper_kind.addItems(list(SHAPES))
         self.helper_kind.setObjectName("tree_helper_kind")
-        self.helper_dims = QLineEdit("0.5")
+        self.helper_dims = QLineEdit(SHAPES["rod"].default)
         self.helper_dims.setMinimumWidth(50)
         self.helper_dims.setObjectName("tree_helper_dims")
-        self.helper_dims.setToolTip("rod: length; box: a b c; cylinder: radius length; sphere: radius [m]")
+        self.helper_kind.currentTextChanged.connect(self._on_shape_changed)
+        self._on_shape_changed("rod")
         apply = QPushButton("Fill")
         apply.setObjectName("tree_helper_apply")
         apply.clicked.connect(self.apply_helper)
         h.addWidget(self.helper_kind)
         h.addWidget(self.helper_dims, 1)
         h.addWidget(apply)
-        form.addRow("inertia helper", helper)
+        form.addRow("inertia from shape", helper)
         self.in_point = Vector([0.0, 0.0, 0.25], "m", "tree_in_point")
         form.addRow("hinge 'in'", self.in_point)
         self.has_out = QCheckBox("end point 'out' for the next child")
@@ -137,6 +195,14 @@ class TreeEditor(QScrollArea):
         self.add_button.setObjectName("tree_add")
         self.add_button.clicked.connect(self.add_child)
         form.addRow(self.add_button)
+        self.message = QLabel()
+        self.message.setObjectName("tree_message")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        self.message.setStyleSheet("color: #c00")
+        self.message.hide()
+        form.addRow(self.message)
         lay.addWidget(box)
 
         disk = QGroupBox("Rolling disk")
@@ -150,14 +216,13 @@ class TreeEditor(QScrollArea):
         b.clicked.connect(self.add_rolling_disk)
         dform.addRow(b)
         lay.addWidget(disk)
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #c00")
-        lay.addWidget(self.message)
         lay.addStretch(1)
         self.setWidget(page)
         document.sig_model_changed.connect(lambda _m: self._refresh_choices())
         document.sig_selection_changed.connect(self._on_document_selection_changed)
+        self._helper_fill: list[list[float]] | None = None  # the tensor the helper wrote last
+        self.apply_helper()
+        self.mass.valueChanged.connect(self._on_mass_changed)
         self._refresh_choices()
 
     # ---- form ------------------------------------------------------------------------------------------
@@ -174,15 +239,48 @@ class TreeEditor(QScrollArea):
             for c in range(3):
                 self.inertia[r][c].setValue(float(m[r][c]))
 
-    def apply_helper(self) -> None:
+    def show_message(self, text: str) -> None:
+        """Show (or, with "", hide) the red message under "Add child", scrolled into view."""
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
+        if text:
+            self.widget().adjustSize()
+            self.ensureWidgetVisible(self.message)
+
+    def _on_shape_changed(self, kind: str) -> None:
+        shape = SHAPES.get(kind)
+        if shape is None:
+            return
+        self.helper_dims.setText(shape.default)
+        self.helper_dims.setPlaceholderText(shape.hint)
+        self.helper_dims.setToolTip(f"{kind}: {shape.hint} [m]" + (" (box edges along body x, y, z)" if kind == "box"
+                                                                  else " (axis along body z)" if kind != "sphere"
+                                                                  else ""))
+
+    def apply_helper(self) -> bool:
+        """Fill the inertia tensor from the chosen shape, its dimensions and the mass; False (and a message) when
+        the dimensions are not what the shape needs."""
+        kind = self.helper_kind.currentText()
+        shape = SHAPES[kind]
         try:
             dims = [float(x) for x in self.helper_dims.text().replace(",", " ").split()]
-            kind = self.helper_kind.currentText()
-            fn = edit.INERTIA_HELPERS[kind]
-            self.set_inertia(fn(self.mass.value(), *dims))
-            self.message.setText("")
-        except (ValueError, TypeError) as exc:
-            self.message.setText(f"inertia helper: {exc}")
+        except ValueError:
+            dims = []
+        required = shape.required or len(shape.dims)
+        if not (required <= len(dims) <= len(shape.dims)) or any(not np.isfinite(d) or d <= 0 for d in dims):
+            self.show_message(f"A {kind} needs its {', '.join(shape.dims)} in metres: positive numbers separated by "
+                              f"spaces, e.g. “{shape.default}”.")
+            return False
+        fill = shape.inertia(self.mass.value(), *dims)
+        self.set_inertia(fill)
+        self._helper_fill = self.inertia_value()
+        self.show_message("")
+        return True
+
+    def _on_mass_changed(self, _mass: float) -> None:
+        """While the tensor is the helper's, it follows the mass (it is proportional to it)."""
+        if self._helper_fill is not None and self.inertia_value() == self._helper_fill:
+            self.apply_helper()
 
     def _refresh_choices(self) -> None:
         current = self.parent_combo.currentText()
@@ -232,6 +330,13 @@ class TreeEditor(QScrollArea):
         parent = self.parent_combo.currentText() or GROUND
         point = self.parent_point.currentText().strip() or ("O" if parent == GROUND else "out")
         name = self.name.text().strip()
+        problem = inertia_problem(self.inertia_value())
+        if problem:
+            self.show_message(problem)
+            return False
+        if not name:
+            self.show_message("Give the child body a name.")
+            return False
         try:
             color = edit.next_color(self.document.model)
             child = edit.tree_body(name, self.mass.value(), self.inertia_value(), in_point=self.in_point.value(),
@@ -240,12 +345,12 @@ class TreeEditor(QScrollArea):
             new = edit.add_tree_body(self.document.base_model(), parent, point, child,
                                      parent_point_coords=self.parent_point_xyz.value())
         except ModelError as exc:
-            self.message.setText("\n".join(d.format() for d in exc.diagnostics[:6]))
+            self.show_message(user_message(exc))
             return False
         except (ValueError, KeyError) as exc:
-            self.message.setText(str(exc))
+            self.show_message(f"Cannot add {name}: {exc}")
             return False
-        self.message.setText("")
+        self.show_message("")
         self.document.push_edit(new, f"Add {name} to {parent}")
         self.document.set_selection([("bodies", name)])
         self.name.setText(edit.unique_name(self.document.model, "link", "bodies"))
@@ -258,8 +363,9 @@ class TreeEditor(QScrollArea):
                                         mass=self.disk_mass.value(),
                                         center=(0.0, 0.0, self.disk_radius.value()))
         except ModelError as exc:
-            self.message.setText("\n".join(d.format() for d in exc.diagnostics[:6]))
+            self.show_message(user_message(exc))
             return False
+        self.show_message("")
         self.document.push_edit(new, f"Add rolling disk {name}")
         self.document.set_selection([("bodies", name)])
         return True

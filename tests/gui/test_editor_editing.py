@@ -44,7 +44,7 @@ def test_inspector_rejects_invalid_values(qtbot: Any, window: Any) -> None:
     open_four_bar(window)
     doc = window.document
     doc.set_selection([("bodies", "crank")])
-    assert window.inspector.field("/bodies/0/mass").minimum() > 0  # the spin box cannot go to zero or below
+    assert window.inspector.field("/bodies/0/mass").minimum() < 0  # "-1" can be typed, and is refused visibly
     name = window.inspector.field("name")
     name.setText("rocker")  # already used
     name.editingFinished.emit()

@@ -70,7 +70,9 @@ def test_saving_over_a_read_only_file_fails_and_loses_nothing(window: Any, messe
     target.write_text((SAMPLES / "pendulum.json").read_text())
     target.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
     original = target.read_bytes()
-    assert window.open_file(str(SAMPLES / "four_bar.json"))
+    mine = tmp_path / "four_bar.json"  # a user's file (a sample would open as an untitled copy)
+    mine.write_text((SAMPLES / "four_bar.json").read_text())
+    assert window.open_file(str(mine))
     doc = window.document
     doc.push_edit(edit.set_ground_point(doc.base_model(), "D", [4.2, 0.0]), "move D")
     model = doc.model
@@ -95,12 +97,14 @@ def test_closing_with_unsaved_changes_asks(window: Any, messenger: Any) -> None:
     assert window.close()
 
 
-def test_recent_files_and_layout_are_remembered(qtbot: Any, messenger: Any, isolated_config: Path) -> None:
+def test_recent_files_and_layout_are_remembered(qtbot: Any, messenger: Any, isolated_config: Path,
+                                                tmp_path: Path) -> None:
     from gui.main_window import MainWindow
     w = MainWindow(messenger=messenger, restore_layout=False)
     qtbot.addWidget(w)
-    for name in ("pendulum.json", "four_bar.json"):
-        assert w.open_file(str(SAMPLES / name))
+    for name in ("pendulum.json", "four_bar.json"):  # users' files: samples open as copies, not recent files
+        (tmp_path / name).write_text((SAMPLES / name).read_text())
+        assert w.open_file(str(tmp_path / name))
     w.show()
     w.dock_outline.hide()
     w.save_layout()
@@ -142,12 +146,15 @@ CRASHING_APP = textwrap.dedent("""
 """)
 
 
-def test_crash_recovery_offers_the_autosaved_model(qtbot: Any, messenger: Any, isolated_config: Path) -> None:
+def test_crash_recovery_offers_the_autosaved_model(qtbot: Any, messenger: Any, isolated_config: Path,
+                                                   tmp_path: Path) -> None:
     def recovery_files() -> list[Path]:
         return [p for p in (isolated_config / "recovery").glob("*.json") if not p.name.endswith(".meta.json")]
 
     env = dict(os.environ, MECHSTUDIO_CONFIG_DIR=str(isolated_config), PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-c", CRASHING_APP, str(SAMPLES / "four_bar.json")], cwd=ROOT,
+    mine = tmp_path / "four_bar.json"  # a user's file (a sample would open as an untitled copy)
+    mine.write_text((SAMPLES / "four_bar.json").read_text())
+    proc = subprocess.Popen([sys.executable, "-c", CRASHING_APP, str(mine)], cwd=ROOT,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 30
@@ -167,7 +174,7 @@ def test_crash_recovery_offers_the_autosaved_model(qtbot: Any, messenger: Any, i
     assert "Recover" in messenger.questions[-1][0]
     doc = w.document
     assert doc.model.data["ground"]["points"]["D"] == [4.4, 0.1]
-    assert doc.path == str(SAMPLES / "four_bar.json") and doc.modified
+    assert doc.path == str(mine) and doc.modified
     doc.undo_stack.undo()  # the recovered changes are one step on top of the file on disk
     assert doc.model == load_model(SAMPLES / "four_bar.json")
     doc.undo_stack.setClean()
