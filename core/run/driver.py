@@ -131,6 +131,9 @@ class Driver:
         self.constraint_names = [c.name for c in system.constraints]
         self.form: Formulation | None = None
         self.integ: Integrator | None = None
+        self.times = np.zeros(0)  # the output times t_k = k dt [s]
+        self.t_final = 0.0  # the last output time [s]
+        self.eps = 1e-9 * settings.dt  # two times closer than this are the same output time [s]
         self.state = RunState()
 
     # --- the run -----------------------------------------------------------------------------------------------
@@ -198,7 +201,6 @@ class Driver:
     def _run_continuous(self) -> Iterator[FrameBlock]:
         st = self.state
         self.t_final = float(self.times[-1])
-        self.eps = 1e-9 * self.settings.dt
         st.stepper = self._new_stepper(st.t, st.y, st.work)
         st.accepted = (st.q, st.v, st.t, st.work)
         n_out = self.settings.output_count
