@@ -40,8 +40,6 @@ of 4e-7 kg m^2) and it has not been validated; import the module to register it.
 """
 from __future__ import annotations
 
-import math
-import time
 from typing import Any
 
 import numpy as np

@@ -131,6 +131,9 @@ class Driver:
         self.constraint_names = [c.name for c in system.constraints]
         self.form: Formulation | None = None
         self.integ: Integrator | None = None
+        self.times = np.zeros(0)  # the output times t_k = k dt [s]
+        self.t_final = 0.0  # the last output time [s]
+        self.eps = 1e-9 * settings.dt  # two times closer than this are the same output time [s]
         self.state = RunState()
 
     # --- the run -----------------------------------------------------------------------------------------------
@@ -157,8 +160,7 @@ class Driver:
             except SolverFailure as exc:
                 yield from self._end(Status.FAILED, str(exc))
             except NUMERICAL_ERRORS as exc:
-                yield from self._end(Status.FAILED, f"numerical failure {st.phase} (last time reached "
-                                                    f"t = {st.t:.6g} s): {type(exc).__name__}: {exc}")
+                yield from self._end(Status.FAILED, self._numerical_failure(exc))
 
     def _start(self) -> bool:
         """Initial state, formulation and integrator; False (status and message set) when the run cannot start."""
@@ -173,7 +175,7 @@ class Driver:
         else:
             st.q = np.asarray(self.q0, float)
             st.v = np.zeros(system.n) if self.v0 is None else np.asarray(self.v0, float)
-        st.phase = f"setting up the {settings.formulation} formulation"
+        st.phase = f"setting up the {settings.formulation} formulation"  # once per run
         try:
             self.form = get_formulation(settings.formulation)(system, **settings.formulation_options())
         except (SolverFailure, ValueError, NotImplementedError) as exc:
@@ -199,16 +201,19 @@ class Driver:
     def _run_continuous(self) -> Iterator[FrameBlock]:
         st = self.state
         self.t_final = float(self.times[-1])
-        self.eps = 1e-9 * self.settings.dt
         st.stepper = self._new_stepper(st.t, st.y, st.work)
         st.accepted = (st.q, st.v, st.t, st.work)
         n_out = self.settings.output_count
+        times, eps = self.times, self.eps
         while st.k <= n_out:
             self._check_stop()
             if not self._take_step():
                 continue  # restarted after RestartRequired: the step again
-            yield from self._outputs_inside_step()
-            yield from self._settle_step_end()
+            if times[st.k] < st.stepper.t - eps:
+                yield from self._outputs_inside_step()
+            frame = self._settle_step_end()
+            if frame is not None:
+                yield from self._record(frame)
 
     def _new_stepper(self, t: float, y: FloatArray, work: float) -> Stepper:
         return self.integ.start(self.form.rhs_augmented, t, np.append(y, work), self.t_final)
@@ -217,7 +222,7 @@ class Driver:
         """One accepted step (True), or a restart after :class:`RestartRequired` (False); ends the run when the
         integrator gives up or crawls (MAX_STEPS_PER_OUTPUT)."""
         st = self.state
-        st.phase = f"in a {self.integ.name} step from t = {st.stepper.t:.6g} s"
+        st.phase = "in an integrator step"
         try:
             ok, msg = st.stepper.step()
         except RestartRequired:
@@ -262,8 +267,9 @@ class Driver:
             settled = self._settle(Y[j, :-1], tk, float(Y[j, -1]), True)
             yield from self._record(settled.frame)
 
-    def _settle_step_end(self) -> Iterator[FrameBlock]:
-        """The step end: correction after each step ([001]), restart only when something changed."""
+    def _settle_step_end(self) -> Frame | None:
+        """The step end: correction after each step ([001]), restart only when something changed; the output frame
+        when the step ended on an output time."""
         st, form = self.state, self.form
         t_new, y_new = st.stepper.t, st.stepper.y
         st.t = t_new
@@ -281,11 +287,12 @@ class Driver:
             else:
                 st.stepper.set_state(np.append(y, st.work))
         st.accepted = (st.q, st.v, t_new, st.work)
-        if at_output:
-            st.steps_since_output = 0
-            frame = settled.frame._replace(t=float(self.times[st.k]))
-            st.k += 1
-            yield from self._record(frame)
+        if not at_output:
+            return None
+        st.steps_since_output = 0
+        frame = settled.frame._replace(t=float(self.times[st.k]))
+        st.k += 1
+        return frame
 
     # --- interval by interval (fixed-step and implicit integrators) -------------------------------------------
     def _run_intervals(self) -> Iterator[FrameBlock]:
@@ -296,7 +303,7 @@ class Driver:
     def _interval(self, t1: float) -> Frame:
         """Integrate from the current state to the output time t1, correct, restart; the output frame at t1."""
         st, form, integ = self.state, self.form, self.integ
-        st.phase = f"in {integ.name} integration from t = {st.t:.6g} s to {t1:.6g} s"
+        st.phase = "integrating to the next output"
         svd_before = form.svd_count
         try:
             res = integ.advance(form.rhs_augmented, st.t, np.append(st.y, st.work), t1)
@@ -381,6 +388,13 @@ class Driver:
         C = system.constraint_matrix(q, t)
         vel = C @ v + system.xi(q, t) if C.shape[0] else np.zeros(0)
         return (float(np.linalg.norm(phi)) if phi.size else 0.0, float(np.linalg.norm(vel)) if vel.size else 0.0)
+
+    def _numerical_failure(self, exc: Exception) -> str:
+        """The message of a numerical exception: what the driver was doing, with which methods, and when."""
+        st, where = self.state, self.state.phase
+        if self.integ is not None and where in ("in an integrator step", "integrating to the next output"):
+            where += f" ({self.integ.name}, {self.settings.formulation} formulation)"
+        return f"numerical failure {where} near t = {st.t:.6g} s: {type(exc).__name__}: {exc}"
 
     @staticmethod
     def _newton_failed(position_after: float, iterations: int, t: float) -> str:
