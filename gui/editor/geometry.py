@@ -294,9 +294,22 @@ def _two_body_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointG
     return JointGeom(j["name"], j["type"], j["body1"], j["body2"], p1, p2, axis, symbol)
 
 
+def _slot_outline(a: Vec2, b: Vec2, width: float, n: int = 8) -> list[Vec2]:
+    """A slot's outline (two straight sides and round ends of diameter ``width``) from end centre a to b."""
+    ux, uy = b[0] - a[0], b[1] - a[1]
+    base = math.atan2(uy, ux)
+    r = width / 2
+    out: list[Vec2] = []
+    for centre, start in ((b, base - math.pi / 2), (a, base + math.pi / 2)):
+        out += [(centre[0] + r * math.cos(start + math.pi * k / n), centre[1] + r * math.sin(start + math.pi * k / n))
+                for k in range(n + 1)]
+    return out
+
+
 def _slot_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointGeom:
     """Pin in slot: the pin at point2; the slot through point1 along the (unit, global) axis, its ends when a
-    length is given -- also drawn as a narrow bar of the slotted body."""
+    length is given -- also drawn as an outlined slot on the slotted body (a ground slot has no body outline:
+    its JointGeom.slot is all the canvas gets)."""
     jg = _two_body_joint(sg, j, symbol)
     n = math.hypot(*jg.axis) or 1.0
     jg.axis = (jg.axis[0] / n, jg.axis[1] / n)
@@ -306,11 +319,11 @@ def _slot_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointGeom:
                    (jg.p1[0] + h * jg.axis[0], jg.p1[1] + h * jg.axis[1]))
         body = sg.body(j["body1"])
         if body is not None:
-            body.bars.append((jg.slot[0], jg.slot[1], SLOT_WIDTH))
+            body.polygons.append(_slot_outline(jg.slot[0], jg.slot[1], SLOT_WIDTH))
     return jg
 
 
-SLOT_WIDTH = 0.02  # [m] drawn width of a slot
+SLOT_WIDTH = 0.04  # [m] drawn width of a slot
 #: drawing symbol of an element type (core/elements: editor.drawing) -> builder of its JointGeom record
 JOINT_BUILDERS = {"pin": _two_body_joint, "weld": _two_body_joint, "ball": _two_body_joint,
                   "slider": _two_body_joint, "slot": _slot_joint, "blade": _single_body_joint,
