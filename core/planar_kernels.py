@@ -12,7 +12,7 @@ perp(a) = (-a_y, a_x) = B(phi) s'.
   relative angle     phi_j - phi_i - f(t);   coordinate driver  q_k - f(t);
   knife edge row     n^T (r' + perp(A s') phi') = 0,  n = A n'.
 * :func:`k_velocity_terms`: h(q, q', t) (gravity, spring-dampers, rotational spring-dampers, applied forces and
-  torques), eta = C' q' + xi' (-gamma for the holonomic rows, eq. (3.11) of source 003 with f''(t)), and the
+  torques), eta = C' q' + xi' (-gamma for the holonomic rows, eq. (3.11) of [003] with f''(t)), and the
   power of the non-conservative forces P_nc (dampers, applied loads).
 * :func:`k_potential`: gravity, spring and rotational-spring energies.
 * :func:`k_reactions`: force and moment each constraint applies to its reported body (``PlanarSystem.reactions``).

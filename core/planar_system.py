@@ -1,6 +1,10 @@
 """Compilation of a planar model into a :class:`~core.system.ConstrainedSystem`.
 
-Coordinates (source 003): three per body, q[3k:3k+3] = (x, y, phi) with (x, y) the centre of mass [m] and phi
+The constraint rows and force terms come from the element registry (core/elements): each joint, driver and
+force element contributes equation primitives (core/elements/primitives), grouped here by kind and evaluated
+vectorised; reactions are reported at each element's registry site.
+
+Coordinates ([003]): three per body, q[3k:3k+3] = (x, y, phi) with (x, y) the centre of mass [m] and phi
 the body-frame angle [rad]. With the centre of mass as reference point the mass matrix is constant and diagonal,
 M = diag(m_k, m_k, J_k), and there are no velocity-dependent inertia terms, so h holds only applied forces:
 
@@ -27,6 +31,12 @@ element-by-element code and tests/test_performance_equivalence.py checks equalit
   (``constraint_matrix_shared`` gives the cached array itself to read-only callers).
 * springs and rotational springs scatter their forces with one ``np.bincount``; reactions are computed for
   all constraints at once.
+
+Sharing: a compiled system may be used by several runs and threads at once. Its memos of the last q (and the
+last t for ``time_arrays``) are immutable (key, value) tuples replaced by one assignment and their arrays are
+never written after they are stored, so a reader always gets a consistent pair (concurrent runs only lose hits);
+``fused_data`` and the reaction sites are build-once data (a concurrent first call builds equal data twice).
+tests/test_shared_system.py runs threads on one system against private ones.
 """
 from __future__ import annotations
 
@@ -342,6 +352,7 @@ class PlanarSystem(ConstrainedSystem):
             self._co_sgn = np.concatenate((-one, one, one, -one))
             self._co_rx, self._co_ry = rx, ry
             self._co_K = K
+        self._fused_data: tuple | None = None
         self._cache_q: tuple | None = None  # (q bytes, (cos, sin, ax, ay)) of the last q
         self._cache_C: tuple | None = None  # (q bytes, C) of the last q (C is independent of t here)
         self._react = None
@@ -498,7 +509,7 @@ class PlanarSystem(ConstrainedSystem):
     def reactions(self, q: FloatArray, lam: FloatArray, t: float) -> dict[str, FloatArray]:
         """Vectorised over the constraints (same formulas as :meth:`reactions_reference`)."""
         R = self._react
-        if R is None:
+        if R is None:  # build-once data (see "Sharing" in the module docstring)
             R = self._react = self._compile_reactions()
         rows, cols, sign, body, arm, names = R
         C = np.zeros((self.m + 1, self.n + 3))  # a zero row for the padding, zero columns for the ground
@@ -535,9 +546,10 @@ class PlanarSystem(ConstrainedSystem):
     # --- data of the compiled terms (core.planar_kernels) for the fused projection path ------------------------
     def fused_data(self) -> tuple[PlanarGeometry, PlanarForces, PlanarReactions]:
         """(geo, frc, react): the element data ``core.planar_kernels`` reads (see its docstring), built once."""
-        if getattr(self, "_fused_data", None) is None:
-            self._fused_data = self._build_fused_data()
-        return self._fused_data
+        data = self._fused_data
+        if data is None:  # build-once data (see "Sharing" in the module docstring)
+            data = self._fused_data = self._build_fused_data()
+        return data
 
     def _build_fused_data(self) -> tuple[PlanarGeometry, PlanarForces, PlanarReactions]:
         i8 = lambda x: np.ascontiguousarray(np.asarray(x, np.int64).ravel())  # noqa: E731

@@ -1,6 +1,6 @@
 """Spatial rigid bodies in coordinates (x, y, z, psi, theta, phi), and rolling disks on a moving plane.
 
-Coordinates (source 001, example): six per body, q[6k:6k+6] = (x, y, z, psi, theta, phi): the centre of mass
+Coordinates ([001], example): six per body, q[6k:6k+6] = (x, y, z, psi, theta, phi): the centre of mass
 [m] and 3-1-3 Euler angles [rad] with orientation R = Rz(psi) Rx(theta) Rz(phi) (body-frame vector s' is R s'
 in the global frame). Angular velocity (alpha = (psi, theta, phi)):
 
@@ -20,7 +20,7 @@ G_b' alpha' = (psi'(cos th sin ph th' + sin th cos ph ph') - th' sin ph ph',
 M is singular at sin(theta) = 0 (the 3-1-3 gimbal lock); the rolling disk stays far from it.
 
 Rolling disk of radius rho (body z axis = symmetry axis) on the horizontal plane z = z_p(t), which translates with
-r_p(t) (v0 + a t by default, source 001 section 5). The contact point is P = r + d, d = -rho u with
+r_p(t) (v0 + a t by default, [001] section 5). The contact point is P = r + d, d = -rho u with
 u = Rz(psi) Rx(theta) y = (-sin psi cos th, cos psi cos th, sin th) (the in-plane direction from P to the centre):
 
     holonomic      phi = z - rho sin(theta) - z_p(t) = 0,     Phi_q = (0,0,1, 0,-rho cos th,0),

@@ -1,7 +1,7 @@
 """The compiled numeric description of a model: :class:`ConstrainedSystem`, and :func:`compile_model`.
 
 A ConstrainedSystem is immutable after compilation and holds everything the formulations need, in the
-notation of source 001 (Lagrange's equations of the first kind, eq. 2.11):
+notation of [001] (Lagrange's equations of the first kind, eq. 2.11):
 
     M(q, t) q'' = h(q, q', t) + C(q, t)^T lambda
     C(q, t) q' + xi(q, t) = 0          (2.3)   holonomic rows C_phi = Phi_q, xi_phi = Phi_t,

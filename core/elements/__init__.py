@@ -1,7 +1,8 @@
 """The element registry: every joint, driver, contact and force type, each defined once in its own module.
 
-``BUILT_INS`` lists the built-in types by section without importing them; :func:`element_type` imports a
-type's module on first use and returns its :class:`~core.elements.base.ElementType`. Every backend (planar and
+``BUILT_INS`` lists the types by section without importing them: they are the ``type`` enums of the model
+schema (core/model/schema.json), so a new type is declared once there; :func:`element_type` imports the type's
+module core/elements/<type>.py on first use and returns its :class:`~core.elements.base.ElementType`. Every backend (planar and
 spatial compilation, symbolic models, reactions, editor placement, 2D and 3D drawing) dispatches through it;
 an unknown type raises :class:`~core.errors.UnknownNameError` naming the type and the valid ones.
 See docs/elements.md for the "add a joint type" recipe.
@@ -9,17 +10,25 @@ See docs/elements.md for the "add a joint type" recipe.
 from __future__ import annotations
 
 import importlib
+import json
+from pathlib import Path
 from typing import Any
 
 from core.elements.base import ElementType, ReactionSite
 from core.errors import UnknownNameError
 
-#: section -> built-in element type names (each is module core.elements.<name>)
-BUILT_INS: dict[str, tuple[str, ...]] = {
-    "joints": ("revolute", "prismatic", "weld", "pin_in_slot", "knife_edge", "spherical", "rolling_disk"),
-    "drivers": ("joint_angle", "joint_distance", "coordinate"),
-    "forces": ("spring_damper", "rotational_spring_damper", "applied_force", "applied_torque"),
-}
+SCHEMA = Path(__file__).resolve().parents[1] / "model" / "schema.json"
+#: schema definition of each section's items
+DEFINITIONS = {"joints": "joint", "drivers": "driver", "forces": "force"}
+
+
+def _schema_types() -> dict[str, tuple[str, ...]]:
+    definitions = json.loads(SCHEMA.read_text(encoding="utf-8"))["$defs"]
+    return {section: tuple(definitions[d]["properties"]["type"]["enum"]) for section, d in DEFINITIONS.items()}
+
+
+#: section -> element type names, from the schema (each is implemented by module core.elements.<name>)
+BUILT_INS: dict[str, tuple[str, ...]] = _schema_types()
 _LOADED: dict[str, ElementType] = {}
 
 
@@ -39,7 +48,16 @@ def element_type(name: str, section: str | None = None) -> ElementType:
         raise UnknownNameError(what, name, valid)
     et = _LOADED.get(name)
     if et is None:
-        et = _LOADED[name] = importlib.import_module(f"core.elements.{name}").ELEMENT
+        try:
+            module = importlib.import_module(f"core.elements.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"core.elements.{name}":
+                raise
+            raise NotImplementedError(f"element type {name!r} is in the model schema but has no module "
+                                      f"core/elements/{name}.py") from None
+        et = _LOADED[name] = module.ELEMENT
+        if et.name != name:
+            raise ValueError(f"core/elements/{name}.py defines element type {et.name!r}, not {name!r}")
     return et
 
 

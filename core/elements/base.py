@@ -94,9 +94,22 @@ class ElementType:
         return ReactionSite(element.body2, element.point2, 1.0)
 
 
-def joint_driver_site(joint: Any) -> ReactionSite:
-    """Reaction site of a driver acting on ``joint``: the joint's second body at its point (on the ground: on
-    body1 about its centre of mass, sign -1)."""
-    if joint.body2 == GROUND:
-        return ReactionSite(joint.body1, None, -1.0)
-    return ReactionSite(joint.body2, joint.point2, 1.0)
+class JointDriverType(ElementType):
+    """A driver acting on a joint (field ``joint``): it connects the joint's bodies; its reaction is reported on
+    the joint's second body at the joint's point (when that is the ground: on body1 about its centre of mass,
+    sign -1)."""
+
+    section = "drivers"
+    fields = ("joint", "function")
+    editor = EditorInfo("Driver", "Motor: drop on a revolute (angle) or prismatic (distance) joint", "motor",
+                        palette="driver", icon="driver")
+
+    def bodies(self, element: Any, entities: Any) -> tuple[str, str]:
+        j = entities.joint(element.joint)
+        return j.body1, j.body2
+
+    def reaction_site(self, element: Any, entities: Any) -> ReactionSite:
+        joint = entities.joint(element.joint)
+        if joint.body2 == GROUND:
+            return ReactionSite(joint.body1, None, -1.0)
+        return ReactionSite(joint.body2, joint.point2, 1.0)

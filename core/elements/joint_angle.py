@@ -4,28 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import EditorInfo, ElementType, ReactionSite, joint_driver_site
+from core.elements.base import JointDriverType
 from core.elements.primitives.relative_angle import RelativeAngleSpec
 
 
-class JointAngle(ElementType):
+class JointAngle(JointDriverType):
     name = "joint_angle"
-    section = "drivers"
-    fields = ("joint", "function")
     components = ("angle",)
-    editor = EditorInfo("Driver", "Motor: drop on a revolute (angle) or prismatic (distance) joint", "motor",
-                        palette="driver", icon="driver")
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         j = entities.joint(element.joint)
         return [RelativeAngleSpec(j.body1, j.body2, element.function)]
-
-    def bodies(self, element: Any, entities: Any) -> tuple[str, str]:
-        j = entities.joint(element.joint)
-        return j.body1, j.body2
-
-    def reaction_site(self, element: Any, entities: Any) -> ReactionSite:
-        return joint_driver_site(entities.joint(element.joint))
 
 
 ELEMENT = JointAngle()

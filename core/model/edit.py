@@ -18,6 +18,7 @@ import math
 import re
 from typing import Any, Callable, Iterable
 
+from core.elements import element_type
 from core.model.document import GROUND, Model
 from core.model.io import model_from_data
 
@@ -421,7 +422,7 @@ def block_body(name: str, width: float = 0.4, height: float = 0.2, *, mass: floa
 
 def joint_item(name: str, type_: str, body1: str, point1: Any, body2: str, point2: Any, **extra: Any) -> Data:
     item = {"name": name, "type": type_, "body1": body1, "point1": point1, "body2": body2, "point2": point2}
-    if type_ == "prismatic":
+    if "axis" in element_type(type_, "joints").fields:  # prismatic, pin in slot
         item["axis"] = list(extra.pop("axis", [1.0, 0.0]))
     item.update(extra)
     return item

@@ -221,7 +221,7 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
                 problems.append((f"{ptr}/body", f"a {jt} needs a moving body, not the ground"))
             pt = point_ref(j["body"], j["point"], f"{ptr}/point") if ok and "point" in j else (0.0,) * dim
             axis = _vec(j.get("axis", [1.0, 0.0]), 2)
-            if jt == "knife_edge" and axis[0] ** 2 + axis[1] ** 2 < 1e-24:
+            if "axis" in fields and axis[0] ** 2 + axis[1] ** 2 < 1e-24:
                 problems.append((f"{ptr}/axis", "the blade direction must not be the zero vector"))
             joints.append(Joint(name=j["name"], type=jt, body1=GROUND, body2=j["body"], point2=pt, axis=axis,
                                 radius=float(j.get("radius", 0.0)), index=i))

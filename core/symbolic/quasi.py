@@ -1,4 +1,4 @@
-"""Quasi-velocities u = F(q, t) q' + f0(q, t) (source 002, eq. 2.3.2): the user's choice or an automatic one.
+"""Quasi-velocities u = F(q, t) q' + f0(q, t) ([002], eq. 2.3.2): the user's choice or an automatic one.
 
 Model-file form (key ``quasi_velocities``, see ``docs/appell.md``)::
 
@@ -14,7 +14,7 @@ Each quasi-velocity is given either by ``coefficients`` (coordinate -> number, e
 coordinates, or a time function object) plus an optional ``offset`` f0, or by an ``expression`` linear in the
 speeds ``d(body.coord)``. ``choice`` is the file's default; ``alternatives`` are further named choices;
 ``"auto"`` is always available: the coordinate speeds picked by QR with column pivoting of the null-space
-basis of C (the independent generalized speeds of source 001/002).
+basis of C (the independent generalized speeds of [001], [002]).
 
 Besides F and f0 a choice provides kappa(q, q', t) = F' q' + f0' (the part of u' that does not contain q''),
 used by the Appell formulations: differentiating u = F q' + f0 gives F q'' = u' - kappa.

@@ -1,6 +1,6 @@
 """Symbolic spatial model: free rigid bodies in (x, y, z, psi, theta, phi) and rolling disks on a moving plane.
 
-The same coordinates, rows and labels as :class:`core.spatial_system.SpatialSystem` (source 001, section 5):
+The same coordinates, rows and labels as :class:`core.spatial_system.SpatialSystem` ([001], section 5):
 six coordinates per body, the centre of mass r = (x, y, z) and 3-1-3 Euler angles alpha = (psi, theta, phi) with
 R = Rz(psi) Rx(theta) Rz(phi). Derived here independently of the numeric system:
 
@@ -15,7 +15,7 @@ R = Rz(psi) Rx(theta) Rz(phi). Derived here independently of the numeric system:
 
   dS/dq'' = M q'' + k(q, q') defines the mass matrix M (the q''-Hessian of S) and the velocity terms k, so that
   Appell's equations with q' = H u + h0, q'' = H u' + a0 read H^T (M (H u' + a0) + k) = H^T Q, i.e.
-  dG/du' = Q~ (source 002, eq. 2.3.19). Lagrange form: M q'' + k = Q + C^T lambda (numeric h = Q - k).
+  dG/du' = Q~ ([002], eq. 2.3.19). Lagrange form: M q'' + k = Q + C^T lambda (numeric h = Q - k).
 * Q: gravity m g on the centre, applied forces F(t) at body points and applied torques n(t) (global axes, or
   about z when one component is given), by virtual power F.(r' + w x R s) + n.w.
 * Rolling disk of radius rho (symmetry axis = body z) on the plane z = z_p(t) translating with r_p(t)

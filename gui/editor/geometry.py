@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from core.elements import element_type
 from core.model import GROUND, Model
 
 Vec2 = tuple[float, float]
@@ -68,7 +69,9 @@ class JointGeom:
     body2: str
     p1: Vec2
     p2: Vec2
-    axis: Vec2 | None = None  # prismatic / knife edge direction, global
+    axis: Vec2 | None = None  # prismatic / slot / knife edge direction, global
+    symbol: str = ""  # the element type's drawing symbol (core/elements: editor.drawing)
+    slot: tuple[Vec2, Vec2] | None = None  # pin in slot with a length: the slot's ends, global
 
 
 @dataclass
@@ -234,24 +237,15 @@ def scene_geometry(model: Model, frames: dict[str, tuple[np.ndarray, np.ndarray]
         bodies.append(g)
     sg = SceneGeometry("planar", bodies, ground, [], [], [])
     for j in data.get("joints", []):
-        if j["type"] in ("knife_edge", "rolling_disk"):
-            b = sg.body(j["body"])
-            p = sg.point_of(j["body"], j.get("point", [0.0, 0.0])) or (b.com if b else (0.0, 0.0))
-            axis = None
-            if "axis" in j and b is not None:
-                axis = _rot(b.pose[2], (float(j["axis"][0]), float(j["axis"][1])))
-            sg.joints.append(JointGeom(j["name"], j["type"], GROUND, j["body"], p, p, axis))
-            continue
-        p1 = sg.point_of(j["body1"], j["point1"]) or (0.0, 0.0)
-        p2 = sg.point_of(j["body2"], j["point2"]) or p1
-        axis = None
-        if j["type"] == "prismatic":
-            phi1 = 0.0 if j["body1"] == GROUND else (sg.body(j["body1"]).pose[2] if sg.body(j["body1"]) else 0.0)
-            axis = _rot(phi1, (float(j["axis"][0]), float(j["axis"][1])))
-        sg.joints.append(JointGeom(j["name"], j["type"], j["body1"], j["body2"], p1, p2, axis))
+        et = element_type(j["type"], "joints")  # an unknown type raises, naming the valid ones
+        builder = JOINT_BUILDERS.get(et.editor.drawing)
+        if builder is None:
+            raise ValueError(f"joint {j['name']!r}: no 2D drawing for symbol {et.editor.drawing!r} of type "
+                             f"{et.name}; known: {', '.join(sorted(JOINT_BUILDERS))}")
+        sg.joints.append(builder(sg, j, et.editor.drawing))
     joints = {jg.name: jg for jg in sg.joints}
     for f in data.get("forces", []):
-        t = f["type"]
+        t = element_type(f["type"], "forces").name
         if t == "spring_damper":
             sg.forces.append(ForceGeom(f["name"], t, sg.point_of(f["body1"], f["point1"]) or (0, 0),
                                        sg.point_of(f["body2"], f["point2"]) or (0, 0)))
@@ -266,13 +260,74 @@ def scene_geometry(model: Model, frames: dict[str, tuple[np.ndarray, np.ndarray]
             b = sg.body(f["body"])
             sg.forces.append(ForceGeom(f["name"], t, b.com if b else (0.0, 0.0)))
     for d in data.get("drivers", []):
-        if d["type"] == "coordinate":
+        if element_type(d["type"], "drivers").name == "coordinate":
             b = sg.body(d["body"])
             at = b.com if b else (0.0, 0.0)
         else:
             at = joints[d["joint"]].p2 if d["joint"] in joints else (0.0, 0.0)
         sg.drivers.append(DriverGeom(d["name"], d["type"], at))
     return sg
+
+
+def _angle_of(sg: SceneGeometry, body: str) -> float:
+    b = sg.body(body)
+    return 0.0 if body == GROUND or b is None else b.pose[2]
+
+
+def _single_body_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointGeom:
+    """Knife edge, rolling disk: at the body's point (or centre of mass), blade axis rotated with the body."""
+    b = sg.body(j["body"])
+    p = sg.point_of(j["body"], j.get("point", [0.0, 0.0])) or (b.com if b else (0.0, 0.0))
+    axis = None
+    if "axis" in j and b is not None:
+        axis = _rot(b.pose[2], (float(j["axis"][0]), float(j["axis"][1])))
+    return JointGeom(j["name"], j["type"], GROUND, j["body"], p, p, axis, symbol)
+
+
+def _two_body_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointGeom:
+    """Revolute, weld, spherical, prismatic: both attachment points; a slider's axis in global axes."""
+    p1 = sg.point_of(j["body1"], j["point1"]) or (0.0, 0.0)
+    p2 = sg.point_of(j["body2"], j["point2"]) or p1
+    axis = None
+    if "axis" in j:
+        axis = _rot(_angle_of(sg, j["body1"]), (float(j["axis"][0]), float(j["axis"][1])))
+    return JointGeom(j["name"], j["type"], j["body1"], j["body2"], p1, p2, axis, symbol)
+
+
+def _slot_outline(a: Vec2, b: Vec2, width: float, n: int = 8) -> list[Vec2]:
+    """A slot's outline (two straight sides and round ends of diameter ``width``) from end centre a to b."""
+    ux, uy = b[0] - a[0], b[1] - a[1]
+    base = math.atan2(uy, ux)
+    r = width / 2
+    out: list[Vec2] = []
+    for centre, start in ((b, base - math.pi / 2), (a, base + math.pi / 2)):
+        out += [(centre[0] + r * math.cos(start + math.pi * k / n), centre[1] + r * math.sin(start + math.pi * k / n))
+                for k in range(n + 1)]
+    return out
+
+
+def _slot_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointGeom:
+    """Pin in slot: the pin at point2; the slot through point1 along the (unit, global) axis, its ends when a
+    length is given -- also drawn as an outlined slot on the slotted body (a ground slot has no body outline:
+    its JointGeom.slot is all the canvas gets)."""
+    jg = _two_body_joint(sg, j, symbol)
+    n = math.hypot(*jg.axis) or 1.0
+    jg.axis = (jg.axis[0] / n, jg.axis[1] / n)
+    if "length" in j:
+        h = float(j["length"]) / 2
+        jg.slot = ((jg.p1[0] - h * jg.axis[0], jg.p1[1] - h * jg.axis[1]),
+                   (jg.p1[0] + h * jg.axis[0], jg.p1[1] + h * jg.axis[1]))
+        body = sg.body(j["body1"])
+        if body is not None:
+            body.polygons.append(_slot_outline(jg.slot[0], jg.slot[1], SLOT_WIDTH))
+    return jg
+
+
+SLOT_WIDTH = 0.04  # [m] drawn width of a slot
+#: drawing symbol of an element type (core/elements: editor.drawing) -> builder of its JointGeom record
+JOINT_BUILDERS = {"pin": _two_body_joint, "weld": _two_body_joint, "ball": _two_body_joint,
+                  "slider": _two_body_joint, "slot": _slot_joint, "blade": _single_body_joint,
+                  "disk": _single_body_joint}
 
 
 def _spatial_geometry(data: dict[str, Any], solved: dict[str, Any] | None = None) -> SceneGeometry:
@@ -362,12 +417,13 @@ def _spatial_geometry(data: dict[str, Any], solved: dict[str, Any] | None = None
         bodies.append(g)
     sg = SceneGeometry("spatial", bodies, ground, [], [], [])
     for j in data.get("joints", []):
+        symbol = element_type(j["type"], "joints").editor.drawing
         if "body1" in j:
             p1 = sg.point_of(j["body1"], j["point1"]) or (0.0, 0.0)
             p2 = sg.point_of(j["body2"], j["point2"]) or p1
-            sg.joints.append(JointGeom(j["name"], j["type"], j["body1"], j["body2"], p1, p2))
+            sg.joints.append(JointGeom(j["name"], j["type"], j["body1"], j["body2"], p1, p2, symbol=symbol))
         else:
             b = sg.body(j["body"])
             p = b.com if b else (0.0, 0.0)
-            sg.joints.append(JointGeom(j["name"], j["type"], GROUND, j["body"], p, p))
+            sg.joints.append(JointGeom(j["name"], j["type"], GROUND, j["body"], p, p, symbol=symbol))
     return sg

@@ -13,29 +13,36 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from core.elements import element_type
 from core.model import GROUND, Model
 from core.model import edit
 from gui.editor.geometry import SceneGeometry, Vec2
 
-#: palette entries: kind -> (label, tooltip)
+def _element_entry(type_: str) -> tuple[str, str]:
+    """(label, tooltip) of the palette entry that creates element type ``type_`` (from core/elements)."""
+    info = element_type(type_).editor
+    return info.label, info.tooltip
+
+
+#: palette entries: kind -> (label, tooltip); element entries come from the element registry
 PALETTE = {
     "bar": ("Bar", "A uniform bar, 1 m and 1 kg/m; drag its end handle to resize and rotate"),
     "disk": ("Disk", "A uniform disk, r = 0.25 m, 1 kg"),
     "block": ("Block", "A rectangular block (polygon body), 0.4 m x 0.2 m, 1 kg"),
     "ground": ("Ground point", "A fixed point of the ground"),
-    "revolute": ("Revolute joint", "Pin joint: drop on two bodies (or a body and a ground point), or drop on one "
-                                    "and click the other"),
-    "prismatic": ("Prismatic joint", "Slider along the global x axis at the drop point"),
-    "weld": ("Weld", "Rigid connection of two bodies"),
-    "spring": ("Spring-damper", "Translational spring-damper: drop on the first point, click the second"),
-    "rotational_spring": ("Rotational spring", "Rotational spring-damper: drop on a revolute joint"),
-    "driver": ("Driver", "Motor: drop on a revolute (angle) or prismatic (distance) joint"),
-    "force": ("Force", "Applied force (0, -10) N at the drop point of a body"),
-    "torque": ("Torque", "Applied torque 1 N m on a body"),
-    "knife_edge": ("Knife edge", "Nonholonomic blade on a body (no sideways velocity)"),
+    "revolute": _element_entry("revolute"),
+    "prismatic": _element_entry("prismatic"),
+    "weld": _element_entry("weld"),
+    "pin_in_slot": _element_entry("pin_in_slot"),
+    "spring": _element_entry("spring_damper"),
+    "rotational_spring": _element_entry("rotational_spring_damper"),
+    "driver": _element_entry("joint_angle"),
+    "force": _element_entry("applied_force"),
+    "torque": _element_entry("applied_torque"),
+    "knife_edge": _element_entry("knife_edge"),
 }
 BODY_KINDS = ("bar", "disk", "block")
-CONNECTOR_KINDS = ("revolute", "prismatic", "weld", "spring")
+CONNECTOR_KINDS = ("revolute", "prismatic", "weld", "pin_in_slot", "spring")
 
 
 @dataclass(frozen=True)
@@ -111,7 +118,7 @@ def _phi(data: dict[str, Any], body: str) -> float:
 
 
 def connect(model: Model, kind: str, a: Attach, b: Attach) -> Placed | str:
-    """A joint (revolute, prismatic, weld) or spring-damper between two attachments."""
+    """A joint (revolute, prismatic, weld, pin in slot) or spring-damper between two attachments."""
     if a.body == b.body:
         return "pick two different bodies"
     order = {GROUND: -1, **{n: i for i, n in enumerate(edit.names(model, "bodies"))}}
@@ -130,7 +137,7 @@ def connect(model: Model, kind: str, a: Attach, b: Attach) -> Placed | str:
     extra: dict[str, Any] = {}
     if kind in ("weld", "prismatic"):
         extra["angle"] = _phi(data, b.body) - _phi(data, a.body)
-    if kind == "prismatic":
+    if "axis" in element_type(kind, "joints").fields:  # prismatic, pin in slot: along the global x axis
         phi1 = _phi(data, a.body)
         extra["axis"] = [math.cos(-phi1), math.sin(-phi1)]  # global x in body1's frame
     data.setdefault("joints", []).append(edit.joint_item(name, kind, a.body, r1, b.body, r2, **extra))

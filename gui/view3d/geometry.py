@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from core.elements import element_type
 from core.model.document import GROUND, Model
 
 FloatArray = np.ndarray
@@ -153,6 +154,49 @@ def _thickness(kind: str, scale: float) -> float:
     return 0.04 * scale if kind == "planar" else 0.02 * scale
 
 
+# ---- joint markers, by drawing symbol (core/elements: editor.drawing) ------------------------------------------
+Marker = tuple[FloatArray, FloatArray]
+
+
+def _pin_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: float, extent: float) -> Marker:
+    """Revolute (planar: an axle along z) and spherical (a ball) joints, at both ends."""
+    if kind == "planar":
+        return cylinder_mesh(p - [0, 0, 0.06 * extent], p + [0, 0, 0.06 * extent], jr)
+    return sphere_mesh(p, 1.4 * jr, 8, 12)
+
+
+def _dot_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: float, extent: float) -> Marker:
+    """Welds, knife edges: a small sphere at the attachment point."""
+    return sphere_mesh(p, jr, 6, 10)
+
+
+def _slider_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: float, extent: float) -> Marker:
+    """Prismatic joint: a rail along the axis on the ground, a small sphere on a moving body."""
+    if body == GROUND and j.axis:
+        a = _v3(j.axis)
+        a /= max(np.linalg.norm(a), 1e-12)
+        return cylinder_mesh(p - a * 0.6 * extent, p + a * 0.6 * extent, 0.4 * jr)
+    return sphere_mesh(p, jr, 6, 10)
+
+
+def _slot_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: float, extent: float) -> Marker:
+    """Pin in slot: on body 1 (or the ground) a flat slot bar along the axis (body 1's frame) of the given
+    length (else 1.2 extent), centred on point1; on body 2 the pin, an axle along z."""
+    if end == 1:
+        return cylinder_mesh(p - [0, 0, 0.08 * extent], p + [0, 0, 0.08 * extent], 0.8 * jr)
+    a = _v3(j.axis)
+    a /= max(np.linalg.norm(a), 1e-12)
+    length = j.length or 1.2 * extent
+    ang = float(np.arctan2(a[1], a[0]))
+    return box_mesh(p, np.array([length, 2.2 * jr, 0.5 * jr]), rot_z(ang))
+
+
+#: drawing symbol -> mesh of the joint at one end (in that body's frame); "disk" (rolling disks) is drawn as
+#: a contact, not a marker
+JOINT_MARKERS = {"pin": _pin_marker, "ball": _pin_marker, "weld": _dot_marker, "blade": _dot_marker,
+                 "slider": _slider_marker, "slot": _slot_marker}
+
+
 def build_scene(model: Model) -> SceneSpec:
     """Body meshes and lines in body frames, joints, springs, plane and gravity of ``model``."""
     ent = model.entities
@@ -241,26 +285,20 @@ def build_scene(model: Model) -> SceneSpec:
     joint_points: dict[str, tuple[str, FloatArray]] = {}
     disk_contacts: dict[str, tuple[str, float]] = {}
     for j in ent.joints:
-        if j.type == "rolling_disk":
+        symbol = element_type(j.type, "joints").editor.drawing  # an unknown type raises, naming the valid ones
+        if symbol == "disk":
             disk_contacts[j.name] = (j.body2 or getattr(j, "body", ""), j.radius)
             continue
+        marker = JOINT_MARKERS.get(symbol)
+        if marker is None:
+            raise ValueError(f"joint {j.name!r}: no 3D marker for symbol {symbol!r} of type {j.type}; known: "
+                             f"{', '.join(sorted(JOINT_MARKERS))} and disk")
         if j.body2 and j.point2:
             joint_points[j.name] = (j.body2, _v3(j.point2))
-        for body, point in ((j.body1, j.point1), (j.body2, j.point2)):
+        for end, (body, point) in enumerate(((j.body1, j.point1), (j.body2, j.point2))):
             if not point:
                 continue
-            p = _v3(point)
-            if j.type in ("revolute", "spherical"):
-                if kind == "planar":
-                    v, f = cylinder_mesh(p - [0, 0, 0.06 * extent], p + [0, 0, 0.06 * extent], jr)
-                else:
-                    v, f = sphere_mesh(p, 1.4 * jr, 8, 12)
-            elif j.type == "prismatic" and body == GROUND and j.axis:
-                a = _v3(j.axis)
-                a /= max(np.linalg.norm(a), 1e-12)
-                v, f = cylinder_mesh(p - a * 0.6 * extent, p + a * 0.6 * extent, 0.4 * jr)
-            else:
-                v, f = sphere_mesh(p, jr, 6, 10)
+            v, f = marker(j, end, body, _v3(point), kind, jr, extent)
             if body == GROUND:
                 ground.add(v, f, GROUND_COLOR)
             elif body in by_name:

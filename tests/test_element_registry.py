@@ -1,0 +1,414 @@
+"""The element registry (issue 14): every element type of the model schema is handled by every backend.
+
+For each type listed in core/model/schema.json (joints, drivers, forces) this checks:
+
+* registry: the schema's types are exactly the registry's (core/elements), with fields the schema allows;
+* numeric: the compiled system lists the element with the registry's row labels (force elements change h);
+* finite differences (planar constraints): Phi_q against central differences of Phi (step 1e-6: truncation
+  ~h^2 |Phi'''| ~ 1e-12, round-off ~eps |Phi| / h ~ 1e-10; tolerance 1e-7), Phi_t likewise in t, and gamma
+  against the second difference -d^2/ds^2 Phi(q + v s, t + s) (step 1e-4: round-off ~4 eps / h^2 ~ 4e-8,
+  truncation ~h^2 ~ 1e-8; tolerance 1e-5); nonholonomic rows: eta against d/ds (C_psi(q + v s) v + xi);
+  conservative forces: h(q, 0) = -dV/dq by central differences of V (tolerance 1e-6);
+* symbolic: Phi, Phi_q, Phi_t, gamma, C_psi, eta and Q of core.symbolic.planar at a random state equal the
+  numeric ones to 1e-10 (both double precision; same equations, different evaluation order);
+* compiled: the numba kernels (core.planar_kernels via core.dynamics.projection_planar; their plain-Python
+  source without numba) equal the numeric reference methods to 1e-12, reactions included;
+* reactions: every constraint is reported, by the vectorised, reference and compiled paths alike, at its
+  registry site; a pin (revolute, pin in slot) transmits no moment about the pin, a slot no force along it;
+* editor placement (gui/editor/placement.py) creates the element from its palette entry (or the registry says
+  where else it is created); 2D drawing (gui/editor/geometry.py) gives it a record with the registry's symbol;
+  3D drawing (gui/view3d/geometry.py) draws a marker for every joint type and the springs.
+
+Spatial types (spherical, rolling_disk) are compiled from the sample models and checked the same way where
+the backend exists (spatial symbolic: rolling disks; spherical joints are refused by name).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from core.elements import element_names, element_type
+from core.errors import UnknownNameError
+from core.model import Model, model_from_data
+from core.model.timefunc import T
+from core.system import compile_model
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = json.loads((ROOT / "core" / "model" / "schema.json").read_text())
+RNG_SEED = 20261124
+
+
+def schema_types(section: str) -> list[str]:
+    """The element types the model schema allows in a section (joints, drivers, forces)."""
+    definition = {"joints": "joint", "drivers": "driver", "forces": "force"}[section]
+    return list(SCHEMA["$defs"][definition]["properties"]["type"]["enum"])
+
+
+def schema_fields(section: str, type_: str) -> set[str]:
+    definition = {"joints": "joint", "drivers": "driver", "forces": "force"}[section]
+    for branch in SCHEMA["$defs"][definition]["allOf"]:
+        cond = branch["if"]["properties"]["type"]
+        if cond.get("const") == type_ or type_ in cond.get("enum", ()):
+            return set(branch["then"]["properties"]) - {"name", "type"}
+    raise AssertionError(f"the schema has no branch for {type_}")
+
+
+ALL_TYPES = [(s, t) for s in ("joints", "drivers", "forces") for t in schema_types(s)]
+PLANAR_TYPES = [(s, t) for s, t in ALL_TYPES if element_type(t).dimension != "spatial"]
+SPATIAL_SAMPLES = {"spherical": "spherical_pendulum.json", "rolling_disk": "rolling_disk.json"}
+
+# ---- a planar fixture model per element type ---------------------------------------------------------------
+HARMONIC = {"type": "harmonic", "amplitude": 0.3, "frequency": 0.7, "phase": 0.2, "offset": 0.1}
+
+
+def base_data() -> dict[str, Any]:
+    """Two bodies with off-centre mass centres, rotated frames and bar geometry (for picking), a ground point."""
+    def body(name: str, com: list[float], pose: list[float], mass: float, inertia: float, color: str) -> dict:
+        return {"name": name, "mass": mass, "inertia": inertia, "com": com,
+                "points": {"p": [0.4, 0.1], "q": [-0.2, 0.3]} if name == "A" else {"p": [-0.3, 0.2], "q": [0.25, -0.15]},
+                "geometry": [{"type": "bar", "from": "q", "to": "p", "width": 0.05}], "color": color,
+                "initial": {"x": pose[0], "y": pose[1], "phi": pose[2]}}
+    return {"format": "mechanism-studio-model", "version": 1, "name": "fixture", "kind": "planar",
+            "gravity": [0.3, -9.81], "ground": {"points": {"G": [0.5, 0.5]}},
+            "bodies": [body("A", [0.1, 0.05], [0.3, 0.2, 0.4], 2.0, 0.3, "#d9534f"),
+                       body("B", [0.05, -0.1], [1.1, -0.3, -0.7], 1.5, 0.2, "#4a90d9")],
+            "joints": [], "drivers": [], "forces": []}
+
+
+REVOLUTE = {"name": "R", "type": "revolute", "body1": "A", "point1": "p", "body2": "B", "point2": "p"}
+PRISMATIC = {"name": "Pr", "type": "prismatic", "body1": "A", "point1": "q", "body2": "B", "point2": "q",
+             "axis": [0.6, 0.8], "angle": -0.2}
+ELEMENT_ITEMS: dict[str, tuple[str, list[dict[str, Any]], dict[str, Any]]] = {
+    # type -> (section, supporting joints, the element)
+    "revolute": ("joints", [], REVOLUTE),
+    "weld": ("joints", [], {"name": "W", "type": "weld", "body1": "A", "point1": "p", "body2": "B", "point2": "p",
+                            "angle": 0.3}),
+    "prismatic": ("joints", [], PRISMATIC),
+    "pin_in_slot": ("joints", [], {"name": "S", "type": "pin_in_slot", "body1": "A", "point1": "q", "body2": "B",
+                                   "point2": "p", "axis": [0.6, -0.8], "length": 1.0}),
+    "knife_edge": ("joints", [], {"name": "K", "type": "knife_edge", "body": "B", "point": "q", "axis": [0.8, 0.6]}),
+    "joint_angle": ("drivers", [REVOLUTE], {"name": "M", "type": "joint_angle", "joint": "R", "function": HARMONIC}),
+    "joint_distance": ("drivers", [PRISMATIC], {"name": "D", "type": "joint_distance", "joint": "Pr",
+                                                "function": {"type": "polynomial", "coefficients": [0.1, 0.2, 0.3]}}),
+    "coordinate": ("drivers", [], {"name": "C", "type": "coordinate", "body": "B", "coordinate": "phi",
+                                   "function": HARMONIC}),
+    "spring_damper": ("forces", [], {"name": "Sp", "type": "spring_damper", "body1": "A", "point1": "p",
+                                     "body2": "B", "point2": "q", "stiffness": 30.0, "damping": 0.7,
+                                     "free_length": 0.4}),
+    "rotational_spring_damper": ("forces", [REVOLUTE], {"name": "RS", "type": "rotational_spring_damper",
+                                                        "joint": "R", "stiffness": 5.0, "damping": 0.2,
+                                                        "free_angle": 0.1}),
+    "applied_force": ("forces", [], {"name": "F", "type": "applied_force", "body": "B", "point": "q",
+                                     "force": [HARMONIC, 2.0]}),
+    "applied_torque": ("forces", [], {"name": "Tq", "type": "applied_torque", "body": "A",
+                                      "torque": {"type": "expression", "expression": "sin(t)"}}),
+}
+#: the same types attached to the ground (other reaction sites and ground columns)
+GROUND_VARIANTS = {
+    "revolute_on_ground": {"name": "RG", "type": "revolute", "body1": "A", "point1": "q", "body2": "ground",
+                           "point2": "G"},
+    "pin_in_ground_slot": {"name": "SG", "type": "pin_in_slot", "body1": "ground", "point1": "G", "body2": "A",
+                           "point2": "p", "axis": [1.0, 0.5]},
+}
+
+
+def fixture_data(type_: str, with_element: bool = True) -> dict[str, Any]:
+    data = base_data()
+    if type_ in GROUND_VARIANTS:
+        if with_element:
+            data["joints"].append(copy.deepcopy(GROUND_VARIANTS[type_]))
+        return data
+    section, support, item = ELEMENT_ITEMS[type_]
+    data["joints"] += copy.deepcopy(support)
+    if with_element:
+        data[section].append(copy.deepcopy(item))
+    return data
+
+
+def fixture_model(type_: str, with_element: bool = True) -> Any:
+    return model_from_data(fixture_data(type_, with_element), f"<{type_} fixture>")
+
+
+def random_state(n: int, m: int, salt: int) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    rng = np.random.default_rng(RNG_SEED + salt)
+    return rng.standard_normal(n), rng.standard_normal(n), 0.37 + 0.1 * salt, rng.standard_normal(m)
+
+
+PLANAR_CASES = [t for _, t in PLANAR_TYPES] + list(GROUND_VARIANTS)
+
+
+def element_of(type_: str) -> str:
+    return GROUND_VARIANTS[type_]["type"] if type_ in GROUND_VARIANTS else type_
+
+
+def name_of(type_: str) -> str:
+    return GROUND_VARIANTS[type_]["name"] if type_ in GROUND_VARIANTS else ELEMENT_ITEMS[type_][2]["name"]
+
+
+# ---- the registry and the schema ---------------------------------------------------------------------------
+def test_every_schema_type_has_its_element_module_with_schema_fields():
+    for section in ("joints", "drivers", "forces"):
+        for t in schema_types(section):
+            et = element_type(t, section)  # raises when core/elements/<t>.py is missing
+            assert et.name == t and et.section == section
+            assert set(et.fields) <= schema_fields(section, t), t
+            assert et.editor.label and et.editor.drawing, t
+            assert bool(et.components) == et.is_constraint, t
+
+
+def test_unknown_type_fails_loudly_naming_it_and_the_valid_ones():
+    with pytest.raises(UnknownNameError) as info:
+        element_type("gear_pair", "joints")
+    assert "gear_pair" in str(info.value) and "revolute" in str(info.value) and "pin_in_slot" in str(info.value)
+    # a type that reaches the compiler without the loader (e.g. a new schema type nobody registered) is refused
+    data = fixture_data("revolute")
+    data["joints"][0]["type"] = "gear_pair"
+    with pytest.raises(UnknownNameError, match="gear_pair"):
+        compile_model(Model(data))
+
+
+def test_every_fixture_covers_every_planar_type():
+    assert sorted(ELEMENT_ITEMS) == sorted(t for _, t in PLANAR_TYPES)
+
+
+# ---- numeric backend, finite differences ---------------------------------------------------------------------
+def fd_jacobian(f: Any, q: np.ndarray, h: float = 1e-6) -> np.ndarray:
+    cols = []
+    for k in range(q.size):
+        e = np.zeros_like(q)
+        e[k] = h
+        cols.append((f(q + e) - f(q - e)) / (2 * h))
+    return np.array(cols).T
+
+
+@pytest.mark.parametrize("case", PLANAR_CASES)
+def test_numeric_rows_and_jacobians_against_finite_differences(case):
+    model = fixture_model(case)
+    s = compile_model(model)
+    et = element_type(element_of(case))
+    if not et.is_constraint:
+        base = compile_model(fixture_model(case, with_element=False))
+        q, v, t, _ = random_state(s.n, s.m, 1)
+        assert np.linalg.norm(s.forces(q, v, t) - base.forces(q, v, t)) > 1e-3  # the force element acts
+        if case in ("spring_damper", "rotational_spring_damper"):  # conservative part: h(q, 0) = -dV/dq
+            grad = fd_jacobian(lambda x: np.array([s.potential_energy(x, t)]), q)[0]
+            np.testing.assert_allclose(s.forces(q, np.zeros_like(q), t), -grad, atol=1e-6)
+        return
+    info = next(c for c in s.constraints if c.name == name_of(case))
+    assert info.components == et.row_components(model.entities.joints[-1] if et.section == "joints"
+                                                else model.entities.drivers[-1])
+    assert info.holonomic == et.holonomic
+    for salt in range(3):
+        q, v, t, _ = random_state(s.n, s.m, salt)
+        mh = s.m_holonomic
+        if mh:
+            np.testing.assert_allclose(s.phi_q(q, t), fd_jacobian(lambda x: s.phi(x, t), q), atol=1e-7)
+            np.testing.assert_allclose(s.phi_t(q, t), (s.phi(q, t + 1e-6) - s.phi(q, t - 1e-6)) / 2e-6, atol=1e-7)
+            h = 1e-4
+            second = (s.phi(q + v * h, t + h) - 2 * s.phi(q, t) + s.phi(q - v * h, t - h)) / h ** 2
+            np.testing.assert_allclose(s.gamma(q, v, t), -second, atol=1e-5)
+        if s.m_nonholonomic:
+            def velocity_rows(x: np.ndarray, tt: float) -> np.ndarray:
+                return (s.constraint_matrix(x, tt) @ v + s.xi(x, tt))[mh:]
+            h = 1e-6
+            deriv = (velocity_rows(q + v * h, t + h) - velocity_rows(q - v * h, t - h)) / (2 * h)
+            np.testing.assert_allclose(s.eta(q, v, t)[mh:], deriv, atol=1e-7)
+
+
+# ---- symbolic backend ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("case", PLANAR_CASES)
+def test_symbolic_form_equals_numeric(case):
+    from core.symbolic.planar import planar_symbolic
+    model = fixture_model(case)
+    s = compile_model(model)
+    sym = planar_symbolic(model)
+    assert sym.row_labels == s.row_labels()
+    q, v, t, _ = random_state(s.n, s.m, 5)
+    args = list(sym.q) + list(sym.qd) + [T]
+    vals = list(q) + list(v) + [t]
+
+    def ev(expr: sp.Matrix) -> np.ndarray:
+        return np.array(sp.lambdify(args, expr, "numpy")(*vals), float).reshape(expr.shape)
+
+    mh = s.m_holonomic
+    if mh:
+        np.testing.assert_allclose(ev(sym.Phi).ravel(), s.phi(q, t), atol=1e-10)
+        np.testing.assert_allclose(ev(sym.Phi_q), s.phi_q(q, t), atol=1e-10)
+        np.testing.assert_allclose(ev(sym.Phi_t).ravel(), s.phi_t(q, t), atol=1e-10)
+        np.testing.assert_allclose(ev(sym.gamma).ravel(), s.gamma(q, v, t), atol=1e-10)
+    if s.m_nonholonomic:
+        np.testing.assert_allclose(ev(sym.C_psi), s.constraint_matrix(q, t)[mh:], atol=1e-10)
+        np.testing.assert_allclose(ev(sym.eta_psi).ravel(), s.eta(q, v, t)[mh:], atol=1e-10)
+    np.testing.assert_allclose(ev(sym.Q).ravel(), s.forces(q, v, t), atol=1e-10)
+
+
+# ---- compiled backend and reactions -------------------------------------------------------------------------
+def compiled_terms() -> tuple[Any, ...]:
+    """(position terms, velocity terms, potential, reactions): numba-compiled, or their plain source."""
+    from core import planar_kernels
+    from core.dynamics import projection_planar
+    if projection_planar.kernels() is not None:
+        return (projection_planar._position_terms, projection_planar._velocity_terms,
+                projection_planar._potential, projection_planar._reactions)
+    return (planar_kernels.k_position_terms, planar_kernels.k_velocity_terms, planar_kernels.k_potential,
+            planar_kernels.k_reactions)
+
+
+@pytest.mark.parametrize("case", PLANAR_CASES)
+def test_compiled_path_and_reactions_equal_numeric(case):
+    position, velocity, potential, reactions = compiled_terms()
+    model = fixture_model(case)
+    s = compile_model(model)
+    geo, frc, react = s.fused_data()
+    for salt in range(3):
+        q, v, t, lam = random_state(s.n, s.m, salt)
+        fval, faccel, xi, loads, torques = s.time_arrays(t)
+        C, phi = position(q, geo, fval)
+        np.testing.assert_allclose(C, s.constraint_matrix_reference(q, t), atol=1e-12)
+        np.testing.assert_allclose(phi, s.phi_reference(q, t), atol=1e-12)
+        np.testing.assert_allclose(xi, s.xi_reference(q, t), atol=1e-12)
+        h, eta, _ = velocity(q, v, geo, frc, faccel, loads, torques)
+        np.testing.assert_allclose(h, s.forces_reference(q, v, t), atol=1e-12)
+        np.testing.assert_allclose(eta, s.eta_reference(q, v, t), atol=1e-12)
+        assert potential(q, geo, frc) == pytest.approx(s.potential_energy(q, t), abs=1e-12)
+        ref, fast = s.reactions_reference(q, lam, t), s.reactions(q, lam, t)
+        assert list(ref) == [c.name for c in s.constraints] == list(fast)
+        compiled = reactions(q, C, lam, react)
+        for k, c in enumerate(s.constraints):
+            np.testing.assert_allclose(fast[c.name], ref[c.name], atol=1e-12)
+            np.testing.assert_allclose(compiled[k], ref[c.name], atol=1e-12)
+        if element_of(case) in ("revolute", "pin_in_slot"):
+            r = ref[name_of(case)]
+            assert abs(r[5]) < 1e-12  # a pin transmits no moment about itself
+            if element_of(case) == "pin_in_slot":
+                j = next(j for j in model.entities.joints if j.name == name_of(case))
+                phi1 = 0.0 if j.body1 == "ground" else q[3 * s.index[j.body1] + 2]
+                axis = np.array(j.axis) / np.linalg.norm(j.axis)
+                along = np.array([[math.cos(phi1), -math.sin(phi1)], [math.sin(phi1), math.cos(phi1)]]) @ axis
+                assert abs(along @ r[:2]) < 1e-12 * max(1.0, np.linalg.norm(r[:2]))  # no force along the slot
+
+
+# ---- spatial types ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("type_", [t for _, t in ALL_TYPES if element_type(t).dimension == "spatial"])
+def test_spatial_types_compile_and_their_symbolic_backend(type_):
+    from core.model import load_model
+    from core.symbolic.appell import SymbolicUnsupported
+    from core.symbolic.spatial import spatial_symbolic
+    model = load_model(ROOT / "sample_models" / SPATIAL_SAMPLES[type_])
+    s = compile_model(model)
+    names = [j.name for j in model.entities.joints if j.type == type_]
+    assert names and all(n in [c.name for c in s.constraints] for n in names)
+    q, v, t, lam = random_state(s.n, s.m, 2)
+    assert set(names) <= set(s.reactions(q, lam, t))
+    if type_ == "rolling_disk":
+        sym = spatial_symbolic(model)
+        args = list(sym.q) + list(sym.qd) + [T]
+        Cs = np.array(sp.lambdify(args, sym.C, "numpy")(*(list(q) + list(v) + [t])), float)
+        np.testing.assert_allclose(Cs, s.constraint_matrix(q, t), atol=1e-10)
+    else:
+        with pytest.raises(SymbolicUnsupported, match=type_):
+            spatial_symbolic(model)
+    # a spatial element in a planar model is refused by name, never silently unconstrained
+    data = fixture_data("revolute")
+    data["joints"].append({"name": "X", "type": type_, **({"body": "A", "radius": 0.2} if type_ == "rolling_disk"
+                                                          else {"body1": "A", "point1": "p", "body2": "B",
+                                                                "point2": "q"})})
+    with pytest.raises(ValueError, match=type_):
+        compile_model(model_from_data(data))
+
+
+# ---- editor placement, 2D and 3D drawing ----------------------------------------------------------------------
+def placed_types(model: Any) -> list[tuple[str, str]]:
+    return [(sec, x["type"]) for sec in ("joints", "drivers", "forces") for x in model.data.get(sec, [])]
+
+
+@pytest.mark.parametrize("section,type_", ALL_TYPES)
+def test_editor_places_every_type_from_its_palette_entry(section, type_):
+    from gui.editor import placement
+    from gui.editor.geometry import scene_geometry
+    info = element_type(type_).editor
+    if info.palette is None:
+        assert info.no_palette, f"{type_}: neither a palette entry nor where else it is created"
+        return
+    assert info.palette in placement.PALETTE, f"{type_}: palette kind {info.palette!r} missing in placement"
+    support = {"joint_angle": [REVOLUTE], "joint_distance": [PRISMATIC], "rotational_spring_damper": [REVOLUTE]}
+    data = base_data()
+    data["joints"] += copy.deepcopy(support.get(type_, []))
+    model = model_from_data(data)
+    sg = scene_geometry(model)
+    before = placed_types(model)
+    if info.palette in placement.CONNECTOR_KINDS:
+        a = placement.Attach("A", "p", sg.body("A").points["p"])
+        b = placement.Attach("B", "q", sg.body("B").points["q"])
+        result = placement.connect(model, info.palette, a, b)
+    elif support.get(type_):
+        result = placement.place(model, sg, info.palette, sg.joints[0].p2, 0.05)
+    else:
+        result = placement.place(model, sg, info.palette, sg.body("A").points["p"], 0.05)
+    assert isinstance(result, placement.Placed), result
+    added = [x for x in placed_types(result.model) if x not in before or placed_types(result.model).count(x) >
+             before.count(x)]
+    assert (section, type_) in added, (type_, added)
+    compile_model(result.model)  # what the editor writes compiles
+
+
+@pytest.mark.parametrize("case", PLANAR_CASES)
+def test_2d_drawing_has_a_record_for_every_planar_element(case):
+    from gui.editor.geometry import scene_geometry
+    model = fixture_model(case)
+    sg = scene_geometry(model)
+    et = element_type(element_of(case))
+    records = {"joints": sg.joints, "drivers": sg.drivers, "forces": sg.forces}[et.section]
+    rec = next((r for r in records if r.name == name_of(case)), None)
+    assert rec is not None, f"no 2D record for {case}"
+    if et.section == "joints":
+        assert rec.symbol == et.editor.drawing
+    if element_of(case) == "pin_in_slot":
+        j = GROUND_VARIANTS.get(case) or ELEMENT_ITEMS[case][2]
+        assert rec.p2 == pytest.approx(sg.point_of(j["body2"], j["point2"]))
+        if "length" in j:
+            (x0, y0), (x1, y1) = rec.slot
+            assert math.hypot(x1 - x0, y1 - y0) == pytest.approx(j["length"])
+            assert ((x0 + x1) / 2, (y0 + y1) / 2) == pytest.approx(rec.p1)
+
+
+def test_2d_drawing_of_spatial_joints():
+    from core.model import load_model
+    from gui.editor.geometry import scene_geometry
+    for type_, sample in SPATIAL_SAMPLES.items():
+        sg = scene_geometry(load_model(ROOT / "sample_models" / sample))
+        assert any(j.type == type_ and j.symbol == element_type(type_).editor.drawing for j in sg.joints)
+
+
+@pytest.mark.parametrize("section,type_", ALL_TYPES)
+def test_3d_drawing_draws_every_joint_and_spring(section, type_):
+    from core.model import load_model
+    from gui.view3d.geometry import build_scene
+    if element_type(type_).dimension == "spatial":
+        scene = build_scene(load_model(ROOT / "sample_models" / SPATIAL_SAMPLES[type_]))
+        name = next(j.name for j in load_model(ROOT / "sample_models" / SPATIAL_SAMPLES[type_]).entities.joints
+                    if j.type == type_)
+        assert name in scene.joint_points or name in scene.disk_contacts
+        return
+    with_el, without = build_scene(fixture_model(type_)), build_scene(fixture_model(type_, with_element=False))
+    if section == "joints":
+        assert _vertex_count(with_el) > _vertex_count(without), f"no 3D marker for {type_}"
+    elif type_ == "spring_damper":
+        assert len(with_el.springs) == len(without.springs) + 1
+    else:  # drivers and loads: the 3D view shows the motion they cause, not a symbol (the 2D editor does)
+        assert _vertex_count(with_el) == _vertex_count(without)
+
+
+def _vertex_count(scene: Any) -> int:
+    return len(scene.ground.vertices) + sum(len(b.mesh.vertices) for b in scene.bodies)
+
+
+def test_element_names_cover_all_sections():
+    assert set(element_names()) == {t for _, t in ALL_TYPES}
