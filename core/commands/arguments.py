@@ -15,6 +15,7 @@ import sys
 from typing import Any, Callable, Mapping, TextIO
 
 from core.model import Model, load_model, loads_model
+from core.model.io import output_frames_problem
 from core.results import columns_to_csv, write_csv
 
 STDIO = "-"
@@ -40,6 +41,14 @@ def positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
     return value
+
+
+def check_output_frames(t_end: float, dt: float) -> None:
+    """Exit with status 2 naming --dt when t_end / dt asks for more frames than a run may record."""
+    problem = output_frames_problem(t_end, dt)
+    if problem:
+        print(f"error: argument --t-end/--dt: {problem}", file=sys.stderr)
+        raise SystemExit(2)
 
 
 def add_model_argument(p: argparse.ArgumentParser) -> None:
