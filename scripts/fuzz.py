@@ -43,11 +43,12 @@ def main(argv: list[str] | None = None) -> int:
     defects: collections.Counter[str] = collections.Counter()
     examples: dict[str, str] = {}
     signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # kill PID: stop like Ctrl-C, with the summary
     start = time.time()
     done = 0
     try:
         done = _loop(args, docs, names, counts, defects, examples, start)
-    except KeyboardInterrupt:  # Ctrl-C: report what was done so far
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: report what was done so far
         done = counts["ok"] + counts["rejected"] + counts["defect"]
         print("interrupted", file=sys.stderr)
     print(f"{done} mutants (seeds {args.seed}..{args.seed + done - 1}) in {time.time() - start:.1f} s: "
