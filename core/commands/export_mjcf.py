@@ -3,11 +3,9 @@ MJCF (see :mod:`core.interop.mjcf`); ``FILE`` may be ``-`` (standard input), ``-
 from __future__ import annotations
 
 import argparse
-import sys
 
-from core.commands.arguments import STDIO, add_model_argument, positive_float, read_model
+from core.commands.arguments import add_model_argument, positive_float, read_model, write_text_output
 from core.interop.mjcf import DEFAULT_TIMESTEP_S, to_mjcf
-from core.model.io import atomic_write_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,10 +18,5 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    text = to_mjcf(read_model(args.file), args.timestep)
-    if args.out == STDIO:
-        sys.stdout.write(text)
-    else:
-        atomic_write_text(args.out, text)
-        print(f"wrote {args.out}", file=sys.stderr)
+    write_text_output(args.out, to_mjcf(read_model(args.file), args.timestep), "")
     return 0

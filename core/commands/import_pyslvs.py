@@ -8,12 +8,11 @@ import json
 import sys
 from pathlib import Path
 
-from core.commands.arguments import STDIO, positive_float
+from core.commands.arguments import STDIO, positive_float, write_text_output
 from core.errors import Diagnostic, ModelError
 from core.interop.pyslvs import add_speed_driver, model_from_expression
 from core.kinematics.assembly import assemble
 from core.model import model_from_data
-from core.model.io import atomic_write_text
 from core.system import compile_model
 
 
@@ -49,10 +48,6 @@ def run(args: argparse.Namespace) -> int:
     res = assemble(system, system.initial_guess(), 0.0, hold=system.held_coordinates())
     if not res.status.ok:
         raise ModelError([Diagnostic(source, "", f"the imported mechanism does not assemble: {res.message}")])
-    text_out = json.dumps(doc, indent=2) + "\n"
-    if args.out == STDIO:
-        sys.stdout.write(text_out)
-    else:
-        atomic_write_text(args.out, text_out)
-        print(f"wrote {args.out}: {len(doc['bodies'])} bodies, {len(doc['joints'])} joints", file=sys.stderr)
+    write_text_output(args.out, json.dumps(doc, indent=2) + "\n",
+                      f"{len(doc['bodies'])} bodies, {len(doc['joints'])} joints")
     return 0
