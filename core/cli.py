@@ -9,6 +9,7 @@ Exit status (documented in the README):
 3     the computation ran but ended with a failure status (assembly, singular matrix, integrator giving up ...)
 70    internal error (a bug: ``MECHSTUDIO_DEBUG=1`` prints the traceback)
 130   interrupted (Ctrl-C)
+141   standard output closed by its reader (e.g. ``| head``), as 128 + SIGPIPE; nothing is printed
 ====  =====================================================================================================
 
 Diagnostics and errors always go to standard error; standard output carries only the requested output.
@@ -26,7 +27,7 @@ from importlib import metadata
 from core.commands import COMMAND_MODULES
 from core.errors import ModelError, UnknownNameError
 
-EXIT_OK, EXIT_USAGE, EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 2, 3, 70, 130
+EXIT_OK, EXIT_USAGE, EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 2, 3, 70, 130, 141
 DIST_NAME = "mechanism-studio"
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,10 @@ def run_parsed(args: argparse.Namespace) -> int:
     except UnknownNameError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, like other Unix tools
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except OSError as exc:
         print(f"error: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}", file=sys.stderr)
         return EXIT_USAGE

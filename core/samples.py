@@ -11,14 +11,16 @@ from importlib import resources
 from pathlib import Path
 
 CHECKOUT_SAMPLES = Path(__file__).resolve().parent.parent / "sample_models"
-DATA_PACKAGE = "core.sample_models"
+#: the data package's folder inside the installed ``core`` (it has no __init__.py, so it is located through its
+#: parent, a regular package, whose importlib.resources traversable is a plain path)
+DATA_FOLDER = "sample_models"
 
 
 def samples_folder() -> Path:
     """The folder holding the sample ``*.json`` files (``benchmarks/`` inside it)."""
     if CHECKOUT_SAMPLES.is_dir():
         return CHECKOUT_SAMPLES
-    return Path(str(resources.files(DATA_PACKAGE)))
+    return Path(str(resources.files("core"))) / DATA_FOLDER
 
 
 def sample_models() -> list[tuple[Path, str, str]]:

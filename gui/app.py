@@ -84,10 +84,10 @@ def run(path: str | None = None) -> int:
               "commands (simulate, kinematics, info, ...) work without one; see README, Troubleshooting.",
               file=sys.stderr)
         return 2
+    app = create_application()  # first: the config folder (and log file) depends on the application's name
     log_file = configure_file_logging(log_dir())
     log.info("Mechanism Studio starting (pid %d), model %s", os.getpid(), path or "default")
     install_excepthook(log_file)
-    app = create_application()
     window = build_window(path)
     window.show()
     window.canvas.zoom_to_fit()

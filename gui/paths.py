@@ -15,7 +15,7 @@ from pathlib import Path
 from core.samples import sample_models, samples_folder
 
 CHECKOUT_RESOURCES = Path(__file__).resolve().parent.parent / "resources"
-RESOURCES = CHECKOUT_RESOURCES if CHECKOUT_RESOURCES.is_dir() else Path(str(resources.files("gui.resources")))
+RESOURCES = CHECKOUT_RESOURCES if CHECKOUT_RESOURCES.is_dir() else Path(str(resources.files("gui"))) / "resources"
 SAMPLE_MODELS = samples_folder()
 CONFIG_ENV = "MECHSTUDIO_CONFIG_DIR"
 

@@ -3,8 +3,10 @@
 Qt's offscreen platform has no OpenGL, so the 3D view cannot render without a display. When no display is set
 (neither ``DISPLAY`` nor ``WAYLAND_DISPLAY``) and ``Xvfb`` is installed, :func:`virtual_display` starts one on a
 free display number (``-displayfd``: the server picks and reports it), points ``DISPLAY`` at it with Qt's xcb
-platform and GLX (Mesa's software renderer draws), and stops it afterwards. Without Xvfb nothing happens and the
-export reports that it needs a display.
+platform and GLX (Mesa's software renderer draws). The server runs with ``-terminate``: it exits by itself when
+its last client — this process's QApplication, which lives until the interpreter ends — disconnects; killing it
+earlier would break the live X connection (a fatal XIO error at exit). If no client ever connected it is stopped
+when the block ends. Without Xvfb nothing happens and the export reports that it needs a display.
 """
 from __future__ import annotations
 
@@ -51,7 +53,7 @@ def virtual_display(needed: bool = True) -> Iterator[str | None]:
     read_fd, write_fd = os.pipe()
     try:
         proc = subprocess.Popen([xvfb, "-displayfd", str(write_fd), "-screen", "0", "1280x1024x24",
-                                 "-nolisten", "tcp"], pass_fds=(write_fd,),
+                                 "-nolisten", "tcp", "-terminate"], pass_fds=(write_fd,),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     finally:
         os.close(write_fd)
@@ -65,7 +67,6 @@ def virtual_display(needed: bool = True) -> Iterator[str | None]:
         proc.wait()
         yield None
         return
-    saved = {k: os.environ.get(k) for k in ("DISPLAY", *GL_ENVIRONMENT)}
     os.environ["DISPLAY"] = f":{number}"
     for key, value in GL_ENVIRONMENT.items():
         os.environ.setdefault(key, value)
@@ -73,14 +74,12 @@ def virtual_display(needed: bool = True) -> Iterator[str | None]:
     try:
         yield f":{number}"
     finally:
-        proc.terminate()
-        try:
+        if not _qt_application_exists():  # nobody connected: -terminate would never fire
+            proc.terminate()
             proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+
+
+def _qt_application_exists() -> bool:
+    import sys
+    widgets = sys.modules.get("PySide6.QtWidgets")
+    return bool(widgets is not None and widgets.QApplication.instance() is not None)

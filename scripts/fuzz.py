@@ -43,7 +43,24 @@ def main(argv: list[str] | None = None) -> int:
     defects: collections.Counter[str] = collections.Counter()
     examples: dict[str, str] = {}
     signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # kill PID: stop like Ctrl-C, with the summary
     start = time.time()
+    done = 0
+    try:
+        done = _loop(args, docs, names, counts, defects, examples, start)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: report what was done so far
+        done = counts["ok"] + counts["rejected"] + counts["defect"]
+        print("interrupted", file=sys.stderr)
+    print(f"{done} mutants (seeds {args.seed}..{args.seed + done - 1}) in {time.time() - start:.1f} s: "
+          f"{counts['rejected']} rejected with diagnostics, {counts['ok']} accepted, {counts['defect']} defects; "
+          f"{counts['ran:True']} also ran 0.05 s")
+    for key, n in defects.most_common():
+        print(f"  {n:6d} x {key}\n         e.g. {examples[key]}")
+    return 1 if counts["defect"] else 0
+
+
+def _loop(args: argparse.Namespace, docs: dict, names: list[str], counts: collections.Counter,
+          defects: collections.Counter, examples: dict[str, str], start: float) -> int:
     for k in range(args.n):
         seed = args.seed + k
         rng = random.Random(seed)
@@ -65,15 +82,13 @@ def main(argv: list[str] | None = None) -> int:
         counts[f"ran:{runs}"] += 1
         if kind == "defect":
             defects[key] += 1
-            examples.setdefault(key, f"seed {seed} {name} {muts}: {out.detail if out else ''}")
+            if key not in examples:
+                examples[key] = f"seed {seed} {name} {muts}: {out.detail if out else ''}"
+                print(f"  new defect: {key}: {examples[key]}", file=sys.stderr, flush=True)
         if (k + 1) % 1000 == 0:
-            print(f"  {k + 1} mutants, {counts['defect']} defects, {time.time() - start:.0f} s", file=sys.stderr)
-    print(f"{args.n} mutants (seeds {args.seed}..{args.seed + args.n - 1}) in {time.time() - start:.1f} s: "
-          f"{counts['rejected']} rejected with diagnostics, {counts['ok']} accepted, {counts['defect']} defects; "
-          f"{counts['ran:True']} also ran 0.05 s")
-    for key, n in defects.most_common():
-        print(f"  {n:6d} x {key}\n         e.g. {examples[key]}")
-    return 1 if counts["defect"] else 0
+            print(f"  {k + 1} mutants, {counts['defect']} defects, {time.time() - start:.0f} s", file=sys.stderr,
+                  flush=True)
+    return args.n
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ with DOP853 at rtol 1e-10 / atol 1e-12 over the samples' 5 s, compared at 1e-7 r
 from __future__ import annotations
 
 import io
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pytest
@@ -192,10 +192,10 @@ def test_equations_command_on_the_disk(form):
 
 def test_unsupported_spatial_model_fails_cleanly():
     from core.cli import main
-    out = io.StringIO()
-    with redirect_stdout(out):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
         assert main(["equations", str(SAMPLES / "spherical_pendulum.json")]) == 2
-    assert "error:" in out.getvalue() and "spherical" in out.getvalue()
+    assert out.getvalue() == "" and "error:" in err.getvalue() and "spherical" in err.getvalue()  # errors: stderr
 
 
 def test_appell_symbolic_on_an_unsupported_spatial_model_is_a_solver_failure():

@@ -46,6 +46,8 @@ def test_version(capsys):
     (["simulate", "MODEL", "--rtol", "nan"], "--rtol"),
     (["simulate", "MODEL", "--integrator", "euler"], "--integrator"),
     (["kinematics", "MODEL", "--t-end", "abc"], "--t-end"),
+    (["simulate", "MODEL", "--dt", "1e-9"], "--t-end/--dt"),
+    (["kinematics", "MODEL", "--t-end", "1e6"], "--t-end/--dt"),
 ])
 def test_bad_option_values_exit_2_naming_the_option_on_stderr(capsys, argv, option):
     argv = [str(SAMPLES / "pendulum.json") if a == "MODEL" else a for a in argv]

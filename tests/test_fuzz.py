@@ -56,6 +56,9 @@ def test_mutants_are_rejected_with_diagnostics_or_load_compile_and_run():
     (lambda d: d["bodies"][0].update(mass=10 ** 400), "/bodies/0/mass"),
     (lambda d: d["bodies"][0].update(inertia=1e300), "/bodies/0/inertia"),
     (lambda d: d.update(gravity=[0.0, -1e13]), "/gravity/1"),
+    (lambda d: d["simulation"].update(formulation=" "), "/simulation/formulation"),
+    (lambda d: d["simulation"].update(integrator="euler"), "/simulation/integrator"),
+    (lambda d: d["simulation"].update(dt=1e-9), "/simulation/dt"),
 ])
 def test_the_crash_classes_found_by_fuzzing_are_load_diagnostics_naming_the_pointer(mutation, pointer):
     import json

@@ -9,7 +9,7 @@ expressions, so they agree to a few ulps; 1e-12 (relative to max(1, |value|)) is
 from __future__ import annotations
 
 import io
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pytest
@@ -168,10 +168,10 @@ def test_equations_command_textbook_choice_and_bad_choice():
     with redirect_stdout(out):
         assert main(["equations", str(SAMPLES / "ice_skate_incline.json"), "--choice", "textbook"]) == 0
     assert "tan" in out.getvalue()
-    out = io.StringIO()
-    with redirect_stdout(out):
+    err = io.StringIO()
+    with redirect_stderr(err):
         assert main(["equations", str(SAMPLES / "ice_skate_incline.json"), "--choice", "nope"]) == 2
-    assert "textbook" in out.getvalue()  # lists the valid choices
+    assert "textbook" in err.getvalue()  # lists the valid choices (on stderr, like every error)
 
 
 @pytest.mark.parametrize("name", ["slider_pendulum.json", "chaplygin_sleigh.json", "four_bar.json",

@@ -4,4 +4,5 @@ Each module defines ``register(subparsers)`` that adds its parser and sets ``fun
 parsed arguments and returning an exit code. Add a new command by writing its module and naming it in
 ``COMMAND_MODULES``. ``arguments`` holds the conventions they share (it is not a command).
 """
-COMMAND_MODULES = ["info", "kinematics", "simulate", "equations", "bench", "samples", "sweep"]
+COMMAND_MODULES = ["info", "kinematics", "simulate", "equations", "bench", "samples", "sweep", "import_pyslvs",
+                   "export_mjcf"]

@@ -15,6 +15,7 @@ import sys
 from typing import Any, Callable, Mapping, TextIO
 
 from core.model import Model, load_model, loads_model
+from core.model.io import atomic_write_text, output_frames_problem
 from core.results import columns_to_csv, write_csv
 
 STDIO = "-"
@@ -42,6 +43,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def check_output_frames(t_end: float, dt: float) -> None:
+    """Exit with status 2 naming --dt when t_end / dt asks for more frames than a run may record."""
+    problem = output_frames_problem(t_end, dt)
+    if problem:
+        print(f"error: argument --t-end/--dt: {problem}", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def add_model_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="model file (.json), or - to read the model from standard input")
 
@@ -64,6 +73,16 @@ def write_columns(out: str, columns: Mapping[str, Any]) -> None:
         sys.stdout.flush()
     else:
         write_csv(out, columns)
+
+
+def write_text_output(out: str, text: str, summary: str) -> None:
+    """Write a text product (model, MJCF) to the file ``out`` atomically and say so on stderr, or to stdout for
+    ``-``."""
+    if out == STDIO:
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(out, text)
+        print(f"wrote {out}{': ' + summary if summary else ''}", file=sys.stderr)
 
 
 def report_stream(out: str | None) -> TextIO:

@@ -10,8 +10,8 @@ import sys
 
 import numpy as np
 
-from core.commands.arguments import (STDIO, add_model_argument, add_quiet_argument, positive_float, read_model,
-                                     report_stream, write_columns)
+from core.commands.arguments import (STDIO, add_model_argument, add_quiet_argument, check_output_frames,
+                                     positive_float, read_model, report_stream, write_columns)
 from core.kinematics.analysis import driven_motion
 from core.simulate import SimulationSettings
 from core.system import compile_model
@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     model = read_model(args.file)
     settings = SimulationSettings.from_model(model, t_end=args.t_end, dt=args.dt)
+    check_output_frames(settings.t_end, settings.dt)
     system = compile_model(model)
     times = np.linspace(0.0, settings.t_end, int(round(settings.t_end / settings.dt)) + 1)
     res = driven_motion(system, times)

@@ -14,8 +14,8 @@ import argparse
 import sys
 from typing import Any, Callable, Optional
 
-from core.commands.arguments import (STDIO, add_model_argument, add_quiet_argument, positive_float, progress_counter,
-                                     read_model, report_stream, write_columns)
+from core.commands.arguments import (STDIO, add_model_argument, add_quiet_argument, check_output_frames,
+                                     positive_float, progress_counter, read_model, report_stream, write_columns)
 from core.dynamics.base import FORMULATIONS, get_formulation
 from core.integrate.base import INTEGRATORS, get_integrator
 from core.simulate import SimulationSettings, Trajectory, run
@@ -55,6 +55,7 @@ def settings_from_args(model: Any, args: argparse.Namespace) -> SimulationSettin
         overrides["correction"] = False
     settings = SimulationSettings.from_model(model, **overrides)
     settings.validate()
+    check_output_frames(settings.t_end, settings.dt)
     return settings
 
 

@@ -122,7 +122,40 @@ def validate_data(data: Any, source: str = "<memory>") -> list[Diagnostic]:
         return out
     problems: list[tuple[str, str]] = []
     parse_entities(data, problems)
+    problems += simulation_problems(data.get("simulation", {}))
     return [diag(p, m) for p, m in problems]
+
+
+#: at most this many output frames per run (t_end / dt): every frame keeps q, q', q'', reactions and energies
+MAX_OUTPUT_FRAMES = 10 ** 6
+
+
+def output_frames_problem(t_end: float, dt: float) -> str | None:
+    """Why ``t_end``/``dt`` ask for too many output frames (None when fine)."""
+    if t_end / dt > MAX_OUTPUT_FRAMES:
+        return (f"t_end / dt = {t_end / dt:.3g} output frames; at most {MAX_OUTPUT_FRAMES:g} (raise dt or lower "
+                "t_end)")
+    return None
+
+
+def simulation_problems(sim: dict[str, Any]) -> list[tuple[str, str]]:
+    """(pointer, problem) of a schema-valid ``simulation`` section: unknown formulation or integrator names (the
+    registries of core.dynamics and core.integrate) and too many output frames."""
+    from core.dynamics.base import get_formulation
+    from core.errors import UnknownNameError
+    from core.integrate.base import get_integrator
+    out = []
+    for key, lookup in (("formulation", get_formulation), ("integrator", get_integrator)):
+        if key in sim:
+            try:
+                lookup(sim[key])
+            except UnknownNameError as exc:
+                out.append((f"/simulation/{key}", str(exc)))
+    from core.simulate import SimulationSettings
+    frames = output_frames_problem(sim.get("t_end", SimulationSettings.t_end), sim.get("dt", SimulationSettings.dt))
+    if frames:
+        out.append(("/simulation/dt", frames))
+    return out
 
 
 def loads_model(text: str, source: str = "<memory>") -> Model:

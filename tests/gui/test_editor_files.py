@@ -119,14 +119,18 @@ def test_recent_files_and_layout_are_remembered(qtbot: Any, messenger: Any, isol
 
 
 def test_autosave_writes_the_recovery_file_only_with_unsaved_changes(window: Any, isolated_config: Path) -> None:
-    from gui.recovery import find_recovery
+    import json
+    from core.model import loads_model
+    from gui.recovery import find_recovery, own_slot
     assert window.open_file(str(SAMPLES / "four_bar.json"))
     assert not window.autosaver.autosave()  # nothing unsaved
     doc = window.document
     doc.push_edit(edit.set_ground_point(doc.base_model(), "D", [4.25, 0.0]), "move D")
     assert window.autosaver.autosave()
-    rec = find_recovery()
-    assert rec is not None and rec.model == doc.model and rec.original_path == doc.path
+    slot = own_slot()  # this instance's recovery slot (a running instance's slot is never offered)
+    assert loads_model(slot.model_file.read_text()) == doc.model
+    assert json.loads(slot.meta_file.read_text())["path"] == doc.path
+    assert find_recovery() is None
     assert window.autosaver.interval_ms == 60_000  # every minute by default
 
 

@@ -1,0 +1,80 @@
+"""A non-editable install works from any folder (issue 18): build the wheel, install it into a NEW virtual
+environment, and run ``mechstudio`` there from a folder outside the checkout: the installed sample models, the icons
+and the schema are found with importlib.resources, and a short simulation of an installed sample writes its CSV.
+
+To stay fast the new environment gets no dependencies of its own: a .pth file makes the test interpreter's
+site-packages (numpy, scipy, ...) visible, and the wheel is installed with ``--no-deps --ignore-installed`` (never touching that site-packages) (the editable install in
+that site-packages is not activated: .pth files of a path added that way are not executed). numba is switched off
+(MECHSTUDIO_NO_NUMBA) so the run needs no kernel compilation; the numpy path is checked equal to the kernels
+elsewhere. Building the wheel needs setuptools from the package index (pip's build isolation): skipped when that
+fails for lack of an index.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, **kw)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("install")
+    wheels = base / "wheels"
+    build = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)])
+    if build.returncode != 0:
+        pytest.skip(f"cannot build the wheel here (no package index?): {build.stderr[-300:]}")
+    (wheel,) = wheels.glob("mechanism_studio-*.whl")
+    env_dir = base / "venv"
+    made = _run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip", str(env_dir)])
+    assert made.returncode == 0, made.stderr
+    py = env_dir / "bin" / "python"
+    site = Path(_run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
+    (site / "_test_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    inst = _run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "--ignore-installed", "-q", str(wheel)])
+    assert inst.returncode == 0, inst.stderr
+    return env_dir
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MECHSTUDIO_DEBUG")}
+    env.update(MECHSTUDIO_NO_NUMBA="1", MECHSTUDIO_CACHE_DIR=str(tmp_path / "cache"), HOME=str(tmp_path))
+    return env
+
+
+def test_installed_mechstudio_simulates_an_installed_sample_from_another_folder(installed, tmp_path):
+    exe, env = str(installed / "bin" / "mechstudio"), _env(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    found = _run([exe, "samples", "pendulum"], cwd=elsewhere, env=env)
+    assert found.returncode == 0, found.stderr
+    sample = Path(found.stdout.strip())
+    assert sample.is_file() and installed in sample.parents and ROOT not in sample.parents
+    run = _run([exe, "simulate", str(sample), "--t-end", "0.05", "--out", "run.csv"], cwd=elsewhere, env=env)
+    assert run.returncode == 0, run.stderr
+    lines = (elsewhere / "run.csv").read_text().splitlines()
+    assert lines[0].startswith("t,") and len(lines) == 1 + 6
+    version = _run([exe, "--version"], cwd=elsewhere, env=env)
+    assert version.returncode == 0 and version.stdout.strip() == "mechstudio 0.1.0"
+
+
+def test_installed_package_carries_icons_schema_and_benchmark_models(installed, tmp_path):
+    code = ("import gui.paths as p, core.samples as s, core.bench.iftomm_models as im, core.model.io as io;"
+            "print(p.RESOURCES); print(s.samples_folder()); print(im.BENCH_DIR); print(len(io.schema()))")
+    out = _run([str(installed / "bin" / "python"), "-c", code], cwd=tmp_path, env=_env(tmp_path))
+    assert out.returncode == 0, out.stderr
+    resources, samples, bench, _ = out.stdout.split("\n")[:4]
+    for folder in (resources, samples, bench):
+        assert installed in Path(folder).parents
+    assert (Path(resources) / "icons" / "app.svg").is_file()
+    assert len(list(Path(samples).glob("*.json"))) == len(list((ROOT / "sample_models").glob("*.json")))
+    assert (Path(bench) / "andrews_squeezer_data.json").is_file()
