@@ -35,6 +35,7 @@ from gui.editor.canvas import PlanarCanvas
 from gui.editor.palette import Palette
 from gui.paths import config_dir, sample_models
 from gui.recovery import Autosaver, clear_recovery, find_recovery
+from gui.sweep import install_sweep
 from gui.widgets.inspector import Inspector
 from gui.widgets.outline import Outline
 from gui.widgets.tree_editor import TreeEditor
@@ -113,6 +114,7 @@ class MainWindow(QMainWindow):
         if restore_layout:
             self._restore_layout()
         self._install_live_view()
+        install_sweep(self)  # Simulation → Parameter sweep…, inspector → Sweep this (gui/sweep)
 
     # ---- construction ---------------------------------------------------------------------------------------
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:

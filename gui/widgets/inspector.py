@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
+                               QMenu, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
 from core.errors import ModelError
 from core.model import GROUND
@@ -58,6 +58,8 @@ class Inspector(QScrollArea):
         self._shape: Any = None
         self._fields: dict[str, QWidget] = {}
         self._updaters: dict[str, Callable[[Any], None]] = {}
+        #: callables (menu, pointer) adding entries to a numeric field's context menu (gui.sweep: "Sweep this")
+        self.field_menu_hooks: list[Callable[[QMenu, str], None]] = []
         self._session = next(_sessions)
         self.error_label = QLabel()
         self.error_label.setStyleSheet("color: #c00")
@@ -258,9 +260,18 @@ class Inspector(QScrollArea):
             w.setDecimals(0)
         w.valueChanged.connect(lambda x, ptr=ptr: self._set(ptr, int(x) if is_int else to_file(x)))
         w.editingFinished.connect(self._end_session)
+        w.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        w.customContextMenuRequested.connect(lambda pos, w=w, ptr=ptr: self._field_menu(w, ptr, pos))
         self._fields[ptr] = w
         self._updaters[ptr] = lambda val, w=w: w.setValue(to_view(float(val)))
         return w
+
+    def _field_menu(self, w: QDoubleSpinBox, ptr: str, pos: Any) -> None:
+        """A numeric field's context menu: the standard edit entries plus those of ``field_menu_hooks``."""
+        menu = w.lineEdit().createStandardContextMenu()
+        for hook in self.field_menu_hooks:
+            hook(menu, ptr)
+        menu.exec(w.mapToGlobal(pos))
 
     def _number_row(self, form: QFormLayout, label: str, ptr: str, key: str, value: float) -> None:
         form.addRow(label, self._spin(ptr, key, value))
