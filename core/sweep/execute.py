@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import signal
@@ -69,7 +70,7 @@ def connect(workers: int | None = None, scheduler: str | None = None,
     n = workers or os.cpu_count() or 1
     with children_ignore_sigint():
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=None)
+                               dashboard_address=None, silence_logs=logging.ERROR)
     with cluster, Client(cluster) as client:
         yield client
 
