@@ -32,6 +32,28 @@ from core.sweep.metrics import REDUCERS
 from gui.sweep.results import MetricPlot, RowsModel
 
 
+def choice_combo(items: list[str], current: str | None = None) -> QComboBox:
+    """A combo box of ``items`` showing ``current`` (added when it is not one of them)."""
+    combo = QComboBox()
+    combo.addItems(items)
+    if current:
+        if current not in items:
+            combo.addItem(current)
+        combo.setCurrentText(current)
+    return combo
+
+
+def refill(combo: QComboBox, items: list[str]) -> None:
+    """Replace the choices of ``combo``, keeping what it shows."""
+    current = combo.currentText()
+    combo.clear()
+    combo.addItems(items)
+    if current:
+        if current not in items:
+            combo.addItem(current)
+        combo.setCurrentText(current)
+
+
 class SweepDialog(QDialog):
     """See the module docstring. ``window``: the main window (its document's model is swept)."""
 
@@ -42,7 +64,7 @@ class SweepDialog(QDialog):
         self.window = window
         self.setObjectName("sweep_dialog")
         self.setWindowTitle("Parameter sweep")
-        self.resize(1000, 760)
+        self.resize(1000, 860)
         self.worker: Any = None
         self.plan: Any = None
         self.base_model: Model | None = None
@@ -69,6 +91,7 @@ class SweepDialog(QDialog):
         self.params_table.setObjectName("sweep_parameters")
         self.params_table.setHorizontalHeaderLabels(["parameter", "start", "stop", "count"])
         self.params_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.params_table.setMinimumHeight(110)
         v.addWidget(self.params_table)
         row = QHBoxLayout()
         add = QPushButton("Add parameter")
@@ -85,6 +108,7 @@ class SweepDialog(QDialog):
         self.metrics_table.setObjectName("sweep_metrics")
         self.metrics_table.setHorizontalHeaderLabels(["label", "reducer", "column"])
         self.metrics_table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.metrics_table.setMinimumHeight(110)
         v.addWidget(self.metrics_table)
         row = QHBoxLayout()
         add = QPushButton("Add metric")
@@ -161,7 +185,7 @@ class SweepDialog(QDialog):
         self.tabs.addTab(self.table, "Table")
         v.addWidget(self.tabs)
         split.addWidget(results)
-        split.setSizes([380, 380])
+        split.setSizes([470, 390])
 
     @staticmethod
     def _remove_row(table: QTableWidget) -> None:
@@ -177,11 +201,7 @@ class SweepDialog(QDialog):
         self.base_model = model
         self.addresses = sweepable_addresses(model)
         for r in range(self.params_table.rowCount()):
-            combo = self.params_table.cellWidget(r, 0)
-            current = combo.currentText()
-            combo.clear()
-            combo.addItems(self.addresses)
-            combo.setCurrentText(current)
+            refill(self.params_table.cellWidget(r, 0), self.addresses)
         settings = SimulationSettings.from_model(model)
         self.t_end.setValue(settings.t_end)
         self.dt.setValue(settings.dt)
@@ -198,24 +218,14 @@ class SweepDialog(QDialog):
     def _set_result_columns(self, columns: list[str]) -> None:
         self.result_columns = columns
         for r in range(self.metrics_table.rowCount()):
-            combo = self.metrics_table.cellWidget(r, 2)
-            current = combo.currentText()
-            combo.clear()
-            combo.addItems(columns)
-            if current:
-                combo.setCurrentText(current)
+            refill(self.metrics_table.cellWidget(r, 2), columns)
 
     def add_parameter(self, address: str | None, start: float | None = None, stop: float | None = None,
                       count: int = 5) -> int:
         """Add a parameter row (default range: the current value +-50 %, or 0..1); returns the row."""
         r = self.params_table.rowCount()
         self.params_table.insertRow(r)
-        combo = QComboBox()
-        combo.addItems(self.addresses)
-        if address:
-            if address not in self.addresses:
-                combo.addItem(address)
-            combo.setCurrentText(address)
+        combo = choice_combo(self.addresses, address)
         self.params_table.setCellWidget(r, 0, combo)
         spins = []
         for c in (1, 2):
@@ -246,15 +256,8 @@ class SweepDialog(QDialog):
         r = self.metrics_table.rowCount()
         self.metrics_table.insertRow(r)
         edit = QLineEdit(label or f"m{r + 1}")
-        red = QComboBox()
-        red.addItems(list(REDUCERS))
-        red.setCurrentText(reducer)
-        col = QComboBox()
-        col.addItems(self.result_columns)
-        if column:
-            if column not in self.result_columns:
-                col.addItem(column)
-            col.setCurrentText(column)
+        red = choice_combo(list(REDUCERS), reducer)
+        col = choice_combo(self.result_columns, column)
         for c, w in enumerate((edit, red, col)):
             self.metrics_table.setCellWidget(r, c, w)
         return r
