@@ -180,6 +180,9 @@ class SweepDialog(QDialog):
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.verticalHeader().hide()
         self.table.doubleClicked.connect(lambda index: self.open_run(self.run_at(index.row())))
         self.tabs.addTab(self.plot, "Plot")
         self.tabs.addTab(self.table, "Table")
@@ -338,6 +341,7 @@ class SweepDialog(QDialog):
         failed = int((self.rows.frame["status"] != "finished").sum()) if len(self.rows.frame) else 0
         extra = f"; {failed} did not finish (see the table's status and message)" if failed else ""
         self.status.setText(f"{state}: {message}{extra}")
+        self.table.resizeColumnsToContents()
         self.refresh_plot()
 
     def refresh_plot(self) -> None:
