@@ -16,6 +16,7 @@
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import math
@@ -138,7 +139,7 @@ def execute(client: Any, spec: RunSpec, runs: Sequence[int], values: np.ndarray,
                 break
             try:
                 done, _ = wait(list(pending), timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
-            except TimeoutError:
+            except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
                 continue
             for future in done:
                 chunk = pending.pop(future)
