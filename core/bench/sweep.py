@@ -63,7 +63,8 @@ def design(quick: bool) -> pd.DataFrame:
 
 def run_on(workers: int, params: pd.DataFrame, t_end: float) -> dict[str, Any]:
     from core.sweep.api import prepare, run_plan
-    from core.sweep.execute import WarmKernels, connect
+    from core.sweep.execute import connect
+    from core.sweep.warm import WarmKernels
     plan = prepare(FOUR_BAR, params, [METRIC], {"t_end": t_end})
     with connect(workers=workers) as client, tempfile.TemporaryDirectory() as folder:
         client.register_plugin(WarmKernels(plan.spec), name=WarmKernels.name)
