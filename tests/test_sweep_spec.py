@@ -15,7 +15,7 @@ from core.sweep import AddressError, SpecError, build_design, parse_metric, pars
 from core.sweep.metrics import REDUCERS, check_metrics
 from core.sweep.runner import run_batch
 from core.sweep.store import SweepStore, read_metadata, row_schema
-from test_sweep_helpers import FOUR_BAR, ROOT, REFERENCE_REDUCERS, serial_metrics
+from test_sweep_helpers import FOUR_BAR, ROOT, serial_metrics
 
 SLIDER_PENDULUM = ROOT / "sample_models" / "slider_pendulum.json"
 SLIDER_CRANK = ROOT / "sample_models" / "slider_crank_driven.json"
