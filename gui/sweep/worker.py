@@ -2,9 +2,9 @@
 
 The thread builds the design and checks the sweep (:func:`core.sweep.prepare`, which makes a one-interval run
 of the model to know its result columns); the sweep itself runs on Dask (a LocalCluster of worker processes,
-started by the thread); the thread only submits tasks and waits for them, so the window never waits. Signals are emitted from the Python thread and
-delivered queued to the GUI thread. ``cancel()`` asks the sweep to stop: no new tasks are submitted, the tasks in
-flight are cancelled, and ``finished`` reports what was done.
+started by the thread); the thread only submits tasks and waits for them, so the window never waits. Signals
+are emitted from the Python thread and delivered queued to the GUI thread. ``cancel()`` asks the sweep to stop:
+no new tasks are submitted, the tasks in flight are cancelled, and ``finished`` reports what was done.
 """
 from __future__ import annotations
 
