@@ -11,6 +11,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication
 
 from core.model.edit import get_value
@@ -42,7 +43,9 @@ def right_click_sweep_this(window, qtbot, pointer):
         menu.close()
         action.trigger()
     QTimer.singleShot(300, choose)
-    field.customContextMenuRequested.emit(QPoint(5, 5))
+    edit = field.lineEdit()  # what a right-click hits: the spin box's line edit; the event goes up to the field
+    QApplication.sendEvent(edit, QContextMenuEvent(QContextMenuEvent.Reason.Mouse, QPoint(5, 5),
+                                                   edit.mapToGlobal(QPoint(5, 5))))
     qtbot.waitUntil(lambda: bool(chosen))
     return chosen[0]
 
