@@ -131,3 +131,35 @@ def test_cancel_stops_the_sweep_and_keeps_finished_rows(window, qtbot, samples_d
     qtbot.wait(1000)
     assert len(dialog.rows.frame) == done  # nothing arrives after the cancel
     dialog.close()
+
+
+def test_double_click_opens_the_run_and_starts_it_in_the_live_view(qtbot, messenger, monkeypatch, samples_dir):
+    """With the live view installed: the double-clicked run's model is in the editor and its run starts. The
+    sweep goes to a client given to the dialog (a threaded in-process cluster: quick to start)."""
+    from PySide6.QtGui import QOpenGLContext
+    if QApplication.instance().platformName() in ("offscreen", "minimal") or not QOpenGLContext().create():
+        pytest.skip("no usable OpenGL; run under Xvfb with QT_QPA_PLATFORM=xcb")
+    monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
+    from distributed import Client, LocalCluster
+    from gui.main_window import MainWindow
+    w = MainWindow(messenger=messenger, restore_layout=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    assert hasattr(w, "live")
+    dialog = open_dialog(w, qtbot, samples_dir)
+    dialog.add_parameter("crank.mass", 1.0, 2.0, 2)
+    dialog.add_metric("peak", "absmax", "reaction.O.Fy")
+    dialog.t_end.setValue(0.1)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        dialog.run(client=client)
+        qtbot.waitUntil(lambda: dialog.state != "running", timeout=120_000)
+    assert dialog.state == "finished", dialog.status.text()
+    row = next(r for r in range(dialog.proxy.rowCount()) if dialog.run_at(r) == 1)
+    dialog.table.doubleClicked.emit(dialog.proxy.index(row, 0))
+    assert get_value(w.document.model, "/bodies/0/mass") == 2.0
+    qtbot.waitUntil(lambda: w.live.controller.state in ("running", "finished"), timeout=60_000)
+    w.live.controller.shutdown()
+    w.document.undo_stack.setClean()
+    dialog.close()
