@@ -71,7 +71,7 @@ def run_on(workers: int, params: pd.DataFrame, t_end: float) -> dict[str, Any]:
         out = Path(folder) / "bench.parquet"
         memory = PeakMemory()
         clock = time.perf_counter()
-        run_plan(plan, client=client, out=out)
+        run_plan(plan, client=client, out=out, warm=False)
         wall = time.perf_counter() - clock
         memory.stop()
         rows = pd.read_parquet(out)
