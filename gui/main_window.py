@@ -45,6 +45,7 @@ from gui.editor.canvas import PlanarCanvas
 from gui.editor.palette import Palette
 from gui.paths import ROOT, SAMPLE_MODELS, config_dir, sample_models
 from gui.recovery import Autosaver, clear_recovery, find_recovery
+from gui.sweep import install_sweep
 from gui.widgets.inspector import Inspector
 from gui.widgets.outline import Outline
 from gui.widgets.toolbar_style import stabilize_toolbar, track_shortcut_tooltips
@@ -158,6 +159,7 @@ class MainWindow(QMainWindow):
         self._stabilize_toolbars()
         if restore_layout and not self._layout_restored:
             self._fill_screen()
+        install_sweep(self)  # Simulation → Parameter sweep…, inspector → Sweep this (gui/sweep)
 
     # ---- construction ---------------------------------------------------------------------------------------
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:

@@ -46,6 +46,11 @@ def stop(procs: list[subprocess.Popen]) -> None:
             p.wait()
 
 
+class ClusterFiles:
+    """Files of the module's cluster (set by the fixture)."""
+    scheduler_file = ""
+
+
 @pytest.fixture(scope="module")
 def scheduler_address(tmp_path_factory):
     folder = tmp_path_factory.mktemp("dask")
@@ -68,6 +73,7 @@ def scheduler_address(tmp_path_factory):
         with Client(address, timeout="60s") as c:
             c.wait_for_workers(2, timeout=180)
             assert all(w.startswith("tcp://127.0.0.1:") for w in c.scheduler_info()["workers"])
+        ClusterFiles.scheduler_file = str(sched_file)  # for the --scheduler-file check
         yield address
     finally:
         stop(procs)
@@ -143,9 +149,12 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes(scheduler_address, tmp_
     assert assert_rows_match_serial(later, FOUR_BAR, METRICS, tmp_path, t_end=0.5) == 2
 
 
-def test_environment_address_is_used_by_the_api(scheduler_address, monkeypatch):
+def test_environment_address_and_scheduler_file_reach_the_cluster(scheduler_address, monkeypatch):
     from core.sweep.execute import connect
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", scheduler_address)
     with connect() as client:
         assert client.scheduler.address == scheduler_address
         assert len(client.scheduler_info()["workers"]) == 2
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS")
+    with connect(scheduler_file=ClusterFiles.scheduler_file) as client:
+        assert client.scheduler.address == scheduler_address

@@ -15,7 +15,7 @@ from core.sweep import AddressError, SpecError, build_design, parse_metric, pars
 from core.sweep.metrics import REDUCERS, check_metrics
 from core.sweep.runner import run_batch
 from core.sweep.store import SweepStore, read_metadata, row_schema
-from test_sweep_helpers import FOUR_BAR, ROOT, REFERENCE_REDUCERS, serial_metrics
+from test_sweep_helpers import FOUR_BAR, ROOT, serial_metrics
 
 SLIDER_PENDULUM = ROOT / "sample_models" / "slider_pendulum.json"
 SLIDER_CRANK = ROOT / "sample_models" / "slider_crank_driven.json"
@@ -195,3 +195,21 @@ def test_store_merges_in_bounded_batches(tmp_path):
     assert max(f.metadata.row_group(k).num_rows for k in range(f.num_row_groups)) <= 3000
     assert pa.compute.sum(f.read().column("run")).as_py() == sum(range(10000))
     assert json.loads(f.schema_arrow.metadata[b"mechstudio.sweep"]) == {}
+
+
+# ---- the command line refuses bad input before anything runs ------------------------------------------------
+@pytest.mark.parametrize("args, message", [
+    (["--vary", "crnk.mass=1:2:3", "--metric", "p=max(t)"], "no element named 'crnk'; names: A, B, D, O, coupler"),
+    (["--vary", "crank.mas=1:2:3", "--metric", "p=max(t)"], "numeric fields of 'crank': mass, inertia"),
+    (["--vary", "crank.mass=1:2:3", "--metric", "p=max(reaction.O.Fz)"], "no column 'reaction.O.Fz'"),
+    (["--vary", "crank.mass=1:2:3", "--metric", "p=median(t)"], "unknown reducer 'median'"),
+    (["--vary", "crank.mass=1:2", "--metric", "p=max(t)"], "grid design needs START:STOP:COUNT"),
+    (["--vary", "crank.mass=1:2", "--design", "sobol", "--metric", "p=max(t)"], "needs --samples"),
+    (["--vary", "crank.mass=1:2:3", "--metric", "p=max(t)", "--formulation", "nope"], "unknown formulation"),
+])
+def test_cli_refuses_bad_input_with_status_2(args, message, tmp_path, capsys):
+    from core.cli import main
+    out = tmp_path / "s.parquet"
+    assert main(["sweep", str(FOUR_BAR), *args, "--out", str(out)]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "s.parquet.parts").exists()  # nothing ran, nothing written

@@ -17,6 +17,7 @@ SUITES: dict[str, str | Callable[..., "BenchTable"]] = {
     "trees": "core.bench.trees:run",
     "iftomm": "core.bench.iftomm:run",
     "symbolic": "core.bench.symbolic:run",
+    "sweep": "core.bench.sweep:run",
 }
 
 

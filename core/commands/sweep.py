@@ -111,6 +111,10 @@ def execute_plan(plan: object, args: argparse.Namespace) -> int:
         close_bar()
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the cluster cannot be reached or started (time-outs are OSError too)
+        close_bar()
+        print(f"error: Dask cluster: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         done = close_bar()
         print(f"interrupted: {done} of {plan.n_runs} runs are in {args.out}; --resume continues", file=sys.stderr)

@@ -115,6 +115,22 @@ def _settable(model: Model, pointer: str, value: float) -> bool:
     return True
 
 
+def address_of_pointer(model: Model, pointer: str) -> str | None:
+    """``NAME.FIELD`` of a JSON pointer into a named element (``/bodies/0/mass`` -> ``crank.mass``), else None."""
+    tokens = split_pointer(pointer)
+    if len(tokens) < 3 or tokens[0] not in COLLECTIONS:
+        return None
+    item = get_value(model, join_pointer(*tokens[:2]), None)
+    if not isinstance(item, dict) or "name" not in item:
+        return None
+    return ".".join([str(item["name"])] + tokens[2:])
+
+
+def sweepable_addresses(model: Model) -> list[str]:
+    """Every ``NAME.FIELD`` address of a numeric value present in the model's named elements."""
+    return [a for name in element_names(model) for a in sweepable_fields(model, name)]
+
+
 def apply_values(model: Model, pointers: Iterable[str], values: Iterable[float]) -> Model:
     """The model with each pointer's value replaced (validated; raises :class:`ModelError` when invalid)."""
     out = model

@@ -129,9 +129,10 @@ def run_plan(plan: Plan, *, client: Any = None, out: str | os.PathLike[str] | No
              workers: int | None = None, scheduler: str | None = None, scheduler_file: str | None = None,
              batch_size: int | None = None, progress: Progress | None = None,
              cancel: Callable[[], bool] | None = None,
-             sink: Callable[[list[dict[str, Any]]], None] | None = None) -> Outcome:
+             sink: Callable[[list[dict[str, Any]]], None] | None = None, warm: bool = True) -> Outcome:
     """Run the plan's runs (those not already in ``out`` when resuming); rows are written to ``out`` (Parquet,
-    see :mod:`core.sweep.store`) and/or passed to ``sink``. ``progress(done, total)`` after every task."""
+    see :mod:`core.sweep.store`) and/or passed to ``sink``. ``progress(done, total)`` after every task.
+    ``warm=False``: the workers' kernels are already warm (no warm-up plugin is registered)."""
     if resume and out is None:
         raise SpecError("--resume needs the --out file to resume")
     store = SweepStore(out, plan.schema(), resume=resume) if out is not None else None
@@ -156,7 +157,7 @@ def run_plan(plan: Plan, *, client: Any = None, out: str | os.PathLike[str] | No
             return Outcome()
         with (contextlib.nullcontext(client) if client is not None
               else connect(workers, scheduler, scheduler_file)) as c:
-            return execute(c, plan.spec, todo, values, deliver, batch_size=batch_size, cancel=cancel)
+            return execute(c, plan.spec, todo, values, deliver, batch_size=batch_size, cancel=cancel, warm=warm)
     finally:
         if store is not None:
             store.close()

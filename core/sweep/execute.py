@@ -4,7 +4,7 @@
   ``DASK_SCHEDULER_ADDRESS`` environment variable; otherwise a ``LocalCluster`` of ``workers`` processes
   (default: the cores) with one thread each, bound to 127.0.0.1 and without a dashboard. Processes, because
   the integration holds the GIL between its compiled kernels.
-* Warm-up: a worker plugin (:class:`WarmKernels`) runs the base model for one output interval when it is
+* Warm-up: a worker plugin (:class:`core.sweep.warm.WarmKernels`) runs the base model for one output interval when it is
   registered on each worker, and on every worker that joins later, so that loading the compiled (numba)
   kernels is paid once per worker, never by a timed run.
 * Batching (:func:`execute`): the runs still to do are cut into tasks of ``batch_size`` runs (default: about
@@ -16,7 +16,9 @@
 """
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import math
 import os
 import signal
@@ -25,27 +27,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
-from distributed.diagnostics.plugin import WorkerPlugin
 
-from core.sweep.runner import RunSpec, failed_rows, run_batch, warm_kernels
+from core.sweep.runner import RunSpec, failed_rows, run_batch
 
 Row = dict[str, Any]
 POLL_SECONDS = 0.2  # how often the driver checks ``cancel`` while waiting for tasks [s]
-
-
-class WarmKernels(WorkerPlugin):
-    """Dask worker plugin: warm the compiled kernels of ``spec``'s model in each worker process once."""
-
-    name = "mechstudio-warm-kernels"
-
-    def __init__(self, spec: RunSpec):
-        self.spec = spec
-
-    def setup(self, worker: Any) -> None:
-        try:
-            warm_kernels(self.spec)
-        except Exception:  # warming is an optimisation; a model that cannot run reports it in its rows
-            pass
 
 
 def scheduler_from_environment() -> str | None:
@@ -69,7 +55,7 @@ def connect(workers: int | None = None, scheduler: str | None = None,
     n = workers or os.cpu_count() or 1
     with children_ignore_sigint():
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=None)
+                               dashboard_address=None, silence_logs=logging.ERROR)
     with cluster, Client(cluster) as client:
         yield client
 
@@ -109,6 +95,8 @@ def execute(client: Any, spec: RunSpec, runs: Sequence[int], values: np.ndarray,
             warm: bool = True) -> Outcome:
     """Run ``runs`` (with parameter ``values``, one row each) on ``client``; rows go to ``sink`` as tasks end."""
     from distributed import wait
+
+    from core.sweep.warm import WarmKernels
     outcome = Outcome()
     n = len(runs)
     if n == 0:
@@ -137,7 +125,7 @@ def execute(client: Any, spec: RunSpec, runs: Sequence[int], values: np.ndarray,
                 break
             try:
                 done, _ = wait(list(pending), timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
-            except TimeoutError:
+            except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
                 continue
             for future in done:
                 chunk = pending.pop(future)

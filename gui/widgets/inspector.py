@@ -26,7 +26,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QEvent, QObject, QPoint, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QContextMenuEvent, QWheelEvent
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
+                               QMenu, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
 from core.errors import ModelError
 from core.model import GROUND
@@ -120,6 +120,8 @@ class Inspector(QScrollArea):
         self._field_of: dict[QObject, str] = {}  # number field widget -> its pointer (context menu)
         self._field_actions: list[tuple[str, Callable[[str], None]]] = []
         self._updaters: dict[str, Callable[[Any], None]] = {}
+        #: callables (menu, pointer) adding entries to a numeric field's context menu (gui.sweep: "Sweep this")
+        self.field_menu_hooks: list[Callable[[QMenu, str], None]] = []
         self._session = next(_sessions)
         self.error_label = QLabel()  # the label of the latest refusal (tests and tools read it)
         self._plot: Any = None
@@ -566,11 +568,13 @@ class Inspector(QScrollArea):
             ptr = self._field_of[watched]
             pos = event.globalPos() if isinstance(event, QContextMenuEvent) else QPoint()
             self.fieldContextMenuRequested.emit(ptr, pos)
-            if self._field_actions and isinstance(watched, QDoubleSpinBox):
+            if (self._field_actions or self.field_menu_hooks) and isinstance(watched, QDoubleSpinBox):
                 menu = watched.lineEdit().createStandardContextMenu()
                 menu.addSeparator()
                 for text, callback in self._field_actions:
                     menu.addAction(text, lambda cb=callback, p=ptr: cb(p))
+                for hook in self.field_menu_hooks:
+                    hook(menu, ptr)
                 menu.exec(pos)
                 menu.deleteLater()
                 return True

@@ -1,0 +1,74 @@
+"""Checks and runs a sweep off the GUI thread and reports through Qt signals.
+
+The thread builds the design and checks the sweep (:func:`core.sweep.prepare`, which makes a one-interval run
+of the model to know its result columns); the sweep itself runs on Dask (a LocalCluster of worker processes,
+started by the thread); the thread only submits tasks and waits for them, so the window never waits. Signals
+are emitted from the Python thread and delivered queued to the GUI thread. ``cancel()`` asks the sweep to stop:
+no new tasks are submitted, the tasks in flight are cancelled, and ``finished`` reports what was done.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from core.model.document import Model
+from core.sweep import AddressError, SpecError, Vary, build_design, prepare, run_plan
+
+
+class SweepWorker(QObject):
+    """One sweep in a background thread: ``planned(plan)`` once checked, ``progress(done, total)``,
+    ``rows(list of dict)``, ``finished(state, message)`` with state "finished", "cancelled" or "failed"."""
+
+    planned = Signal(object)
+    progress = Signal(int, int)
+    rows = Signal(list)
+    finished = Signal(str, str)
+
+    def __init__(self, model: Model, varies: list[Vary], metrics: list[str], overrides: dict[str, Any],
+                 design: dict[str, Any], workers: int | None = None, client: Any = None,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self.model, self.varies, self.metrics, self.overrides = model, varies, metrics, overrides
+        self.design, self.workers, self.client = design, workers, client
+        self.plan: Any = None
+        self._cancel = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="sweep", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def is_running(self) -> bool:
+        return self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _run(self) -> None:
+        try:
+            table = build_design(self.varies, self.design["design"], self.design.get("samples"),
+                                 self.design.get("seed"))
+            self.plan = prepare(self.model, table, self.metrics, self.overrides,
+                                design={**self.design, "vary": [v.text() for v in self.varies]})
+        except (SpecError, AddressError) as exc:
+            self.finished.emit("failed", str(exc))
+            return
+        except Exception as exc:  # an unforeseen problem is reported, never raised into Qt
+            self.finished.emit("failed", f"{type(exc).__name__}: {exc}")
+            return
+        self.planned.emit(self.plan)
+        try:
+            outcome = run_plan(self.plan, client=self.client, workers=self.workers, sink=self.rows.emit,
+                               progress=self.progress.emit, cancel=self._cancel.is_set)
+        except Exception as exc:  # cluster start-up or connection trouble: reported, never raised into Qt
+            self.finished.emit("failed", f"{type(exc).__name__}: {exc}")
+            return
+        if outcome.cancelled or self._cancel.is_set():
+            self.finished.emit("cancelled", f"cancelled after {outcome.rows} of {self.plan.n_runs} runs")
+        else:
+            self.finished.emit("finished", f"{outcome.rows} runs")
