@@ -217,7 +217,7 @@ class MainWindow(QMainWindow):
         self.act_quit = self._action("&Quit", self.close, S.Quit)
         self.act_undo = self.document.undo_stack.createUndoAction(self, "&Undo")
         self.act_undo.setObjectName("act_undo")
-        self.act_undo.setShortcuts(QKeySequence.keyBindings(S.Undo))
+        self.act_undo.setShortcut(QKeySequence(S.Undo))
         self.act_redo = self.document.undo_stack.createRedoAction(self, "&Redo")
         self.act_redo.setObjectName("act_redo")
         self.act_redo.setShortcuts(redo_shortcuts())
@@ -778,8 +778,8 @@ class MainWindow(QMainWindow):
 
 
 def redo_shortcuts() -> list[QKeySequence]:
-    """The platform's redo keys plus both common ones: Ctrl+Shift+Z and Ctrl+Y."""
-    keys = list(QKeySequence.keyBindings(QKeySequence.StandardKey.Redo))
+    """The platform's redo key plus both common ones: Ctrl+Shift+Z and Ctrl+Y."""
+    keys = [QKeySequence(QKeySequence.StandardKey.Redo)]
     for extra in ("Ctrl+Shift+Z", "Ctrl+Y"):
         seq = QKeySequence(extra)
         if seq not in keys:
