@@ -597,6 +597,10 @@ class Inspector(QScrollArea):
         self.document.push_edit(model, f"Rename {old} to {new}")
         self.document.set_selection([(coll, new)])
 
+    def fields(self) -> dict[str, QWidget]:
+        """Every editor widget of the form by its JSON pointer (or "name")."""
+        return dict(self._fields)
+
     def field(self, ptr: str) -> QWidget | None:
         """The editor widget bound to JSON pointer ``ptr`` (or "name") — for tests."""
         return self._fields.get(ptr)
