@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QGraphicsItem, QHBoxLayout,
 
 from core.simulate import REACTION_COMPONENTS
 from gui.plots.curves import Curve, CurveSet
+from gui.plots.log_axis import NonOverlappingAxis
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22"]
@@ -59,7 +60,7 @@ class LivePlot(QWidget):
         self.header.addWidget(lbl)
         self.header.addStretch(1)
         lay.addLayout(self.header)
-        self.plot_widget = pg.PlotWidget(background="w")
+        self.plot_widget = pg.PlotWidget(background="w", axisItems={"left": NonOverlappingAxis("left")})
         self.plot_item: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot_item.showGrid(x=True, y=True, alpha=0.25)
         self.plot_item.setLabel("bottom", "t", units="s")

@@ -269,14 +269,14 @@ class SceneLogic:
         self.addItem(grid)
         self._items["plane"], self._items["plane_grid"] = plane, grid
 
-    def reset_camera(self) -> None:
+    def reset_camera(self, size: tuple[int, int] | None = None) -> None:
         """Fit the camera to ``fit`` (a planar model's top camera to its width and height, a spatial model's
-        camera to its sphere)."""
+        camera to its sphere), for a picture of ``size`` (width, height) [px] (default: the view's)."""
         spec = self.spec
         if spec is None:
             return
         # the field of view spans the width: fit the extent into the shorter of width and height
-        w, h = max(self.width(), 1), max(self.height(), 1)
+        w, h = (max(self.width(), 1), max(self.height(), 1)) if size is None else (max(size[0], 1), max(size[1], 1))
         tan_half = np.tan(np.radians(self.opts.get("fov", 60)) / 2)
         if spec.kind == "planar":
             if self.fit is not None:
@@ -295,6 +295,84 @@ class SceneLogic:
             else:
                 distance = 1.7 * size / (2 * tan_half * min(1.0, h / w))
             self.setCameraPosition(distance=distance, elevation=20, azimuth=-60)
+
+    # ---- framing a whole run (video export) ------------------------------------------------------------------
+    def camera_state(self) -> dict[str, Any]:
+        """What :meth:`restore_camera` puts back: the camera, the fit and the follow mode."""
+        o = self.opts
+        return {"center": _vec3(o["center"].x(), o["center"].y(), o["center"].z()), "distance": o["distance"],
+                "elevation": o["elevation"], "azimuth": o["azimuth"], "fit": self.fit, "follow": self.follow}
+
+    def restore_camera(self, state: dict[str, Any]) -> None:
+        self.fit, self.follow = state["fit"], state["follow"]
+        self.opts["center"] = state["center"]
+        self.setCameraPosition(distance=state["distance"], elevation=state["elevation"], azimuth=state["azimuth"])
+        self._place_grid()
+
+    def motion_box(self, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The world box of every body's points over all configurations ``qs`` (n, nq) (each body's box
+        corners, posed): every frame of the run lies inside it."""
+        if self.spec is None or self.poser is None:
+            return None
+        boxes = [self._pose_box(self.poser.poses(q)) for q in np.atleast_2d(np.asarray(qs, float))]
+        boxes = [b for b in boxes if b is not None]
+        if not boxes:
+            return None
+        return np.min([b[0] for b in boxes], axis=0), np.max([b[1] for b in boxes], axis=0)
+
+    def frame_motion(self, qs: np.ndarray, size: tuple[int, int], margin: float = 0.92) -> None:
+        """Point the camera (its usual direction) at the box of the whole motion ``qs`` and bring it as close as
+        the box's eight corners allow: all of them project inside ``margin`` of a ``size`` picture. The picture
+        of a convex box is the hull of its corners', so every point of every frame is then in the picture. The
+        camera stops following the mechanism (``follow``; restore with :meth:`restore_camera`)."""
+        box = self.motion_box(qs)
+        if box is None or self.spec is None:
+            return
+        lo, hi = box
+        self.follow = False
+        centre = (lo + hi) / 2
+        self.fit = Fit(lo, hi, tight=True, sphere=float(np.linalg.norm(hi - lo)) / 2)
+        self.reset_camera(size)  # the sphere around the box fits: a distance that is surely far enough
+        self.opts["center"] = _vec3(*centre)
+        corners = np.array([[a[0], b[1], c[2]] for a in (lo, hi) for b in (lo, hi) for c in (lo, hi)])
+        far = float(self.opts["distance"])
+
+        def inside(d: float) -> bool:
+            self.opts["distance"] = d
+            ndc = self.project_ndc(corners, size)
+            return bool(np.all(np.isfinite(ndc)) and np.all(np.abs(ndc) <= margin))
+
+        if not inside(far):  # (cannot happen for a sphere fit; be safe) back off until it fits
+            while not inside(far) and far < 1e9:
+                far *= 1.5
+        near = 1e-6 * far
+        for _ in range(40):  # bisection on the distance: the corners' picture shrinks as the camera backs off
+            mid = (near + far) / 2
+            if inside(mid):
+                far = mid
+            else:
+                near = mid
+        self.opts["distance"] = far
+        self.setCameraPosition(distance=far)
+
+    def project_ndc(self, points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """Normalised device coordinates (x, y in [-1, 1] inside the picture) of world ``points`` (n, 3) for a
+        picture of ``size``; NaN for points behind the camera."""
+        w, h = size
+        M = np.array(self.projectionMatrix((0, 0, w, h), (0, 0, w, h)).copyDataTo()).reshape(4, 4) @ \
+            np.array(self.viewMatrix().copyDataTo()).reshape(4, 4)
+        P = np.c_[np.asarray(points, float).reshape(-1, 3), np.ones(len(np.asarray(points).reshape(-1, 3)))]
+        clip = P @ M.T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ndc = clip[:, :2] / clip[:, 3:4]
+        ndc[clip[:, 3] <= 0] = np.nan
+        return ndc
+
+    def project_pixels(self, points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """Picture pixels (x right, y down) of world ``points`` (n, 3) in a ``size`` picture."""
+        ndc = self.project_ndc(points, size)
+        w, h = size
+        return np.c_[(ndc[:, 0] + 1) * w / 2, (1 - ndc[:, 1]) * h / 2]
 
     # ---- per frame ---------------------------------------------------------------------------------------
     def set_state(self, q: np.ndarray, t: float, reactions: np.ndarray | None = None,
