@@ -376,7 +376,7 @@ class MainWindow(QMainWindow):
             self.assembly_label.setToolTip("")
         elif a.state == "failed":
             who = ", ".join(a.offending) or "the constraints"
-            self.assembly_label.setText(f"NOT assembled: {who} open (‖Φ_{who}‖ = {a.residual:.2g})"
+            self.assembly_label.setText(f"NOT assembled: {who} open by {a.residual:.2g}"
                                         if a.offending else f"NOT assembled (‖Φ‖ = {a.residual:.2g})")
             self.assembly_label.setStyleSheet("color: #c00; font-weight: bold")
             self.assembly_label.setToolTip(a.message)

@@ -471,7 +471,8 @@ class Inspector(QScrollArea):
                 unit = self._unit(key)
                 need = f"greater than {format_number(bound)}" if strict else f"at least {format_number(bound)}"
                 kept = f"{format_number(current)} {unit}".strip() if isinstance(current, (int, float)) else "its value"
-                self._refuse(ptr, [f"{key} must be {need} {unit}".rstrip() + f"; {shown} refused, {kept} kept"])
+                self._refuse(ptr, [f"The {key} must be {need} {unit}".rstrip() + f": {shown} was not applied, the "
+                                   f"model keeps {kept}."])
                 return
         try:
             if current == value:
