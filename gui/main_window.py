@@ -58,7 +58,7 @@ MAX_RECENT = 8
 FILE_FILTER = "Mechanism Studio models (*.json);;All files (*)"
 #: default dock sizes as fractions of the window: right column width, plots height, properties height (of the
 #: right column when the 3D view is under it)
-RIGHT_FRACTION, PLOTS_FRACTION, PROPERTIES_FRACTION = 0.23, 0.34, 0.6
+RIGHT_FRACTION, PLOTS_FRACTION, PROPERTIES_FRACTION = 0.26, 0.34, 0.6
 RIGHT_MIN_PX = 330  # the properties column is never narrower (two vector components side by side)
 PALETTE_COLUMNS = 2
 DOCK_CHROME_PX = 34  # a dock's title bar and frame around its widget

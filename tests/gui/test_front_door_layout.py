@@ -12,7 +12,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolBar, QWidget
 
 from gui.widgets.toolbar_style import overflowing
-from tests.gui.conftest import SAMPLES
+from tests.gui.conftest import SAMPLES, non_background_fraction
 
 pytestmark = pytest.mark.gui
 MIN_VISIBLE_FIELDS = 8
@@ -143,3 +143,37 @@ def test_reset_layout_puts_mis_dragged_docks_back(qtbot: Any, live_window_factor
     assert w.dockWidgetArea(w.dock_palette) == left and w.dockWidgetArea(w.dock_outline) == left
     assert w.dockWidgetArea(w.dock_inspector) == right
     check_layout(w)
+
+
+def grab_window(window: Any, name: str) -> Any:
+    """The window as the screen shows it (the 3D view is OpenGL, which ``QWidget.grab`` would leave black), saved
+    via conftest's save_screenshot rules: docs/screenshots/<name> with MECHSTUDIO_UPDATE_SCREENSHOTS=1 (run under
+    an Xvfb screen of at least 1600×1000), else a temporary file."""
+    import os
+    import tempfile
+    from pathlib import Path
+    QTest.qWait(300)
+    g = window.frameGeometry()
+    image = (window.screen() or QApplication.primaryScreen()).grabWindow(0, g.x(), g.y(), g.width(), g.height())
+    if os.environ.get("MECHSTUDIO_UPDATE_SCREENSHOTS") == "1":
+        out = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / name
+    else:
+        out = Path(tempfile.gettempdir()) / "mechstudio-screenshots" / name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    assert image.save(str(out))
+    return out
+
+
+def test_editor_screenshots(qtbot: Any, live_window_factory: Any) -> None:
+    """docs/screenshots/editor_four_bar.png and editor_spherical_chain.png, at 1600×1000."""
+    w = live_window_factory(1600, 1000)
+    click_outline(w, ("bodies", "crank"))
+    w.canvas.zoom_to_fit()
+    path = grab_window(w, "editor_four_bar.png")
+    assert non_background_fraction(path) > 0.05
+    assert w.open_file(str(SAMPLES / "spherical_chain_3.json"))
+    click_outline(w, ("bodies", "link2"))
+    w.dock_tree.raise_()
+    w.canvas.zoom_to_fit()
+    path = grab_window(w, "editor_spherical_chain.png")
+    assert non_background_fraction(path) > 0.05
