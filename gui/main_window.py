@@ -145,11 +145,13 @@ class MainWindow(QMainWindow):
         d.undo_stack.cleanChanged.connect(self._update_title)
         d.sig_path_changed.connect(lambda _p: self._update_title())
         d.sig_model_changed.connect(lambda _m: self._update_title())
+        d.sig_model_changed.connect(self._on_document_model_changed)
         d.sig_analysis_changed.connect(self._on_document_analysis_changed)
         d.sig_selection_changed.connect(self._on_document_selection_changed)
         self.canvas.sig_status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.canvas.sig_pointer.connect(lambda x, y: self.pointer_label.setText(f"x {x:8.3f} m   y {y:8.3f} m"))
         self._update_title()
+        self._on_document_model_changed(d.model)
         self._on_document_analysis_changed(d.analysis)
         self._on_document_selection_changed(d.selection)
         if restore_layout:
@@ -362,6 +364,15 @@ class MainWindow(QMainWindow):
             name += " (copy of a sample)"
         self.setWindowTitle(f"{name}[*] — {APP_NAME}")
         self.setWindowModified(self.document.modified)
+
+    def _on_document_model_changed(self, model: Model) -> None:
+        """The palette places planar elements only: say so, instead of letting drops fail, on a spatial model."""
+        planar = model.kind == "planar"
+        if self.palette.isEnabled() != planar:
+            self.palette.setEnabled(planar)
+            self.dock_palette.setWindowTitle("Palette" if planar else "Palette (planar models only)")
+            self.palette.setToolTip("" if planar else "This is a spatial model: add bodies in the Spherical tree "
+                                                      "tab. The palette builds planar models (File → New).")
 
     def _on_document_analysis_changed(self, a: Analysis) -> None:
         self.dof_label.setText(f"DOF: {a.dof}" if a.dof is not None else "DOF: –")

@@ -325,3 +325,16 @@ def test_diagnose_failure_core(qtbot: Any) -> None:
     assert residuals["B"] == pytest.approx(d.residual) and d.residuals[0][0] == "B"
     assert max(r for name, r in residuals.items() if name != "B") < TOL_PHI
     assert all(abs(d.q[i] - q0[i]) < 1e-15 for i in hold)  # the held crank angle is kept
+
+
+def test_palette_says_it_builds_planar_models(qtbot: Any, active: Any, ui: Any) -> None:
+    """On a spatial model a drop from the planar palette cannot work: the palette says so instead."""
+    assert active.palette.isEnabled() and active.dock_palette.windowTitle() == "Palette"
+    assert active.open_file(str(SAMPLES / "spherical_chain_3.json"))
+    assert not active.palette.isEnabled() and "planar models only" in active.dock_palette.windowTitle()
+    assert "Spherical tree" in active.palette.toolTip()
+    before = active.document.model
+    ui.palette_drag("bar", 0.0, 0.0)  # a drag from the disabled palette does nothing
+    assert active.document.model is before
+    QTest.keyClick(active, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert active.palette.isEnabled()

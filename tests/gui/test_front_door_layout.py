@@ -13,17 +13,10 @@ from PySide6.QtWidgets import QApplication, QToolBar, QWidget
 
 from gui.widgets.toolbar_style import overflowing
 from tests.gui.conftest import SAMPLES, non_background_fraction
+from tests.gui.test_live_run import require_gl  # noqa: F401 - the fixture that skips without OpenGL
 
 pytestmark = pytest.mark.gui
 MIN_VISIBLE_FIELDS = 8
-
-
-@pytest.fixture
-def require_gl(qapp: Any) -> None:
-    from PySide6.QtGui import QOpenGLContext
-    plat = qapp.platformName()
-    if plat in ("offscreen", "minimal") or not QOpenGLContext().create():
-        pytest.skip(f"no usable OpenGL on QPA platform {plat!r}; run under Xvfb with QT_QPA_PLATFORM=xcb")
 
 
 def open_live_window(qtbot: Any, messenger: Any, monkeypatch: pytest.MonkeyPatch, width: int, height: int) -> Any:
