@@ -309,51 +309,62 @@ class SceneLogic:
         self.setCameraPosition(distance=state["distance"], elevation=state["elevation"], azimuth=state["azimuth"])
         self._place_grid()
 
-    def motion_box(self, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-        """The world box of every body's points over all configurations ``qs`` (n, nq) (each body's box
-        corners, posed): every frame of the run lies inside it."""
+    def motion_points(self, qs: np.ndarray) -> np.ndarray | None:
+        """Every body's box corners posed in every configuration ``qs`` (n, nq), world frame (n * bodies * 8, 3):
+        the hull of a body's posed corners holds all its drawn points, so these bound every frame of a run."""
         if self.spec is None or self.poser is None:
             return None
-        boxes = [self._pose_box(self.poser.poses(q)) for q in np.atleast_2d(np.asarray(qs, float))]
-        boxes = [b for b in boxes if b is not None]
-        if not boxes:
-            return None
-        return np.min([b[0] for b in boxes], axis=0), np.max([b[1] for b in boxes], axis=0)
+        pts = []
+        for q in np.atleast_2d(np.asarray(qs, float)):
+            poses = self.poser.poses(q)
+            pts += [poses[n][0] + C @ poses[n][1].T for n, C in self._corners.items() if n in poses]
+        return np.vstack(pts) if pts else None
 
-    def frame_motion(self, qs: np.ndarray, size: tuple[int, int], margin: float = 0.92) -> None:
-        """Point the camera (its usual direction) at the box of the whole motion ``qs`` and bring it as close as
-        the box's eight corners allow: all of them project inside ``margin`` of a ``size`` picture. The picture
-        of a convex box is the hull of its corners', so every point of every frame is then in the picture. The
-        camera stops following the mechanism (``follow``; restore with :meth:`restore_camera`)."""
-        box = self.motion_box(qs)
-        if box is None or self.spec is None:
+    def frame_motion(self, qs: np.ndarray, size: tuple[int, int], margin: float = 0.9) -> None:
+        """Point the camera (its usual direction) at the whole motion ``qs`` and bring it as close as its points
+        (:meth:`motion_points`) allow: all of them project inside ``margin`` of a ``size`` picture, centred.
+        The camera then stops following the mechanism (``follow``; restore with :meth:`restore_camera`)."""
+        P = self.motion_points(qs)
+        if P is None or self.spec is None:
             return
-        lo, hi = box
+        lo, hi = P.min(axis=0), P.max(axis=0)
         self.follow = False
-        centre = (lo + hi) / 2
-        self.fit = Fit(lo, hi, tight=True, sphere=float(np.linalg.norm(hi - lo)) / 2)
-        self.reset_camera(size)  # the sphere around the box fits: a distance that is surely far enough
-        self.opts["center"] = _vec3(*centre)
-        corners = np.array([[a[0], b[1], c[2]] for a in (lo, hi) for b in (lo, hi) for c in (lo, hi)])
-        far = float(self.opts["distance"])
+        self.fit = Fit(lo, hi, tight=True, sphere=float(np.max(np.linalg.norm(P - (lo + hi) / 2, axis=1))))
+        self.reset_camera(size)  # the sphere around them fits: a distance that is surely far enough
+        self.opts["center"] = _vec3(*((lo + hi) / 2))
+        w, h = size
+        tan_half = float(np.tan(np.radians(self.opts.get("fov", 60)) / 2))
+        for _ in range(4):  # closest distance for this centre, then centre the picture of the points; repeat
+            self._closest_distance(P, size, margin)
+            ndc = self.project_ndc(P, size)
+            shift = (np.nanmax(ndc, axis=0) + np.nanmin(ndc, axis=0)) / 2  # the picture's offset from its centre
+            V = np.array(self.viewMatrix().copyDataTo()).reshape(4, 4)
+            right, up = V[0, :3], V[1, :3]  # camera axes in world coordinates
+            half_w = float(self.opts["distance"]) * tan_half
+            c = self.opts["center"]
+            c = np.array([c.x(), c.y(), c.z()]) + shift[0] * half_w * right + shift[1] * half_w * h / w * up
+            self.opts["center"] = _vec3(*c)
+        self._closest_distance(P, size, margin)
+        self.setCameraPosition(distance=float(self.opts["distance"]))
 
+    def _closest_distance(self, P: np.ndarray, size: tuple[int, int], margin: float) -> None:
+        """Bisection on the camera distance: the smallest at which all of ``P`` project inside ``margin``."""
         def inside(d: float) -> bool:
             self.opts["distance"] = d
-            ndc = self.project_ndc(corners, size)
+            ndc = self.project_ndc(P, size)
             return bool(np.all(np.isfinite(ndc)) and np.all(np.abs(ndc) <= margin))
 
-        if not inside(far):  # (cannot happen for a sphere fit; be safe) back off until it fits
-            while not inside(far) and far < 1e9:
-                far *= 1.5
+        far = float(self.opts["distance"])
+        while not inside(far) and far < 1e9:
+            far *= 1.5
         near = 1e-6 * far
-        for _ in range(40):  # bisection on the distance: the corners' picture shrinks as the camera backs off
+        for _ in range(40):  # the points' picture shrinks as the camera backs off
             mid = (near + far) / 2
             if inside(mid):
                 far = mid
             else:
                 near = mid
         self.opts["distance"] = far
-        self.setCameraPosition(distance=far)
 
     def project_ndc(self, points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
         """Normalised device coordinates (x, y in [-1, 1] inside the picture) of world ``points`` (n, 3) for a
