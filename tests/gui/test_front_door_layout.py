@@ -19,14 +19,15 @@ pytestmark = pytest.mark.gui
 MIN_VISIBLE_FIELDS = 8
 
 
-def open_live_window(qtbot: Any, messenger: Any, monkeypatch: pytest.MonkeyPatch, width: int, height: int) -> Any:
-    """The main window with the live view, first start (no saved layout), at ``width`` × ``height``."""
+def open_live_window(qtbot: Any, messenger: Any, monkeypatch: pytest.MonkeyPatch, width: int, height: int,
+                     path: str = str(SAMPLES / "four_bar.json")) -> Any:
+    """The main window with the live view, first start (no saved layout), at ``width`` × ``height``, on ``path``."""
     monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
     from gui.main_window import MainWindow
     w = MainWindow(messenger=messenger, restore_layout=False)
     qtbot.addWidget(w)
     w.resize(width, height)
-    assert w.open_file(str(SAMPLES / "four_bar.json"), ask=False)
+    assert w.open_file(path, ask=False)
     w.show()
     qtbot.waitExposed(w)
     w.activateWindow()

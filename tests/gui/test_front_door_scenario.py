@@ -23,7 +23,7 @@ from scipy.special import gamma
 
 from gui.widgets.toolbar_style import overflowing
 from tests.gui.conftest import palette_drag
-from tests.gui.test_front_door_layout import click_outline, visible_fields
+from tests.gui.test_front_door_layout import click_outline, open_live_window, visible_fields
 from tests.gui.test_live_run import require_gl  # noqa: F401 - the fixture that skips without OpenGL
 
 pytestmark = pytest.mark.gui
@@ -46,18 +46,8 @@ def press(window: Any, action: Any) -> None:
 @pytest.fixture
 def app_window(qtbot: Any, messenger: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:
     """What `mechstudio` starts (gui.app.build_window: the default sample), on a 1600×1000 screen area."""
-    monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
-    from gui.main_window import MainWindow
     from gui.paths import default_model
-    w = MainWindow(messenger=messenger, restore_layout=False)
-    qtbot.addWidget(w)
-    w.resize(1600, 1000)
-    assert w.open_file(str(default_model()), ask=False)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    qtbot.waitUntil(lambda: w.isActiveWindow(), timeout=3000)
-    QTest.qWait(50)  # the first-show layout runs from the event loop
+    w = open_live_window(qtbot, messenger, monkeypatch, 1600, 1000, str(default_model()))
     yield w
     w.live.controller.shutdown()
     w.document.undo_stack.setClean()
