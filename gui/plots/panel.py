@@ -60,6 +60,9 @@ class LivePlot(QWidget):
         self.header.addWidget(lbl)
         self.header.addStretch(1)
         lay.addLayout(self.header)
+        self.options = QHBoxLayout()  # a second header row for selectors (keeps the plot narrow enough to share)
+        self.options.setSpacing(4)
+        lay.addLayout(self.options)
         self.plot_widget = pg.PlotWidget(background="w", axisItems={"left": NonOverlappingAxis("left")})
         self.plot_item: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot_item.showGrid(x=True, y=True, alpha=0.25)
@@ -289,7 +292,8 @@ class ReactionPlot(LivePlot):
             cb.setChecked(comp.startswith("F"))
             cb.toggled.connect(lambda _on: self._changed())
             self.boxes[comp] = cb
-            self.header.addWidget(cb)
+            self.options.addWidget(cb)
+        self.options.addStretch(1)
         self.add_export_button()
 
     def set_system(self, system: Any) -> None:
@@ -440,11 +444,19 @@ class PlotPanel(QWidget):
             self.splitter.addWidget(p)
             p.sig_export.connect(self.sig_export)
         lay.addWidget(self.splitter)
+        self._sized = False  # the plots get equal widths once, at the first real size (then the user's)
         self._version = -1
         self._versions: dict[str, int] = {}
         self._buffer: Any = None
         self._deferred: QWidget | None = None  # the viewport of a plot whose repaint waits for flush_paint
         self.refresh_count = 0
+
+    def resizeEvent(self, ev: Any) -> None:
+        super().resizeEvent(ev)
+        if not self._sized and self.width() > 400:
+            self._sized = True
+            n = len(self.plots)
+            self.splitter.setSizes([self.splitter.width() // n] * n)
 
     def set_system(self, system: Any) -> None:
         """Show the (empty) plots of ``system`` (None: no model): curves, legends, keys and cursors cleared."""
