@@ -277,10 +277,7 @@ def headless_exports(trajectory: Any, model: Any, plots_dir: str | None = None, 
     if plots_dir:
         panel = PlotPanel()
         panel.resize(1600, 400)
-        panel.set_system(system)
-        panel.refresh(buffer, force=True)
-        for p in panel.plots.values():
-            p.plot_item.enableAutoRange()
+        panel.show_run(system, buffer)
         app.processEvents()
         out["plots"] = export_plots(panel, plots_dir, size=plot_size)
         log(f"  wrote {len(out['plots'])} plot files to {plots_dir}")

@@ -448,6 +448,7 @@ class PlotPanel(QWidget):
         self._version = -1
         self._versions: dict[str, int] = {}
         self._buffer: Any = None
+        self.buffer: Any = None  # the run shown by show_run
         self._deferred: QWidget | None = None  # the viewport of a plot whose repaint waits for flush_paint
         self.refresh_count = 0
 
@@ -466,6 +467,12 @@ class PlotPanel(QWidget):
         self._buffer = None
         self._versions = {}
         self.flush_paint()
+
+    def show_run(self, system: Any, buffer: Any) -> None:
+        """Show every frame of a finished run (exports, tests): ``buffer`` is kept as :attr:`buffer`."""
+        self.set_system(system)
+        self.buffer = buffer
+        self.refresh(buffer, force=True)
 
     def clear(self) -> None:
         """Drop every curve, legend entry and key; cursors to 0 (the system stays)."""

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
 
 from tests.gui.conftest import SAMPLES
+from tests.gui.test_live_export import gl_view  # noqa: F401 - a SceneView showing this module's ``traj``
 
 pytestmark = pytest.mark.gui
 
@@ -49,11 +50,7 @@ def panel(qtbot: Any, pendulum_run: Any) -> Any:
     p = PlotPanel()
     qtbot.addWidget(p)
     p.resize(1400, 300)
-    p.show()
-    qtbot.waitExposed(p)
-    p.set_system(pendulum_run.system)
-    p.buffer = buffer_of(pendulum_run)
-    p.refresh(p.buffer, force=True)
+    p.show_run(pendulum_run.system, buffer_of(pendulum_run))
     p.set_cursor(1.0)
     return p
 
@@ -245,8 +242,14 @@ def test_log_axis_labels_never_overlap(qtbot: Any, height: int) -> None:
             pi = w.getPlotItem()
             pi.setLogMode(y=True)
             pi.getViewBox().setYRange(lo, hi, padding=0)
-            qtbot.waitUntil(lambda: pi.getAxis("left").height() > 0.6 * height, timeout=3000)  # laid out
-            qtbot.wait(10)
+            qtbot.waitUntil(lambda: pi.getAxis("left").height() > 0.5 * height, timeout=3000)  # laid out
+            settled = [-1.0]
+
+            def steady() -> bool:  # the axis kept its height over one more event-loop pass
+                hh, settled[0] = settled[0], pi.getAxis("left").height()
+                return hh == settled[0]
+
+            qtbot.waitUntil(steady, timeout=3000)
             rects = label_rects(pi.getAxis("left"))
             if axis_class is NonOverlappingAxis:
                 assert overlaps(rects) == 0, (lo, hi, height, [r.getRect() for r in rects])
@@ -260,23 +263,9 @@ def test_log_axis_labels_never_overlap(qtbot: Any, height: int) -> None:
 
 # ---- the video camera ----------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def chain_run() -> Any:
+def traj() -> Any:
+    """The 10-link chain swinging for 1.5 s (the ``gl_view`` fixture of test_live_export shows it)."""
     return simulate(CHAIN, t_end=1.5, dt=0.05)
-
-
-@pytest.fixture
-def chain_view(qtbot: Any, qapp: Any, chain_run: Any) -> Any:
-    from PySide6.QtGui import QOpenGLContext
-    if qapp.platformName() in ("offscreen", "minimal") or not QOpenGLContext().create():
-        pytest.skip("needs OpenGL (Xvfb + xcb)")
-    from gui.view3d.scene import SceneView
-    v = SceneView()
-    qtbot.addWidget(v)
-    v.resize(400, 300)
-    v.show()
-    qtbot.waitExposed(v)
-    v.set_model(chain_run.system.model, chain_run.system, chain_run.frames.q[0])
-    return v
 
 
 def all_points(view: Any, q: np.ndarray) -> np.ndarray:
@@ -287,12 +276,12 @@ def all_points(view: Any, q: np.ndarray) -> np.ndarray:
                       if bv.name in poses])
 
 
-def test_video_frames_the_whole_motion(qtbot: Any, chain_view: Any, chain_run: Any, tmp_path: Path) -> None:
+def test_video_frames_the_whole_motion(qtbot: Any, gl_view: Any, traj: Any, tmp_path: Path) -> None:
     import imageio.v3 as iio
     from gui.export import export_video, parse_video_size
     from gui.view3d.geometry import Poser
-    v = chain_view
-    qs = chain_run.frames.q
+    v = gl_view
+    qs = traj.frames.q
     size = parse_video_size("640x360")
     w, h = size
     # control: the view's camera (fitted to every configuration the chain could reach, a sphere of its length
@@ -312,7 +301,7 @@ def test_video_frames_the_whole_motion(qtbot: Any, chain_view: Any, chain_run: A
     assert max(span / [w, h]) > 1.3 * max(span_before / [w, h]), (span, span_before)
     v.restore_camera(camera_before)
     # the video: 1 + 1.5 s × 10 fps frames of 640x360, nothing of the chain touches the picture's border
-    n = export_video(v, buffer_of(chain_run), Poser(chain_run.system), tmp_path / "chain.mp4", fps=10.0, size=size)
+    n = export_video(v, buffer_of(traj), Poser(traj.system), tmp_path / "chain.mp4", fps=10.0, size=size)
     frames = iio.imread(tmp_path / "chain.mp4", plugin="FFMPEG", index=None)
     assert n == 16 and frames.shape == (16, h, w, 3)
     bg = np.median(frames[0, :4, :, :].reshape(-1, 3), axis=0)

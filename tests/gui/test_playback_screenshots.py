@@ -14,23 +14,16 @@ import numpy as np
 import pytest
 
 from tests.gui.conftest import ROOT, SAMPLES
+from tests.gui.test_front_door_layout import open_live_window
+from tests.gui.test_live_run import require_gl  # noqa: F401 - the fixture that skips without OpenGL
 
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def live_window(qtbot: Any, messenger: Any, qapp: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    from PySide6.QtGui import QOpenGLContext
-    if qapp.platformName() in ("offscreen", "minimal") or not QOpenGLContext().create():
-        pytest.skip("needs OpenGL (Xvfb + xcb)")
-    monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
-    from gui.main_window import MainWindow
-    w = MainWindow(messenger=messenger, restore_layout=False)
-    qtbot.addWidget(w)
+def live_window(qtbot: Any, messenger: Any, qapp: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:
     avail = qapp.primaryScreen().availableGeometry()
-    w.setGeometry(avail.x(), avail.y(), min(1600, avail.width()), min(1000, avail.height()))
-    w.show()
-    qtbot.waitExposed(w)
+    w = open_live_window(qtbot, messenger, monkeypatch, min(1600, avail.width()), min(1000, avail.height()))
     yield w
     w.live.controller.shutdown()
     w.document.undo_stack.setClean()
