@@ -638,7 +638,9 @@ class MainWindow(QMainWindow):
             taken.add(new)
             renames[c][e["name"]] = new
         keys = []
-        with macro(self.document, "Paste"):
+        text = (f"Paste {renames[items[0][0]][items[0][1]['name']]}" if len(items) == 1
+                else f"Paste {len(items)} elements")
+        with macro(self.document, text):
             for c, e in items:
                 e["name"] = renames[c][e["name"]]
                 for k in ("body", "body1", "body2"):
