@@ -2,11 +2,17 @@
 bundle (model, settings, CSV, every plot and the video in one folder); plus the headless exports of
 ``mechstudio simulate FILE --plots DIR --video FILE.mp4``.
 
-Plots go through pyqtgraph's exporters. Its SVG exporter crashes with Qt >= 6.11 (pyqtgraph issue #3495:
-closed paths now end in ``Z``); :func:`apply_svg_patch` (applied on import) strips the ``Z`` before
-pyqtgraph's coordinate correction and puts it back afterwards (docs: /work/shared/design/headless-qt.md).
-Videos are rendered offscreen from the GL view (``renderToArray``) and written with imageio (its ffmpeg wheel
-for MP4, Pillow for GIF); no system ffmpeg is needed.
+Plot pictures are publication figures (:mod:`gui.plots.figure`): PNG and SVG at a chosen size in pixels (or
+inches and dpi; default :data:`~gui.plots.figure.DEFAULT_SIZE`), fonts and legend scaled with the size, no
+playback cursor; every plot of a bundle has the same size. pyqtgraph's own SVG exporter (the plots' context menu)
+crashes with Qt >= 6.11 (pyqtgraph issue #3495: closed paths now end in ``Z``); :func:`apply_svg_patch` (applied on
+import) strips the ``Z`` before pyqtgraph's coordinate correction and puts it back afterwards (docs:
+/work/shared/design/headless-qt.md).
+
+Videos are rendered offscreen from the GL view (``renderToArray``) at :data:`VIDEO_SIZE` (or a chosen size),
+with the camera framing the whole motion (every frame of the run, not the first pose: see
+``SceneLogic.frame_motion``), and written with imageio (its ffmpeg wheel for MP4, Pillow for GIF); no system
+ffmpeg is needed. The view's own camera is restored afterwards.
 """
 from __future__ import annotations
 
@@ -21,8 +27,18 @@ from typing import Any, Callable
 import numpy as np
 
 from core.results import write_csv
+from gui.plots.figure import DEFAULT_SIZE, FigureSize
 
-VIDEO_SIZE = (640, 480)  # multiples of 16: no resizing by the H.264 encoder
+VIDEO_SIZE = (1280, 720)  # [px] (H.264 with 4:2:0 chroma needs even sizes)
+
+
+def parse_video_size(text: str) -> tuple[int, int]:
+    """``"1280x720"`` → (1280, 720); even sizes of 16 to 7680 px (the ``--video-size`` option)."""
+    size = FigureSize.parse(text)
+    w, h = size.width, size.height
+    if w % 2 or h % 2 or w > 7680 or h > 7680:
+        raise ValueError(f"a video size is two even numbers up to 7680, e.g. 1280x720; not {text!r}")
+    return w, h
 
 
 # ---- pyqtgraph SVG exporter patch (Qt >= 6.11) -----------------------------------------------------------
@@ -53,69 +69,61 @@ apply_svg_patch()
 
 
 # ---- plots -----------------------------------------------------------------------------------------------
-def export_plot(plot: Any, path: str | os.PathLike[str], width: int = 1000) -> Path:
-    """Write one plot (a LivePlot, PlotWidget or PlotItem) as PNG, SVG or CSV, chosen by the suffix."""
-    import pyqtgraph.exporters as ex
-    item = getattr(plot, "plot_item", None) or (plot.getPlotItem() if hasattr(plot, "getPlotItem") else plot)
+def plot_size(size: FigureSize | tuple[int, int] | None = None, width: int | None = None) -> FigureSize:
+    """A FigureSize from a FigureSize, a (width, height) in pixels, or a width alone (the default aspect)."""
+    if isinstance(size, FigureSize):
+        return size
+    if size is not None:
+        return FigureSize(int(size[0]), int(size[1]), DEFAULT_SIZE.dpi)
+    if width is not None:
+        return FigureSize(int(width), int(round(width * DEFAULT_SIZE.height / DEFAULT_SIZE.width)), DEFAULT_SIZE.dpi)
+    return DEFAULT_SIZE
+
+
+def export_plot(plot: Any, path: str | os.PathLike[str], size: FigureSize | tuple[int, int] | None = None,
+                width: int | None = None) -> Path:
+    """Write one live plot as PNG or SVG (a figure of ``size``, see the module docstring) or CSV (its curves),
+    chosen by the suffix."""
+    from gui.plots.figure import Figure
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     suffix = path.suffix.lower()
-    legend = getattr(plot, "legend", None)
-    shown = legend.isVisible() if legend is not None else True
-    if legend is not None:
-        legend.setVisible(True)  # the live plots hide it (cost); exports carry it
-    cached = hasattr(plot, "set_axis_cache")
-    if cached:
-        plot.set_axis_cache(False)  # the exporters paint the axes themselves, at their own resolution
+    if suffix == ".csv":
+        _plot_csv(plot, path)
+        return path
+    if suffix not in (".png", ".svg"):
+        raise ValueError(f"unknown plot format {suffix!r}: use .png, .svg or .csv")
+    fig = Figure(plot, plot_size(size, width))
     try:
-        _export(plot, item, path, suffix, width)
+        if suffix == ".png":
+            fig.save_png(path)
+        else:
+            fig.save_svg(path, title=getattr(plot, "title", ""))
     finally:
-        if legend is not None:
-            legend.setVisible(shown)
-        if cached:
-            plot.set_axis_cache(True)
+        fig.close()
     return path
 
 
-def _export(plot: Any, item: Any, path: Path, suffix: str, width: int) -> None:
-    import pyqtgraph.exporters as ex
-    if suffix == ".png":
-        e = ex.ImageExporter(item)
-        e.parameters()["width"] = int(width)
-        e.export(str(path))
-    elif suffix == ".svg":
-        ex.SVGExporter(item).export(str(path))
-    elif suffix == ".csv":
-        _plot_csv(plot, item, path)
-    else:
-        raise ValueError(f"unknown plot format {suffix!r}: use .png, .svg or .csv")
-
-
-def _plot_csv(plot: Any, item: Any, path: Path) -> None:
+def _plot_csv(plot: Any, path: Path) -> None:
     """The plot's curves as columns t, <curve name>... (all curves share the run's time axis)."""
-    curves = getattr(plot, "curves", None)
-    if curves:
-        cols: dict[str, np.ndarray] = {}
-        for name, c in curves.items():
-            x, y = c.getOriginalDataset()
-            if x is None:
-                continue
-            cols.setdefault("t", np.asarray(x, float))
-            if len(x) == len(cols["t"]):
-                cols[name] = np.asarray(y, float)
-        write_csv(path, cols if cols else {"t": np.zeros(0)})
-    else:
-        import pyqtgraph.exporters as ex
-        ex.CSVExporter(item).export(str(path))
+    cols: dict[str, np.ndarray] = {}
+    for name, c in plot.curves.items():
+        x, y = c.getOriginalDataset()
+        if x is None:
+            continue
+        cols.setdefault("t", np.asarray(x, float))
+        if len(x) == len(cols["t"]):
+            cols[name] = np.asarray(y, float)
+    write_csv(path, cols if cols else {"t": np.zeros(0)})
 
 
 def export_plots(panel: Any, directory: str | os.PathLike[str], formats: tuple[str, ...] = ("png", "svg", "csv"),
-                 width: int = 1000) -> list[Path]:
-    """Every plot of a PlotPanel in every format: ``<dir>/<plot>.<fmt>``."""
+                 size: FigureSize | tuple[int, int] | None = None) -> list[Path]:
+    """Every plot of a PlotPanel in every format, all at one size: ``<dir>/<plot>.<fmt>``."""
     out = []
     for key, plot in panel.plots.items():
         for fmt in formats:
-            out.append(export_plot(plot, Path(directory) / f"{key}.{fmt}", width))
+            out.append(export_plot(plot, Path(directory) / f"{key}.{fmt}", size))
     return out
 
 
@@ -150,17 +158,31 @@ def render_frames(view: Any, buffer: Any, poser: Any, times: np.ndarray, size: t
 def export_video(view: Any, buffer: Any, poser: Any, path: str | os.PathLike[str], fps: float = 30.0,
                  speed: float = 1.0, size: tuple[int, int] = VIDEO_SIZE, constraint_names: list[str] | None = None,
                  progress: Callable[[int, int], None] | None = None) -> int:
-    """Render the run to MP4 (H.264, imageio-ffmpeg) or GIF (Pillow) by suffix; returns the frame count."""
-    import imageio.v2 as iio
+    """Render the run to MP4 (H.264, imageio-ffmpeg) or GIF (Pillow) by suffix; returns the frame count. The
+    camera frames every frame of the run at ``size`` (width, height) [px]; the view's camera is restored."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    size = (int(size[0]), int(size[1]))
+    if size[0] % 2 or size[1] % 2:
+        raise ValueError(f"a video size must be even (H.264), not {size[0]}x{size[1]}")
+    camera = view.camera_state()
+    try:
+        view.frame_motion(buffer.field("q"), size)
+        return _write_video(view, buffer, poser, path, fps, speed, size, constraint_names, progress)
+    finally:
+        view.restore_camera(camera)
+
+
+def _write_video(view: Any, buffer: Any, poser: Any, path: Path, fps: float, speed: float, size: tuple[int, int],
+                 constraint_names: list[str] | None, progress: Callable[[int, int], None] | None) -> int:
+    import imageio.v2 as iio
     times = video_times(buffer.t_latest, fps, speed)
     frames = render_frames(view, buffer, poser, times, size, constraint_names, progress)
     suffix = path.suffix.lower()
     n = 0
     if suffix == ".mp4":
         writer = iio.get_writer(str(path), format="FFMPEG", mode="I", fps=fps, codec="libx264", quality=7,
-                                macro_block_size=16, pixelformat="yuv420p", ffmpeg_log_level="error")
+                                macro_block_size=2, pixelformat="yuv420p", ffmpeg_log_level="error")
         try:
             for fr in frames:
                 writer.append_data(fr)
@@ -187,9 +209,11 @@ def settings_dict(settings: Any) -> dict[str, Any]:
 
 def export_bundle(directory: str | os.PathLike[str], model: Any, trajectory: Any, panel: Any = None,
                   view: Any = None, buffer: Any = None, poser: Any = None, video: str | None = "animation.mp4",
-                  fps: float = 30.0) -> dict[str, Any]:
+                  fps: float = 30.0, plot_size: FigureSize | None = None,
+                  video_size: tuple[int, int] = VIDEO_SIZE) -> dict[str, Any]:
     """Write model.json (with the run's settings as its ``simulation`` section), settings.json, results.csv,
-    plots/<plot>.{png,svg,csv} and the video into ``directory``; returns what was written.
+    plots/<plot>.{png,svg,csv} (all at ``plot_size``) and the video (``video_size``) into ``directory``; returns
+    what was written.
 
     Loading ``model.json`` and running it with its own settings reproduces ``results.csv``.
     """
@@ -203,10 +227,11 @@ def export_bundle(directory: str | os.PathLike[str], model: Any, trajectory: Any
     written: dict[str, Any] = {"model": d / "model.json", "settings": d / "settings.json"}
     written["csv"] = export_run_csv(trajectory, d / "results.csv")
     if panel is not None:
-        written["plots"] = export_plots(panel, d / "plots")
+        written["plots"] = export_plots(panel, d / "plots", size=plot_size)
     if video and view is not None and buffer is not None and poser is not None:
         names = [c.name for c in trajectory.system.constraints]
-        written["video_frames"] = export_video(view, buffer, poser, d / video, fps=fps, constraint_names=names)
+        written["video_frames"] = export_video(view, buffer, poser, d / video, fps=fps, size=video_size,
+                                               constraint_names=names)
         written["video"] = d / video
     st = trajectory.stats or {}
     (d / "README.txt").write_text(
@@ -231,8 +256,13 @@ class VideoUnavailable(RuntimeError):
 
 
 def headless_exports(trajectory: Any, model: Any, plots_dir: str | None = None, video: str | None = None,
-                     fps: float = 30.0, log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Build the plots (and the 3D view for a video) without showing a window and export them."""
+                     fps: float = 30.0, log: Callable[[str], None] = print,
+                     video_size: tuple[int, int] | str = VIDEO_SIZE,
+                     plot_size: FigureSize | None = None) -> dict[str, Any]:
+    """Build the plots (and the 3D view for a video) without showing a window and export them. ``video_size``:
+    (width, height) or "WxH" (the CLI's ``--video-size``)."""
+    if isinstance(video_size, str):
+        video_size = parse_video_size(video_size)
     ensure_qt_platform()
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
@@ -247,12 +277,9 @@ def headless_exports(trajectory: Any, model: Any, plots_dir: str | None = None, 
     if plots_dir:
         panel = PlotPanel()
         panel.resize(1600, 400)
-        panel.set_system(system)
-        panel.refresh(buffer, force=True)
-        for p in panel.plots.values():
-            p.plot_item.enableAutoRange()
+        panel.show_run(system, buffer)
         app.processEvents()
-        out["plots"] = export_plots(panel, plots_dir)
+        out["plots"] = export_plots(panel, plots_dir, size=plot_size)
         log(f"  wrote {len(out['plots'])} plot files to {plots_dir}")
     if video:
         from PySide6.QtGui import QOpenGLContext
@@ -263,12 +290,13 @@ def headless_exports(trajectory: Any, model: Any, plots_dir: str | None = None, 
         from gui.view3d.scene import SceneView
         view = SceneView()
         view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        view.resize(*VIDEO_SIZE)
+        view.resize(*video_size)
         view.show()
         app.processEvents()
         poser = Poser(system)
         view.set_model(trajectory.system.model, system, trajectory.frames.q[0], 0.0)
-        n = export_video(view, buffer, poser, video, fps=fps, constraint_names=[c.name for c in system.constraints])
+        n = export_video(view, buffer, poser, video, fps=fps, size=video_size,
+                         constraint_names=[c.name for c in system.constraints])
         out["video_frames"] = n
         log(f"  wrote {n} video frames ({fps:g} fps) to {video}")
         view.close()

@@ -59,7 +59,7 @@ MAX_RECENT = 8
 FILE_FILTER = "Mechanism Studio models (*.json);;All files (*)"
 #: default dock sizes as fractions of the window: right column width, plots height, properties height (of the
 #: right column when the 3D view is under it)
-RIGHT_FRACTION, PLOTS_FRACTION, PROPERTIES_FRACTION = 0.23, 0.34, 0.6
+RIGHT_FRACTION, PLOTS_FRACTION, PROPERTIES_FRACTION = 0.26, 0.34, 0.6
 RIGHT_MIN_PX = 330  # the properties column is never narrower (two vector components side by side)
 PALETTE_COLUMNS = 2
 DOCK_CHROME_PX = 34  # a dock's title bar and frame around its widget
@@ -146,11 +146,13 @@ class MainWindow(QMainWindow):
         d.undo_stack.cleanChanged.connect(self._update_title)
         d.sig_path_changed.connect(lambda _p: self._update_title())
         d.sig_model_changed.connect(lambda _m: self._update_title())
+        d.sig_model_changed.connect(self._on_document_model_changed)
         d.sig_analysis_changed.connect(self._on_document_analysis_changed)
         d.sig_selection_changed.connect(self._on_document_selection_changed)
         self.canvas.sig_status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.canvas.sig_pointer.connect(lambda x, y: self.pointer_label.setText(f"x {x:8.3f} m   y {y:8.3f} m"))
         self._update_title()
+        self._on_document_model_changed(d.model)
         self._on_document_analysis_changed(d.analysis)
         self._on_document_selection_changed(d.selection)
         if restore_layout:
@@ -219,7 +221,7 @@ class MainWindow(QMainWindow):
         self.act_quit = self._action("&Quit", self.close, S.Quit)
         self.act_undo = self.document.undo_stack.createUndoAction(self, "&Undo")
         self.act_undo.setObjectName("act_undo")
-        self.act_undo.setShortcuts(QKeySequence.keyBindings(S.Undo))
+        self.act_undo.setShortcut(QKeySequence(S.Undo))
         self.act_redo = self.document.undo_stack.createRedoAction(self, "&Redo")
         self.act_redo.setObjectName("act_redo")
         self.act_redo.setShortcuts(redo_shortcuts())
@@ -365,6 +367,15 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{name}[*] — {APP_NAME}")
         self.setWindowModified(self.document.modified)
 
+    def _on_document_model_changed(self, model: Model) -> None:
+        """The palette places planar elements only: say so, instead of letting drops fail, on a spatial model."""
+        planar = model.kind == "planar"
+        if self.palette.isEnabled() != planar:
+            self.palette.setEnabled(planar)
+            self.dock_palette.setWindowTitle("Palette" if planar else "Palette (planar models only)")
+            self.palette.setToolTip("" if planar else "This is a spatial model: add bodies in the Spherical tree "
+                                                      "tab. The palette builds planar models (File → New).")
+
     def _on_document_analysis_changed(self, a: Analysis) -> None:
         self.dof_label.setText(f"DOF: {a.dof}" if a.dof is not None else "DOF: –")
         self.redundant_label.setText("Redundant: " + (", ".join(a.redundant) if a.redundant else "none"))
@@ -378,7 +389,7 @@ class MainWindow(QMainWindow):
             self.assembly_label.setToolTip("")
         elif a.state == "failed":
             who = ", ".join(a.offending) or "the constraints"
-            self.assembly_label.setText(f"NOT assembled: {who} open (‖Φ_{who}‖ = {a.residual:.2g})"
+            self.assembly_label.setText(f"NOT assembled: {who} open by {a.residual:.2g}"
                                         if a.offending else f"NOT assembled (‖Φ‖ = {a.residual:.2g})")
             self.assembly_label.setStyleSheet("color: #c00; font-weight: bold")
             self.assembly_label.setToolTip(a.message)
@@ -629,7 +640,9 @@ class MainWindow(QMainWindow):
             taken.add(new)
             renames[c][e["name"]] = new
         keys = []
-        with macro(self.document, "Paste"):
+        text = (f"Paste {renames[items[0][0]][items[0][1]['name']]}" if len(items) == 1
+                else f"Paste {len(items)} elements")
+        with macro(self.document, text):
             for c, e in items:
                 e["name"] = renames[c][e["name"]]
                 for k in ("body", "body1", "body2"):
@@ -780,8 +793,8 @@ class MainWindow(QMainWindow):
 
 
 def redo_shortcuts() -> list[QKeySequence]:
-    """The platform's redo keys plus both common ones: Ctrl+Shift+Z and Ctrl+Y."""
-    keys = list(QKeySequence.keyBindings(QKeySequence.StandardKey.Redo))
+    """The platform's redo key plus both common ones: Ctrl+Shift+Z and Ctrl+Y."""
+    keys = [QKeySequence(QKeySequence.StandardKey.Redo)]
     for extra in ("Ctrl+Shift+Z", "Ctrl+Y"):
         seq = QKeySequence(extra)
         if seq not in keys:

@@ -28,8 +28,8 @@ QUICK_START_HTML = """
     </li>
 <li><b>Run.</b> Press <b>Run</b> (F5) in the Simulation toolbar. The mechanism falls under gravity in the
     <b>3D view</b>; the <b>Plots</b> under the canvas fill with reactions, constraint violation, energy and
-    coordinates. Pause (F6), Stop (Shift+F5) and Step (F7: one output interval) are next to Run; drag the time
-    slider to scrub through the result.</li>
+    coordinates. Pause (F6), Stop (Shift+F5), Step back (Shift+F7) and Step (F7: one output frame) are next to
+    Run; drag the time slider (the row below the buttons) to scrub through the result.</li>
 <li><b>Export.</b> Every plot has an <i>Export</i> button (PNG, SVG, CSV); <i>Simulation → Export</i> writes
     the run as CSV, all plots, a video or a bundle of everything.</li>
 <li><b>Save.</b> Ctrl+S asks where to save a new model. Samples (<i>File → Open sample</i>) open as untitled

@@ -20,6 +20,7 @@ the drop point wait for a second click (Esc or the right button cancels).
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 from typing import Any
 
@@ -39,6 +40,8 @@ PICK_PX = 9.0  # pick and snap radius [px]
 HANDLE_PX = 5.0
 GRID_STEP = 0.1  # [m]
 _gesture_ids = itertools.count(1)
+
+log = logging.getLogger(__name__)
 
 
 def _snap_value(v: float, step: float) -> float:
@@ -687,7 +690,8 @@ def solver_frames(analysis: Any) -> dict[str, Any] | None:
             else:
                 return None
             out[name] = (np.asarray(r, float), np.asarray(R, float))
-    except Exception:  # a solver without these accessors: fall back to the stored poses
+    except Exception:  # a solver without these accessors: fall back to the stored poses, and say why in the log
+        log.warning("no solver frames for model %r; drawing the stored poses", model.name, exc_info=True)
         return None
     return out
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QGraphicsItem, QHBoxLayout,
 
 from core.simulate import REACTION_COMPONENTS
 from gui.plots.curves import Curve, CurveSet
+from gui.plots.log_axis import NonOverlappingAxis
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22"]
@@ -59,7 +60,10 @@ class LivePlot(QWidget):
         self.header.addWidget(lbl)
         self.header.addStretch(1)
         lay.addLayout(self.header)
-        self.plot_widget = pg.PlotWidget(background="w")
+        self.options = QHBoxLayout()  # a second header row for selectors (keeps the plot narrow enough to share)
+        self.options.setSpacing(4)
+        lay.addLayout(self.options)
+        self.plot_widget = pg.PlotWidget(background="w", axisItems={"left": NonOverlappingAxis("left")})
         self.plot_item: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot_item.showGrid(x=True, y=True, alpha=0.25)
         self.plot_item.setLabel("bottom", "t", units="s")
@@ -288,7 +292,8 @@ class ReactionPlot(LivePlot):
             cb.setChecked(comp.startswith("F"))
             cb.toggled.connect(lambda _on: self._changed())
             self.boxes[comp] = cb
-            self.header.addWidget(cb)
+            self.options.addWidget(cb)
+        self.options.addStretch(1)
         self.add_export_button()
 
     def set_system(self, system: Any) -> None:
@@ -439,11 +444,20 @@ class PlotPanel(QWidget):
             self.splitter.addWidget(p)
             p.sig_export.connect(self.sig_export)
         lay.addWidget(self.splitter)
+        self._sized = False  # the plots get equal widths once, at the first real size (then the user's)
         self._version = -1
         self._versions: dict[str, int] = {}
         self._buffer: Any = None
+        self.buffer: Any = None  # the run shown by show_run
         self._deferred: QWidget | None = None  # the viewport of a plot whose repaint waits for flush_paint
         self.refresh_count = 0
+
+    def resizeEvent(self, ev: Any) -> None:
+        super().resizeEvent(ev)
+        if not self._sized and self.width() > 400:
+            self._sized = True
+            n = len(self.plots)
+            self.splitter.setSizes([self.splitter.width() // n] * n)
 
     def set_system(self, system: Any) -> None:
         """Show the (empty) plots of ``system`` (None: no model): curves, legends, keys and cursors cleared."""
@@ -453,6 +467,12 @@ class PlotPanel(QWidget):
         self._buffer = None
         self._versions = {}
         self.flush_paint()
+
+    def show_run(self, system: Any, buffer: Any) -> None:
+        """Show every frame of a finished run (exports, tests): ``buffer`` is kept as :attr:`buffer`."""
+        self.set_system(system)
+        self.buffer = buffer
+        self.refresh(buffer, force=True)
 
     def clear(self) -> None:
         """Drop every curve, legend entry and key; cursors to 0 (the system stays)."""

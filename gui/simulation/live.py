@@ -50,6 +50,12 @@ class LiveView(QObject):
         self._last_label = self._last_progress = 0.0
         self.ask_directory = self._ask_directory  # tests replace these
         self.ask_file = self._ask_file
+        self.ask_plot_size = self._ask_plot_size
+        self.ask_video_size = self._ask_video_size
+        from gui.export import VIDEO_SIZE
+        from gui.plots.figure import DEFAULT_SIZE
+        self.plot_size = DEFAULT_SIZE  # the last size chosen for plot pictures (every plot of a bundle has it)
+        self.video_size = VIDEO_SIZE  # [px] (width, height) of exported videos
         self._build_actions()
         self._build_toolbar()
         self._build_menu()
@@ -314,39 +320,80 @@ class LiveView(QObject):
             self.window.messenger.error(self.window, "Export failed", f"{type(exc).__name__}: {exc}")
             return None
 
+    def _ask_plot_size(self, what: str) -> Any:
+        from gui.plots.export_dialog import PlotExportDialog
+        return PlotExportDialog(self.window, what, self.plot_size).chosen()
+
+    def _ask_video_size(self) -> tuple[int, int] | None:
+        from PySide6.QtWidgets import QInputDialog
+        from gui.export import parse_video_size
+        current = f"{self.video_size[0]}x{self.video_size[1]}"
+        choices = list(dict.fromkeys([current, "1280x720", "1920x1080", "854x480", "640x360", "1080x1080"]))
+        text, ok = QInputDialog.getItem(self.window, "Video size", "Width x height [px] (the camera frames the "
+                                        "whole motion):", choices, 0, True)
+        if not ok:
+            return None
+        try:
+            return parse_video_size(text)
+        except ValueError as exc:
+            self.window.messenger.error(self.window, "Video size", str(exc))
+            return None
+
     def export_csv_dialog(self) -> None:
         from gui.export import export_run_csv
         path = self.ask_file("Export the run to CSV", f"{self._stem()}_results.csv", "CSV (*.csv)")
-        if path:
-            self._guard(lambda: export_run_csv(self.controller.trajectory(), path))
+        if path and self._guard(lambda: export_run_csv(self.controller.trajectory(), path)) is not None:
             self.window.statusBar().showMessage(f"Wrote {path}", 5000)
 
     def export_plots_dialog(self) -> None:
-        from gui.export import export_plots
+        size = self.ask_plot_size("all plots")
+        if size is None:
+            return
+        self.plot_size = size
         d = self.ask_directory("Export all plots into a folder")
-        if d:
-            self._guard(lambda: export_plots(self.plots, d))
+        if d and self._guard(lambda: self.export_plots(d)) is not None:
             self.window.statusBar().showMessage(f"Wrote the plots to {d}", 5000)
 
+    def export_plots(self, directory: str) -> list[Path]:
+        """Every plot as PNG, SVG and CSV into ``directory``, all at :attr:`plot_size`."""
+        from gui.export import export_plots
+        return export_plots(self.plots, directory, size=self.plot_size)
+
     def _on_plot_export(self, key: str, fmt: str) -> None:
-        from gui.export import export_plot
+        if fmt in ("png", "svg"):
+            size = self.ask_plot_size(f"the {self.plots.plots[key].title} plot")
+            if size is None:
+                return
+            self.plot_size = size
         path = self.ask_file(f"Export the {key} plot", f"{self._stem()}_{key}.{fmt}", f"{fmt.upper()} (*.{fmt})")
-        if path:
-            self._guard(lambda: export_plot(self.plots.plots[key], path))
+        if path and self._guard(lambda: self.export_plot(key, path)) is not None:
+            self.window.statusBar().showMessage(f"Wrote {path}", 5000)
+
+    def export_plot(self, key: str, path: str) -> Path:
+        """One plot (``reactions``, ``violation``, ``energy``, ``coordinates``) by suffix, PNG/SVG at
+        :attr:`plot_size`."""
+        from gui.export import export_plot
+        return export_plot(self.plots.plots[key], path, self.plot_size)
 
     def export_video_dialog(self, suffix: str) -> None:
+        size = self.ask_video_size()
+        if size is None:
+            return
+        self.video_size = size
         path = self.ask_file("Export the animation", f"{self._stem()}{suffix}", f"Video (*{suffix})")
         if path:
             self._guard(lambda: self.export_video(path))
 
     def export_video(self, path: str, fps: float = 30.0) -> int:
+        """The run as MP4 or GIF (by suffix) at :attr:`video_size`, the camera framing the whole motion."""
         from gui.export import export_video
         c = self.controller
         if not len(c.buffer) or c.poser is None:
             raise ValueError("there are no results to export: run the simulation first")
         self.window.statusBar().showMessage("Rendering the animation…")
         names = [x.name for x in c.system.constraints]
-        n = export_video(self.view, c.buffer, c.poser, path, fps=fps, speed=c.clock.speed, constraint_names=names)
+        n = export_video(self.view, c.buffer, c.poser, path, fps=fps, speed=c.clock.speed, size=self.video_size,
+                         constraint_names=names)
         c.seek(c.clock.t)
         self.window.statusBar().showMessage(f"Wrote {n} frames to {path}", 5000)
         return n
@@ -357,9 +404,11 @@ class LiveView(QObject):
             self._guard(lambda: self.export_bundle(d))
 
     def export_bundle(self, directory: str, video: str | None = "animation.mp4") -> dict[str, Any]:
+        """Model, settings, CSV, every plot (at :attr:`plot_size`) and the video (:attr:`video_size`)."""
         from gui.export import export_bundle
         c = self.controller
-        out = export_bundle(directory, c.model, c.trajectory(), self.plots, self.view, c.buffer, c.poser, video)
+        out = export_bundle(directory, c.model, c.trajectory(), self.plots, self.view, c.buffer, c.poser, video,
+                            plot_size=self.plot_size, video_size=self.video_size)
         c.seek(c.clock.t)
         self.window.statusBar().showMessage(f"Wrote the export bundle to {directory}", 5000)
         return out

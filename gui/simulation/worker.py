@@ -17,6 +17,7 @@ an unexpected exception becomes a FAILED outcome too).
 """
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
 import os
 import sys
@@ -29,6 +30,8 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from core.simulate import SimulationSettings, iter_simulation
 from core.types import Status
+
+log = logging.getLogger(__name__)
 
 
 CHILD_NICE = 4  # the simulation process yields the CPU to the GUI
@@ -158,7 +161,8 @@ class SimulationWorker(QObject):
                         outcome = payload
                 elif not proc.is_alive() and not parent.poll(0):
                     break
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 (the relay must end the run with a status, never hang the window)
+            log.exception("relaying the simulation process failed")
             outcome = dict(status=Status.FAILED, message=f"internal error: {type(exc).__name__}: {exc}", stats={})
         finally:
             proc.join(2.0)
@@ -185,7 +189,8 @@ class SimulationWorker(QObject):
                                          stop_requested=self._stop_requested, outcome=outcome,
                                          block_frames=self.block_frames, block_seconds=self.block_seconds):
                 self.sig_block.emit(block)
-        except Exception as exc:  # a bug in a formulation must not take the window down
+        except Exception as exc:  # noqa: BLE001 (a bug in a formulation must not take the window down)
+            log.exception("the simulation failed with an internal error")
             outcome.update(status=Status.FAILED, message=f"internal error: {type(exc).__name__}: {exc}",
                            traceback=traceback.format_exc())
         finally:
@@ -243,7 +248,8 @@ def _child_main(conn: Any, system: Any, settings: SimulationSettings, stop: Any,
                                      stop_requested=gate.stop_requested, outcome=outcome,
                                      block_frames=block_frames, block_seconds=block_seconds):
             conn.send(("block", block))
-    except Exception as exc:  # a bug in a formulation must not take the window down
+    except Exception as exc:  # noqa: BLE001 (a bug in a formulation must not take the window down)
+        log.exception("the simulation process failed with an internal error")
         outcome.update(status=Status.FAILED, message=f"internal error: {type(exc).__name__}: {exc}",
                        traceback=traceback.format_exc())
     outcome.setdefault("status", Status.FAILED)

@@ -269,14 +269,14 @@ class SceneLogic:
         self.addItem(grid)
         self._items["plane"], self._items["plane_grid"] = plane, grid
 
-    def reset_camera(self) -> None:
+    def reset_camera(self, size: tuple[int, int] | None = None) -> None:
         """Fit the camera to ``fit`` (a planar model's top camera to its width and height, a spatial model's
-        camera to its sphere)."""
+        camera to its sphere), for a picture of ``size`` (width, height) [px] (default: the view's)."""
         spec = self.spec
         if spec is None:
             return
         # the field of view spans the width: fit the extent into the shorter of width and height
-        w, h = max(self.width(), 1), max(self.height(), 1)
+        w, h = (max(self.width(), 1), max(self.height(), 1)) if size is None else (max(size[0], 1), max(size[1], 1))
         tan_half = np.tan(np.radians(self.opts.get("fov", 60)) / 2)
         if spec.kind == "planar":
             if self.fit is not None:
@@ -295,6 +295,95 @@ class SceneLogic:
             else:
                 distance = 1.7 * size / (2 * tan_half * min(1.0, h / w))
             self.setCameraPosition(distance=distance, elevation=20, azimuth=-60)
+
+    # ---- framing a whole run (video export) ------------------------------------------------------------------
+    def camera_state(self) -> dict[str, Any]:
+        """What :meth:`restore_camera` puts back: the camera, the fit and the follow mode."""
+        o = self.opts
+        return {"center": _vec3(o["center"].x(), o["center"].y(), o["center"].z()), "distance": o["distance"],
+                "elevation": o["elevation"], "azimuth": o["azimuth"], "fit": self.fit, "follow": self.follow}
+
+    def restore_camera(self, state: dict[str, Any]) -> None:
+        self.fit, self.follow = state["fit"], state["follow"]
+        self.opts["center"] = state["center"]
+        self.setCameraPosition(distance=state["distance"], elevation=state["elevation"], azimuth=state["azimuth"])
+        self._place_grid()
+
+    def motion_points(self, qs: np.ndarray) -> np.ndarray | None:
+        """Every body's box corners posed in every configuration ``qs`` (n, nq), world frame (n * bodies * 8, 3):
+        the hull of a body's posed corners holds all its drawn points, so these bound every frame of a run."""
+        if self.spec is None or self.poser is None:
+            return None
+        pts = []
+        for q in np.atleast_2d(np.asarray(qs, float)):
+            poses = self.poser.poses(q)
+            pts += [poses[n][0] + C @ poses[n][1].T for n, C in self._corners.items() if n in poses]
+        return np.vstack(pts) if pts else None
+
+    def frame_motion(self, qs: np.ndarray, size: tuple[int, int], margin: float = 0.9) -> None:
+        """Point the camera (its usual direction) at the whole motion ``qs`` and bring it as close as its points
+        (:meth:`motion_points`) allow: all of them project inside ``margin`` of a ``size`` picture, centred.
+        The camera then stops following the mechanism (``follow``; restore with :meth:`restore_camera`)."""
+        P = self.motion_points(qs)
+        if P is None or self.spec is None:
+            return
+        lo, hi = P.min(axis=0), P.max(axis=0)
+        self.follow = False
+        self.fit = Fit(lo, hi, tight=True, sphere=float(np.max(np.linalg.norm(P - (lo + hi) / 2, axis=1))))
+        self.reset_camera(size)  # the sphere around them fits: a distance that is surely far enough
+        self.opts["center"] = _vec3(*((lo + hi) / 2))
+        w, h = size
+        tan_half = float(np.tan(np.radians(self.opts.get("fov", 60)) / 2))
+        for _ in range(4):  # closest distance for this centre, then centre the picture of the points; repeat
+            self._closest_distance(P, size, margin)
+            ndc = self.project_ndc(P, size)
+            shift = (np.nanmax(ndc, axis=0) + np.nanmin(ndc, axis=0)) / 2  # the picture's offset from its centre
+            V = np.array(self.viewMatrix().copyDataTo()).reshape(4, 4)
+            right, up = V[0, :3], V[1, :3]  # camera axes in world coordinates
+            half_w = float(self.opts["distance"]) * tan_half
+            c = self.opts["center"]
+            c = np.array([c.x(), c.y(), c.z()]) + shift[0] * half_w * right + shift[1] * half_w * h / w * up
+            self.opts["center"] = _vec3(*c)
+        self._closest_distance(P, size, margin)
+        self.setCameraPosition(distance=float(self.opts["distance"]))
+
+    def _closest_distance(self, P: np.ndarray, size: tuple[int, int], margin: float) -> None:
+        """Bisection on the camera distance: the smallest at which all of ``P`` project inside ``margin``."""
+        def inside(d: float) -> bool:
+            self.opts["distance"] = d
+            ndc = self.project_ndc(P, size)
+            return bool(np.all(np.isfinite(ndc)) and np.all(np.abs(ndc) <= margin))
+
+        far = float(self.opts["distance"])
+        while not inside(far) and far < 1e9:
+            far *= 1.5
+        near = 1e-6 * far
+        for _ in range(40):  # the points' picture shrinks as the camera backs off
+            mid = (near + far) / 2
+            if inside(mid):
+                far = mid
+            else:
+                near = mid
+        self.opts["distance"] = far
+
+    def project_ndc(self, points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """Normalised device coordinates (x, y in [-1, 1] inside the picture) of world ``points`` (n, 3) for a
+        picture of ``size``; NaN for points behind the camera."""
+        w, h = size
+        M = np.array(self.projectionMatrix((0, 0, w, h), (0, 0, w, h)).copyDataTo()).reshape(4, 4) @ \
+            np.array(self.viewMatrix().copyDataTo()).reshape(4, 4)
+        P = np.c_[np.asarray(points, float).reshape(-1, 3), np.ones(len(np.asarray(points).reshape(-1, 3)))]
+        clip = P @ M.T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ndc = clip[:, :2] / clip[:, 3:4]
+        ndc[clip[:, 3] <= 0] = np.nan
+        return ndc
+
+    def project_pixels(self, points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """Picture pixels (x right, y down) of world ``points`` (n, 3) in a ``size`` picture."""
+        ndc = self.project_ndc(points, size)
+        w, h = size
+        return np.c_[(ndc[:, 0] + 1) * w / 2, (1 - ndc[:, 1]) * h / 2]
 
     # ---- per frame ---------------------------------------------------------------------------------------
     def set_state(self, q: np.ndarray, t: float, reactions: np.ndarray | None = None,

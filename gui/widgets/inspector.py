@@ -473,7 +473,8 @@ class Inspector(QScrollArea):
                 unit = self._unit(key)
                 need = f"greater than {format_number(bound)}" if strict else f"at least {format_number(bound)}"
                 kept = f"{format_number(current)} {unit}".strip() if isinstance(current, (int, float)) else "its value"
-                self._refuse(ptr, [f"{key} must be {need} {unit}".rstrip() + f"; {shown} refused, {kept} kept"])
+                self._refuse(ptr, [f"The {key} must be {need} {unit}".rstrip() + f": {shown} was not applied, the "
+                                   f"model keeps {kept}."])
                 return
         try:
             if current == value:
@@ -600,6 +601,10 @@ class Inspector(QScrollArea):
         self._accept("name")
         self.document.push_edit(model, f"Rename {old} to {new}")
         self.document.set_selection([(coll, new)])
+
+    def fields(self) -> dict[str, QWidget]:
+        """Every editor widget of the form by its JSON pointer (or "name")."""
+        return dict(self._fields)
 
     def field(self, ptr: str) -> QWidget | None:
         """The editor widget bound to JSON pointer ``ptr`` (or "name") — for tests."""

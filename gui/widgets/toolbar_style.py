@@ -20,13 +20,14 @@ SP = QStyle.StandardPixmap
 #: action objectName -> a standard icon of the style (portable, no image files)
 STANDARD_ICONS = {
     "act_new": SP.SP_FileIcon, "act_open": SP.SP_DialogOpenButton, "act_save": SP.SP_DialogSaveButton,
-    "act_undo": SP.SP_ArrowBack, "act_redo": SP.SP_ArrowForward, "act_reassemble": SP.SP_BrowserReload,
     "act_run": SP.SP_MediaPlay, "act_pause": SP.SP_MediaPause, "act_stop": SP.SP_MediaStop,
     "act_step": SP.SP_MediaSkipForward, "act_step_back": SP.SP_MediaSkipBackward,
     "act_reset": SP.SP_MediaSeekBackward,
 }
 #: action objectName -> a glyph drawn as the icon when the style has no suitable one
-GLYPH_ICONS = {"act_fit": "⤢", "act_replay": "↻", "act_sim_settings": "⚙"}
+#: (undo/redo are curved arrows, not the media controls' straight ones; re-assemble is Φ, as in Φ(q) = 0)
+GLYPH_ICONS = {"act_undo": "↶", "act_redo": "↷", "act_fit": "⤢", "act_reassemble": "Φ", "act_replay": "↻",
+               "act_sim_settings": "⚙"}
 _TRACKED = "_shortcut_tooltip_tracked"
 
 

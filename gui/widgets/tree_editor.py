@@ -79,8 +79,27 @@ def user_message(exc: ModelError) -> str:
     return "\n".join(d.message for d in exc.diagnostics[:6])
 
 
+class NumberBox(QDoubleSpinBox):
+    """A spin box that shows its value with the digits it needs ("0.25", "0.0208333"), not a fixed count of
+    decimals that a narrow field cuts off ("0.250000" as "0.2500(")."""
+
+    digits = 6  # significant digits shown (the value keeps the spin box's decimals; the tooltip shows it all)
+
+    def textFromValue(self, value: float) -> str:
+        return f"{value:.{self.digits}g}"
+
+    def valueFromText(self, text: str) -> float:
+        """The shown text of the current value means the current value (Enter must not round it to the text)."""
+        bare = text.strip()
+        for part in (self.prefix().strip(), self.suffix().strip()):
+            bare = bare.replace(part, "").strip() if part else bare
+        if bare == self.textFromValue(self.value()):
+            return self.value()
+        return super().valueFromText(text)
+
+
 def _spin(value: float = 0.0, lo: float = -1e6, hi: float = 1e6, decimals: int = 6, suffix: str = "") -> QDoubleSpinBox:
-    w = QDoubleSpinBox()
+    w = NumberBox()
     w.setDecimals(decimals)
     w.setRange(lo, hi)
     w.setValue(value)
@@ -152,6 +171,9 @@ class TreeEditor(QScrollArea):
         for r in range(3):
             for c in range(3):
                 self.inertia[r][c].setObjectName(f"tree_inertia_{r}{c}")
+                self.inertia[r][c].digits = 4  # (narrow fields)
+                self.inertia[r][c].valueChanged.connect(
+                    lambda v, w=self.inertia[r][c]: w.setToolTip(f"{v:.12g} kg m²"))
                 grid.addWidget(self.inertia[r][c], r, c)
                 if r != c:
                     self.inertia[r][c].valueChanged.connect(lambda v, r=r, c=c: self._mirror(r, c, v))

@@ -12,6 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from tests.gui.conftest import SAMPLES
+from tests.gui.test_front_door_layout import open_live_window
+from tests.gui.test_live_run import require_gl  # noqa: F401 - the fixture that skips without OpenGL
 
 pytestmark = pytest.mark.gui
 
@@ -20,26 +22,8 @@ DT = 0.02
 
 
 @pytest.fixture
-def require_gl(qapp: Any) -> None:
-    from PySide6.QtGui import QOpenGLContext
-    plat = qapp.platformName()
-    if plat in ("offscreen", "minimal") or not QOpenGLContext().create():
-        pytest.skip(f"no usable OpenGL on QPA platform {plat!r}; run under Xvfb with QT_QPA_PLATFORM=xcb")
-
-
-@pytest.fixture
 def live_window(qtbot: Any, messenger: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
-    from gui.main_window import MainWindow
-    w = MainWindow(messenger=messenger, restore_layout=False)
-    qtbot.addWidget(w)
-    w.resize(1600, 1000)
-    assert w.open_file(DISK, ask=False)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    w.raise_()
-    qtbot.waitUntil(lambda: w.isActiveWindow(), timeout=3000)
+    w = open_live_window(qtbot, messenger, monkeypatch, 1600, 1000, DISK)
     yield w
     w.live.controller.shutdown()
     w.document.undo_stack.setClean()
@@ -127,16 +111,18 @@ def test_step_and_step_back_after_a_finished_run_keep_the_results(qtbot: Any, li
     assert_shows(w, 0.0)
 
 
-def settle(qtbot: Any, c: Any, quiet_ms: int = 600, timeout: float = 15.0) -> int:
-    deadline = time.perf_counter() + timeout
-    n, since = len(c.buffer), time.perf_counter()
-    while time.perf_counter() < deadline:
-        qtbot.wait(50)
-        if len(c.buffer) != n:
-            n, since = len(c.buffer), time.perf_counter()
-        elif time.perf_counter() - since >= quiet_ms / 1000:
-            return n
-    raise AssertionError(f"frames kept arriving while paused ({n} frames)")
+def settle(qtbot: Any, c: Any, quiet_ms: int = 600) -> int:
+    """The frame count once no frame arrived for ``quiet_ms`` (those on their way when paused have landed)."""
+    seen = {"n": -1, "since": 0.0}
+
+    def quiet() -> bool:
+        now = time.perf_counter()
+        if len(c.buffer) != seen["n"]:
+            seen["n"], seen["since"] = len(c.buffer), now
+        return now - seen["since"] >= quiet_ms / 1000
+
+    qtbot.waitUntil(quiet, timeout=15000)
+    return len(c.buffer)
 
 
 def test_pause_step_back_and_step_keep_the_results(qtbot: Any, live_window: Any) -> None:

@@ -131,3 +131,19 @@ def test_invalid_inertia_is_refused_in_plain_words(qtbot: Any, window: Any, tree
     assert not tree.message.isVisible()
     click(tree.add_button)
     assert bodies(window) == ["link1"]
+
+
+def test_fields_show_short_numbers_and_enter_keeps_the_exact_value(qtbot: Any, window: Any, tree: Any) -> None:
+    """The fields show "0.25 m", "0.02093" (not "0.250000" cut off); Enter in a field does not round the value
+    to what it shows."""
+    exact = tree.inertia_value()
+    box = tree.inertia[0][0]
+    assert box.text() == f"{exact[0][0]:.4g}" and f"{exact[0][0]:.12g}" in box.toolTip()
+    assert tree.in_point.spins[2].text() == "0.25 m" and tree.mass.text() == "1 kg"
+    for field in (box, tree.mass):
+        field.setFocus()
+        QTest.keyClick(field, Qt.Key.Key_Return)
+        field.clearFocus()
+    assert tree.inertia_value() == exact and tree.mass.value() == 1.0
+    click(tree.add_button)
+    assert window.document.model.data["bodies"][0]["inertia"] == exact
