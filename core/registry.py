@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, MutableMapping
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from core.errors import UnknownNameError
 
@@ -63,4 +63,30 @@ class LazyRegistry(MutableMapping[str, T], Generic[T]):
         return self._paths.get(name)
 
 
-__all__ = ["LazyRegistry"]
+# The two registries themselves live here, at the bottom layer, so that loading a model file can check the
+# names it gives (core.model.io) without importing the dynamics: names are strings until a lookup imports them.
+# core.dynamics.base and core.integrate.base re-export them with their register_* / get_* functions.
+
+#: every formulation by name: the built-ins as import paths (imported on first lookup), plus registered ones
+FORMULATIONS: LazyRegistry[Any] = LazyRegistry("formulation", {
+    "projection": "core.dynamics.projection:ProjectionFormulation",
+    "lagrange": "core.dynamics.lagrange:LagrangeFormulation",
+    "appell": "core.dynamics.appell:AppellFormulation",
+    "appell_symbolic": "core.dynamics.appell_symbolic:AppellSymbolicFormulation",
+    "wittenburg": "core.tree.wittenburg:WittenburgFormulation",
+})
+
+
+#: every integrator by name: the built-ins as import paths (imported on first lookup), plus
+#: those registered with :func:`register_integrator`
+INTEGRATORS: LazyRegistry[Any] = LazyRegistry("integrator", {
+    "dop853": "core.integrate.scipy_ivp:DOP853",
+    "rk45": "core.integrate.scipy_ivp:RK45",
+    "radau": "core.integrate.scipy_ivp:Radau",
+    "bdf": "core.integrate.scipy_ivp:BDF",
+    "rk4": "core.integrate.fixed:RK4",
+    "abm": "core.integrate.fixed:ABM4",
+})
+
+
+__all__ = ["FORMULATIONS", "INTEGRATORS", "LazyRegistry"]

@@ -17,7 +17,7 @@ import pytest
 
 from core.errors import ModelError
 from core.model import loads_model
-from core.model.fuzz import mutate, sample_documents, trial
+from core.fuzz import mutate, sample_documents, trial
 
 from conftest import SAMPLES
 

@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from core.registry import LazyRegistry
+from core.registry import FORMULATIONS  # noqa: F401 - the registry of this layer (defined low, see there)
 from core.system import ConstrainedSystem
 from core.types import FloatArray
 
@@ -175,14 +175,6 @@ def multipliers_from_accelerations(system: ConstrainedSystem, q: FloatArray, v: 
     return lam, bool(rank == C.shape[0])
 
 
-#: every formulation by name: the built-ins as import paths (imported on first lookup), plus registered ones
-FORMULATIONS: LazyRegistry[type[Formulation]] = LazyRegistry("formulation", {
-    "projection": "core.dynamics.projection:ProjectionFormulation",
-    "lagrange": "core.dynamics.lagrange:LagrangeFormulation",
-    "appell": "core.dynamics.appell:AppellFormulation",
-    "appell_symbolic": "core.dynamics.appell_symbolic:AppellSymbolicFormulation",
-    "wittenburg": "core.tree.wittenburg:WittenburgFormulation",
-})
 
 
 def register_formulation(name: str) -> Callable[[type[Formulation]], type[Formulation]]:

@@ -5,7 +5,7 @@ from typing import Any
 
 from core.elements.base import EditorInfo, ElementType
 from core.elements.primitives.forces import PointLoadSpec
-from core.model.document import GROUND
+from core.types import GROUND
 
 
 class AppliedForce(ElementType):

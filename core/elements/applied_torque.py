@@ -6,7 +6,7 @@ from typing import Any
 
 from core.elements.base import EditorInfo, ElementType
 from core.elements.primitives.forces import BodyTorqueSpec
-from core.model.document import GROUND
+from core.types import GROUND
 
 
 class AppliedTorque(ElementType):

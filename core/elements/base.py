@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.model.document import GROUND
+from core.types import GROUND
 
 Vec = tuple[float, ...]
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from core.elements.base import EditorInfo, ElementType, ReactionSite
 from core.elements.primitives.coordinate_driver import CoordinateDriverSpec
-from core.model.document import GROUND
+from core.types import GROUND
 
 
 class Coordinate(ElementType):

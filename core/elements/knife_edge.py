@@ -7,7 +7,7 @@ from typing import Any
 
 from core.elements.base import EditorInfo, ElementType, ReactionSite
 from core.elements.primitives.knife_edge import KnifeEdgeSpec
-from core.model.document import GROUND
+from core.types import GROUND
 
 
 class KnifeEdge(ElementType):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.elements.base import EditorInfo, ElementType, ReactionSite
-from core.model.document import GROUND
+from core.types import GROUND
 
 
 class RollingDisk(ElementType):

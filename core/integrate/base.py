@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable
 
-from core.registry import LazyRegistry
+from core.registry import INTEGRATORS  # noqa: F401 - the registry of this layer (defined low, see there)
 from core.types import FloatArray
 
 RHS = Callable[[float, FloatArray], FloatArray]
@@ -76,16 +76,6 @@ class Integrator(ABC):
         raise NotImplementedError(f"{self.name} integrates interval by interval (no continuous stepping)")
 
 
-#: every integrator by name: the built-ins as import paths (imported on first lookup, ``core.registry``), plus
-#: those registered with :func:`register_integrator`
-INTEGRATORS: LazyRegistry[type[Integrator]] = LazyRegistry("integrator", {
-    "dop853": "core.integrate.scipy_ivp:DOP853",
-    "rk45": "core.integrate.scipy_ivp:RK45",
-    "radau": "core.integrate.scipy_ivp:Radau",
-    "bdf": "core.integrate.scipy_ivp:BDF",
-    "rk4": "core.integrate.fixed:RK4",
-    "abm": "core.integrate.fixed:ABM4",
-})
 
 
 def register_integrator(name: str) -> Callable[[type[Integrator]], type[Integrator]]:

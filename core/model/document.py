@@ -12,9 +12,14 @@ import json
 from functools import cached_property
 from typing import Any
 
+from core.types import GROUND  # noqa: F401 - the reserved body name, re-exported where the model is
+
 FORMAT_NAME = "mechanism-studio-model"
 FORMAT_VERSION = 1
-GROUND = "ground"  # reserved body name: the fixed (or prescribed-motion) frame
+
+#: the run length and output interval [s] of a model whose ``simulation`` section does not set them
+#: (core.run.settings.SimulationSettings and the loader's output-count check both read these)
+SIMULATION_DEFAULTS = {"t_end": 5.0, "dt": 0.01}
 
 
 class Model:

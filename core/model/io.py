@@ -24,10 +24,11 @@ from typing import Any
 
 import jsonschema
 
-from core.errors import Diagnostic, ModelError
-from core.model.document import FORMAT_NAME, FORMAT_VERSION, Model
+from core.errors import Diagnostic, ModelError, UnknownNameError
+from core.model.document import FORMAT_NAME, FORMAT_VERSION, SIMULATION_DEFAULTS, Model
 from core.model.entities import parse_entities
 from core.model.migrate import migrate
+from core.registry import FORMULATIONS, INTEGRATORS
 
 
 @lru_cache(maxsize=1)
@@ -140,19 +141,13 @@ def output_frames_problem(t_end: float, dt: float) -> str | None:
 
 def simulation_problems(sim: dict[str, Any]) -> list[tuple[str, str]]:
     """(pointer, problem) of a schema-valid ``simulation`` section: unknown formulation or integrator names (the
-    registries of core.dynamics and core.integrate) and too many output frames."""
-    from core.dynamics.base import get_formulation
-    from core.errors import UnknownNameError
-    from core.integrate.base import get_integrator
+    name registries of ``core.registry``; nothing is imported) and too many output frames."""
     out = []
-    for key, lookup in (("formulation", get_formulation), ("integrator", get_integrator)):
-        if key in sim:
-            try:
-                lookup(sim[key])
-            except UnknownNameError as exc:
-                out.append((f"/simulation/{key}", str(exc)))
-    from core.simulate import SimulationSettings
-    frames = output_frames_problem(sim.get("t_end", SimulationSettings.t_end), sim.get("dt", SimulationSettings.dt))
+    for key, registry in (("formulation", FORMULATIONS), ("integrator", INTEGRATORS)):
+        if key in sim and sim[key] not in registry:
+            out.append((f"/simulation/{key}", str(UnknownNameError(registry.kind, sim[key], list(registry)))))
+    frames = output_frames_problem(sim.get("t_end", SIMULATION_DEFAULTS["t_end"]),
+                                   sim.get("dt", SIMULATION_DEFAULTS["dt"]))
     if frames:
         out.append(("/simulation/dt", frames))
     return out

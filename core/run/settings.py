@@ -7,14 +7,14 @@ from typing import Any
 
 from core.dynamics.base import get_formulation
 from core.integrate.base import get_integrator
-from core.model.document import Model
+from core.model.document import SIMULATION_DEFAULTS, Model
 
 
 @dataclass(frozen=True)
 class SimulationSettings:
     """How to run: times in s; tolerances of adaptive integrators; fixed step for rk4/abm."""
-    t_end: float = 5.0
-    dt: float = 0.01  # output interval [s]
+    t_end: float = SIMULATION_DEFAULTS["t_end"]
+    dt: float = SIMULATION_DEFAULTS["dt"]  # output interval [s]
     formulation: str = "projection"
     integrator: str = "dop853"
     rtol: float = 1e-8
