@@ -283,7 +283,8 @@ class Driver:
             y = form.restart(st.q, st.v, t_new)
             if form.svd_count != svd_before:
                 self.integ.reset()
-                st.stepper = self._new_stepper(t_new, y, st.work)
+                if t_new < self.t_final - self.eps:  # nothing left to integrate at t_end: no new stepper
+                    st.stepper = self._new_stepper(t_new, y, st.work)
             else:
                 st.stepper.set_state(np.append(y, st.work))
         st.accepted = (st.q, st.v, t_new, st.work)
