@@ -65,3 +65,25 @@ def test_streamed_file_resume_skips_the_runs_already_done(client, tmp_path):
     pd.testing.assert_frame_equal(resumed.drop(columns="wall_s"), first.drop(columns="wall_s"))
     with pytest.raises(ValueError, match="different sweep"):
         sweep(FOUR_BAR, params, METRIC_TEXT, {"t_end": 0.2}, client=client, out=out, resume=True)
+
+
+def test_a_task_that_fails_as_a_whole_gives_error_rows_and_the_sweep_goes_on(client):
+    """A task that raises (here: its shared model text is broken, as a lost worker would also end a task) gives
+    one ``error`` row per run of the task; the other tasks still deliver."""
+    import dataclasses
+
+    import numpy as np
+
+    from core.sweep import prepare
+    from core.sweep.execute import execute
+    plan = prepare(FOUR_BAR, {"crank.mass": [1.0, 1.5]}, ["p=max(energy.kinetic)"], SETTINGS)
+    broken = dataclasses.replace(plan.spec, model_json="{not json")
+    rows: list[dict] = []
+    outcome = execute(client, broken, [0, 1, 2], np.array([[1.0], [1.5], [2.0]]), rows.extend, batch_size=2,
+                      warm=False)
+    assert outcome.rows == 3 and not outcome.cancelled
+    assert sorted(r["run"] for r in rows) == [0, 1, 2]
+    assert all(r["status"] == "error" and "task failed (ModelError" in r["message"] for r in rows)
+    assert all(math.isnan(r["metric.p"]) for r in rows)
+    good = execute(client, plan.spec, [0, 1], np.array([[1.0], [1.5]]), rows.extend, warm=False)
+    assert good.rows == 2 and [r["status"] for r in rows[3:]] == ["finished", "finished"]

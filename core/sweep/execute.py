@@ -133,7 +133,7 @@ def execute(client: Any, spec: RunSpec, runs: Sequence[int], values: np.ndarray,
                     rows = future.result()
                 else:
                     exc = future.exception()
-                    rows = failed_rows(spec, chunk[0], chunk[1], f"task lost: {type(exc).__name__}: {exc}")
+                    rows = failed_rows(spec, chunk[0], chunk[1], f"task failed ({type(exc).__name__}: {exc})")
                 future.release()
                 sink(rows)
                 outcome.rows += len(rows)
