@@ -219,8 +219,11 @@ class Figure:
         Path(path).write_text(doc.toxml(), encoding="utf-8")
 
     def close(self) -> None:
+        """Delete the offscreen widget now (a deleteLater posted outside an event loop would keep it, and its
+        pyqtgraph items, until the application exits)."""
+        from shiboken6 import Shiboken
         self.widget.close()
-        self.widget.deleteLater()
+        Shiboken.delete(self.widget)
 
     def to_pixels(self, x: float, y: float) -> tuple[float, float]:
         """The picture pixel of data point (x, y) (y in data units, also on a log axis)."""

@@ -411,6 +411,9 @@ class SimulationController(QObject):
         if status == Status.CANCELLED:
             self._set_state("stopped")
         elif getattr(status, "ok", False) or status == Status.FINISHED:
+            if self.state == "running" and not self.clock.playing and len(self.buffer):
+                self.clock.play()  # a run that ended before a display tick started the animation: play it
+                self.display_timer.start()
             self._set_state("finished")
         else:
             self._fail(outcome.get("message") or "the simulation failed")

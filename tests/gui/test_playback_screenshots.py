@@ -61,7 +61,10 @@ def test_screenshot_rolling_disk_running(qtbot: Any, qapp: Any, live_window: Any
     c.set_overrides(t_end=8.0, dt=0.01)
     w.live.act_trails.setChecked(True)
     w.live.act_run.trigger()
-    qtbot.waitUntil(lambda: c.clock.t > 2.5, timeout=120000)
+    qtbot.waitUntil(lambda: c.clock.t > 2.4 or c.state not in ("running", "finished"), timeout=120000)
+    assert c.state in ("running", "finished"), (c.state, c.last_error)
+    c.show_time(2.4)
+    qtbot.wait(300)
     path = shot(qapp, w, "live_rolling_disk.png")
     assert region_colours(path, w.live.container, w) > 20, "the 3D view is blank"
     assert region_colours(path, w.live.plots, w) > 20, "the plots are blank"
