@@ -27,10 +27,6 @@ from core.run.initial import InitialState, initial_state
 from core.run.settings import SimulationSettings
 from core.system import compile_model
 
-#: deprecated alias of :data:`FRAME_FIELDS` (gui/simulation/buffer.py and a GUI test still import it)
-_FRAME_FIELDS = list(FRAME_FIELDS)
-
-
 def simulate(model: Model | str, **settings: Any) -> Trajectory:
     """Convenience: load (if a path), compile and run with the model's settings overridden by ``settings``."""
     if not isinstance(model, Model):

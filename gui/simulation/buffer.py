@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from core.simulate import FrameBlock, Trajectory, _FRAME_FIELDS
+from core.simulate import FrameBlock, Trajectory, FRAME_FIELDS
 from core.types import Status
 
 
@@ -37,7 +37,7 @@ class TrajectoryBuffer:
         return (cap,)
 
     def _grow(self, cap: int) -> None:
-        new = {k: np.zeros(self._shape(k, cap)) for k in _FRAME_FIELDS}
+        new = {k: np.zeros(self._shape(k, cap)) for k in FRAME_FIELDS}
         for k, arr in self._data.items():
             new[k][:self.size] = arr[:self.size]
         self._data, self._cap = new, cap
@@ -48,7 +48,7 @@ class TrajectoryBuffer:
             return
         if self.size + k > self._cap:
             self._grow(max(2 * self._cap, self.size + k))
-        for name in _FRAME_FIELDS:
+        for name in FRAME_FIELDS:
             self._data[name][self.size:self.size + k] = getattr(block, name)
         self.size += k
         self.version += 1
@@ -70,10 +70,10 @@ class TrajectoryBuffer:
 
     def view(self) -> FrameBlock:
         """The filled frames as a FrameBlock of views (copy before keeping them)."""
-        return FrameBlock(**{k: self._data[k][:self.size] for k in _FRAME_FIELDS})
+        return FrameBlock(**{k: self._data[k][:self.size] for k in FRAME_FIELDS})
 
     def copy(self) -> FrameBlock:
-        return FrameBlock(**{k: self._data[k][:self.size].copy() for k in _FRAME_FIELDS})
+        return FrameBlock(**{k: self._data[k][:self.size].copy() for k in FRAME_FIELDS})
 
     def index_at(self, t: float) -> tuple[int, int, float]:
         """(i, j, s): the frames around time t and the interpolation fraction (t clamped to the data)."""

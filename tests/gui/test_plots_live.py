@@ -41,8 +41,8 @@ def panel(qtbot: Any, traj: Any) -> Any:
 
 
 def feed(buf: Any, traj: Any, i0: int, i1: int) -> None:
-    from core.simulate import _FRAME_FIELDS, FrameBlock
-    buf.append(FrameBlock(**{k: getattr(traj.frames, k)[i0:i1] for k in _FRAME_FIELDS}))
+    from core.simulate import FRAME_FIELDS, FrameBlock
+    buf.append(FrameBlock(**{k: getattr(traj.frames, k)[i0:i1] for k in FRAME_FIELDS}))
 
 
 def n_points(plot: Any) -> set[int]:
