@@ -12,9 +12,10 @@ import json
 from functools import cached_property
 from typing import Any
 
+from core.elements.base import GROUND  # reserved body name: the fixed (or prescribed-motion) frame
+
 FORMAT_NAME = "mechanism-studio-model"
 FORMAT_VERSION = 1
-GROUND = "ground"  # reserved body name: the fixed (or prescribed-motion) frame
 
 
 class Model:
