@@ -17,11 +17,14 @@ perp(a) = (-a_y, a_x) = B(phi) s'.
 * :func:`k_potential`: gravity, spring and rotational-spring energies.
 * :func:`k_reactions`: force and moment each constraint applies to its reported body (``PlanarSystem.reactions``).
 
-The model's data travel as named tuples of arrays built once by ``PlanarSystem.fused_data``
+The model's data are laid out by the named tuples below, built by name once by ``PlanarSystem.fused_data``
 (:class:`PlanarGeometry`: element rows, body indices and body vectors per equation primitive, the field prefix
 being the primitive's ``COMPILED`` name in core/elements/primitives; :class:`PlanarForces`: masses and force
-elements; :class:`PlanarReactions`) and the time-dependent values as :class:`PlanarTime`, built per t by
-``PlanarSystem.time_arrays`` (f(t) and f''(t) per holonomic row, xi, load and torque values).
+elements; :class:`PlanarReactions`) and per t by ``PlanarSystem.time_arrays`` (:class:`PlanarTime`: f(t) and
+f''(t) per holonomic row, xi, load and torque values). They reach the compiled kernels as plain tuples in the
+same field order (``tuple(named)``): numba types a plain tuple of arrays from a C fingerprint, a named tuple in
+Python (measured: +10 to 17 us per call, as much as the evaluation itself); the kernels unpack them in field
+order or index them with the constants ``GEO_MH``, ``FORCES_MASS_DIAGONAL``, ``REACTIONS_ROWS``.
 
 Plain Python with numpy semantics: compiled by numba when available (``core.jit``).
 tests/test_performance_equivalence.py checks them against the reference methods to 1e-12.
@@ -68,6 +71,8 @@ class PlanarGeometry(NamedTuple):
 
 #: fields of PlanarGeometry that hold (K, 2) body vectors (the others after mh: (K,) int64 indices)
 GEOMETRY_VECTORS = frozenset({"co_si", "co_sj", "pl_si", "pl_sj", "pl_vi", "kn_s", "kn_n"})
+GEO_NB = PlanarGeometry._fields.index("nb")
+GEO_MH = PlanarGeometry._fields.index("mh")
 
 
 class PlanarForces(NamedTuple):
@@ -97,6 +102,10 @@ class PlanarReactions(NamedTuple):
     sign: FloatArray
     body: IntArray
     arm: FloatArray
+
+
+FORCES_MASS_DIAGONAL = PlanarForces._fields.index("mass_diagonal")
+REACTIONS_ROWS = PlanarReactions._fields.index("rows")
 
 
 class PlanarTime(NamedTuple):
@@ -292,7 +301,7 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
 
 def k_potential(q, geo, frc):  # noqa: ANN001, ANN201
     """Potential energy [J]: gravity, spring-dampers 1/2 k (L - L0)^2, rotational springs 1/2 k (th - th0)^2."""
-    nb = geo.nb
+    nb = geo[GEO_NB]
     (Md, h0, sp_b1, sp_b2, sp_s1, sp_s2, sp_k, sp_c, sp_l0, rt_b1, rt_b2, rt_k, rt_c, rt_th0, ld_b, ld_s,
      tq_b) = frc
     c, s = _trig(q, nb)
@@ -313,7 +322,7 @@ def k_potential(q, geo, frc):  # noqa: ANN001, ANN201
 def k_reactions(q, C, lam, react):  # noqa: ANN001, ANN201
     """(n_constraints, 6) rows (Fx, Fy, 0, 0, 0, Mz): the force C_rows^T lambda on the reported body's (x, y, phi)
     times the sign, its moment moved from the centre of mass to the joint point (``PlanarSystem.reactions``)."""
-    rows, sign, body, arm = react.rows, react.sign, react.body, react.arm
+    rows, sign, body, arm = react  # PlanarReactions field order
     nc = rows.shape[0]
     m = C.shape[0]
     out = np.zeros((nc, 6))

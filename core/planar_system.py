@@ -544,14 +544,16 @@ class PlanarSystem(ConstrainedSystem):
         return rows, cols, sign, body, arm, [c.name for c in self.constraints]
 
     # --- data of the compiled terms (core.planar_kernels) for the fused projection path ------------------------
-    def fused_data(self) -> tuple[PlanarGeometry, PlanarForces, PlanarReactions]:
-        """(geo, frc, react): the element data ``core.planar_kernels`` reads (see its docstring), built once."""
+    def fused_data(self) -> tuple[tuple, tuple, tuple]:
+        """(geo, frc, react): the element data ``core.planar_kernels`` reads, built once, as plain tuples in the
+        field order of its PlanarGeometry, PlanarForces and PlanarReactions (see its docstring; wrap them,
+        e.g. ``PlanarGeometry(*geo)``, for access by name)."""
         data = self._fused_data
         if data is None:  # build-once data (see "Sharing" in the module docstring)
             data = self._fused_data = self._build_fused_data()
         return data
 
-    def _build_fused_data(self) -> tuple[PlanarGeometry, PlanarForces, PlanarReactions]:
+    def _build_fused_data(self) -> tuple[tuple, tuple, tuple]:
         i8 = lambda x: np.ascontiguousarray(np.asarray(x, np.int64).ravel())  # noqa: E731
         f2 = lambda x: np.ascontiguousarray(np.asarray(x, float).reshape(-1, 2))  # noqa: E731
         f1 = lambda x: np.ascontiguousarray(np.asarray(x, float).ravel())  # noqa: E731
@@ -585,11 +587,12 @@ class PlanarSystem(ConstrainedSystem):
         self._n_timed, self._n_functions = len(timed), len(functions)
         self._time_base = fval
         self._time_cache: tuple | None = None
-        return geo, frc, react
+        return tuple(geo), tuple(frc), tuple(react)
 
-    def time_arrays(self, t: float) -> PlanarTime:
+    def time_arrays(self, t: float) -> tuple[FloatArray, ...]:
         """(f(t) per holonomic row, f''(t) per holonomic row, xi (m,), applied forces (L, 2) [N], applied torques
-        (T,) [N m]) at t for ``core.planar_kernels``; cached for the last t (constant when nothing depends on t)."""
+        (T,) [N m]) at t for ``core.planar_kernels``, a plain tuple in PlanarTime's field order; cached for the
+        last t (constant when nothing depends on t)."""
         self.fused_data()
         cache = self._time_cache
         if cache is not None and (cache[0] == t or self._time_eval is None):
@@ -607,7 +610,7 @@ class PlanarSystem(ConstrainedSystem):
             faccel[rows] = vals[2 * F:2 * F + k]
             loads[:] = np.reshape(vals[k:k + 2 * nl], (nl, 2))
             torques[:] = vals[k + 2 * nl:F]
-        val = PlanarTime(fval, faccel, xi, loads, torques)
+        val = tuple(PlanarTime(fval, faccel, xi, loads, torques))
         self._time_cache = (t, val)
         return val
 

@@ -1,4 +1,4 @@
-"""Shared type aliases, the reserved name of the ground and the status enum of numerical results."""
+"""Shared type aliases and the status enum of numerical results."""
 from __future__ import annotations
 
 import enum
@@ -8,8 +8,6 @@ from numpy.typing import NDArray
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
-
-GROUND = "ground"  # reserved body name: the fixed (or prescribed-motion) frame
 
 
 class Status(enum.Enum):

@@ -72,7 +72,8 @@ def base_data() -> dict[str, Any]:
     """Two bodies with off-centre mass centres, rotated frames and bar geometry (for picking), a ground point."""
     def body(name: str, com: list[float], pose: list[float], mass: float, inertia: float, color: str) -> dict:
         return {"name": name, "mass": mass, "inertia": inertia, "com": com,
-                "points": {"p": [0.4, 0.1], "q": [-0.2, 0.3]} if name == "A" else {"p": [-0.3, 0.2], "q": [0.25, -0.15]},
+                "points": ({"p": [0.4, 0.1], "q": [-0.2, 0.3]} if name == "A"
+                           else {"p": [-0.3, 0.2], "q": [0.25, -0.15]}),
                 "geometry": [{"type": "bar", "from": "q", "to": "p", "width": 0.05}], "color": color,
                 "initial": {"x": pose[0], "y": pose[1], "phi": pose[2]}}
     return {"format": "mechanism-studio-model", "version": 1, "name": "fixture", "kind": "planar",
@@ -251,14 +252,14 @@ def test_symbolic_form_equals_numeric(case):
 
 # ---- compiled backend and reactions -------------------------------------------------------------------------
 def compiled_terms() -> tuple[Any, ...]:
-    """(position terms, velocity terms, potential, reactions): numba-compiled, or their plain source."""
+    """(position terms, velocity terms, potential, reactions) of core.planar_kernels: numba-compiled (after the
+    projection's kernel set has compiled their helpers), or their plain-Python source without numba."""
     from core import planar_kernels
     from core.dynamics import projection_planar
-    if projection_planar.kernels() is not None:
-        return (projection_planar._position_terms, projection_planar._velocity_terms,
-                projection_planar._potential, projection_planar._reactions)
-    return (planar_kernels.k_position_terms, planar_kernels.k_velocity_terms, planar_kernels.k_potential,
-            planar_kernels.k_reactions)
+    from core.jit import compile_helper
+    projection_planar.kernels()
+    return tuple(compile_helper(f) for f in (planar_kernels.k_position_terms, planar_kernels.k_velocity_terms,
+                                             planar_kernels.k_potential, planar_kernels.k_reactions))
 
 
 @pytest.mark.parametrize("case", PLANAR_CASES)

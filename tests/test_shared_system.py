@@ -10,13 +10,14 @@ from pathlib import Path
 import numpy as np
 
 from core.model import load_model
+from core.planar_kernels import PlanarGeometry
 from core.system import compile_model
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def evaluate(s, q, v, t, lam):
-    geo = s.fused_data()[0]
+    geo = PlanarGeometry(*s.fused_data()[0])
     return [s.constraint_matrix(q, t), s.constraint_matrix_shared(q, t).copy(), s.phi(q, t), s.gamma(q, v, t),
             s.eta(q, v, t), s.forces(q, v, t), np.array([r for r in s.reactions(q, lam, t).values()]),
             *[np.asarray(a).copy() for a in s.time_arrays(t)], np.array([geo.m])]

@@ -42,7 +42,7 @@ def k_rhs(y, basis, geo, frc, td):  # noqa: ANN001, ANN201
     if status != 0:
         return status, np.zeros(y.shape[0] + 1)
     h, eta, power_nc = _velocity_terms(q, v, geo, frc, faccel, load_f, torque)
-    return _rhs(v, B, cu_lu, cu_piv, h, eta, np.zeros((0, 0)), frc.mass_diagonal, True, power_nc, basis)
+    return _rhs(v, B, cu_lu, cu_piv, h, eta, np.zeros((0, 0)), frc[_pk.FORCES_MASS_DIAGONAL], True, power_nc, basis)
 
 
 def k_output(y, correction, basis, geo, frc, td, react):  # noqa: ANN001, ANN201
@@ -53,12 +53,12 @@ def k_output(y, correction, basis, geo, frc, td, react):  # noqa: ANN001, ANN201
     ||N||_2 of the kept basis at the recorded state).
     """
     fval, faccel, xi, load_f, torque = td
-    mh = geo.mh
-    Md = frc.mass_diagonal
+    mh = geo[_pk.GEO_MH]
+    Md = frc[_pk.FORCES_MASS_DIAGONAL]
     k = basis[2].shape[0]
     q = y[k:].copy()
     scal = np.zeros(11)
-    R = np.zeros((react.rows.shape[0], 6))
+    R = np.zeros((react[_pk.REACTIONS_ROWS].shape[0], 6))
     full = np.zeros((0, 0))
     C, phi = _position_terms(q, geo, fval)
     status, v, B, cu_lu, cu_piv = _state(y, C, xi, basis)

@@ -2,9 +2,10 @@
 
 ``BUILT_INS`` lists the types by section without importing them: they are the ``type`` enums of the model
 schema (core/model/schema.json), so a new type is declared once there; :func:`element_type` imports the type's
-module core/elements/<type>.py on first use and returns its :class:`~core.elements.base.ElementType`. Every backend (planar and
-spatial compilation, symbolic models, reactions, editor placement, 2D and 3D drawing) dispatches through it;
-an unknown type raises :class:`~core.errors.UnknownNameError` naming the type and the valid ones.
+module core/elements/<type>.py on first use and returns its :class:`~core.elements.base.ElementType`.
+Every backend (planar and spatial compilation, symbolic models, reactions, editor placement, 2D and 3D
+drawing) dispatches through it; an unknown type raises :class:`~core.errors.UnknownNameError` naming the type
+and the valid ones.
 See docs/elements.md for the "add a joint type" recipe.
 """
 from __future__ import annotations

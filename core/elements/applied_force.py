@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import EditorInfo, ElementType
+from core.elements.base import GROUND, EditorInfo, ElementType
 from core.elements.primitives.forces import PointLoadSpec
-from core.types import GROUND
 
 
 class AppliedForce(ElementType):

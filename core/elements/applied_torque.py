@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import EditorInfo, ElementType
+from core.elements.base import GROUND, EditorInfo, ElementType
 from core.elements.primitives.forces import BodyTorqueSpec
-from core.types import GROUND
 
 
 class AppliedTorque(ElementType):

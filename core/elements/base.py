@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.types import GROUND
-
 Vec = tuple[float, ...]
+#: the reserved body name of the fixed (or prescribed-motion) frame; core.model re-exports it
+GROUND = "ground"
 
 
 class UnsupportedElement(ValueError):

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import EditorInfo, ElementType, ReactionSite
+from core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
 from core.elements.primitives.coordinate_driver import CoordinateDriverSpec
-from core.types import GROUND
 
 
 class Coordinate(ElementType):

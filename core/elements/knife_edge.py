@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import EditorInfo, ElementType, ReactionSite
+from core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
 from core.elements.primitives.knife_edge import KnifeEdgeSpec
-from core.types import GROUND
 
 
 class KnifeEdge(ElementType):

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import EditorInfo, ElementType, ReactionSite
-from core.types import GROUND
+from core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
 
 
 class RollingDisk(ElementType):

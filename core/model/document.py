@@ -12,7 +12,7 @@ import json
 from functools import cached_property
 from typing import Any
 
-from core.types import GROUND  # noqa: F401 - the reserved body name, re-exported where the model is
+from core.elements.base import GROUND  # reserved body name: the fixed (or prescribed-motion) frame
 
 FORMAT_NAME = "mechanism-studio-model"
 FORMAT_VERSION = 1

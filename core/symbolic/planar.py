@@ -8,7 +8,7 @@ and carry the same labels, so the two can be compared entry by entry.
 * M = diag(m, m, J) per body (centre of mass as reference point).
 * Q(q, q', t): gravity, spring-dampers (tension k (L - L0) + c L' along the line of the points),
   rotational spring-dampers, applied forces F(t) at body points, applied torques.
-* Phi(q, t) by the local method ([003], with the errata in docs/references.md: r_i + A_i s_i - r_j - A_j s_j = 0 for a revolute
+* Phi(q, t) by the local method ([003], errata in docs/references.md: r_i + A_i s_i - r_j - A_j s_j = 0 for a revolute
   joint), Phi_q, Phi_t and gamma = -(d/dt)(Phi_q q' + Phi_t) |_(q''=0), so that Phi_q q'' = gamma.
 * Knife edges: C_psi q' + xi_psi = 0 with n^T (r' + B s' phi') = 0, eta_psi = d/dt(C_psi q' + xi_psi)|_(q''=0).
 
