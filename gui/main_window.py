@@ -43,7 +43,7 @@ from gui.commands import macro
 from gui.document import Analysis, Document
 from gui.editor.canvas import PlanarCanvas
 from gui.editor.palette import Palette
-from gui.paths import ROOT, SAMPLE_MODELS, config_dir, sample_models
+from gui.paths import SAMPLE_MODELS, config_dir, sample_models
 from gui.recovery import Autosaver, clear_recovery, find_recovery
 from gui.sweep import install_sweep
 from gui.widgets.inspector import Inspector
@@ -78,9 +78,17 @@ def is_sample(path: str | os.PathLike[str]) -> bool:
 
 
 def documentation_url() -> QUrl:
-    """The user documentation: the checkout's README.md (its links lead to docs/), else the docs folder."""
-    readme = ROOT / "README.md"
-    return QUrl.fromLocalFile(str(readme if readme.exists() else ROOT / "docs"))
+    """The user documentation: the checkout's README.md (its links lead to docs/). An installed copy has no
+    checkout: its README is the package's long description, written once into the config folder."""
+    readme = Path(__file__).resolve().parent.parent / "README.md"
+    if not readme.exists():
+        from importlib import metadata
+        readme = config_dir() / "README.md"
+        try:
+            readme.write_text(metadata.metadata("mechanism-studio").get("Description") or "", encoding="utf-8")
+        except (OSError, metadata.PackageNotFoundError) as exc:
+            log.warning("no documentation to open: %s", exc)
+    return QUrl.fromLocalFile(str(readme))
 
 
 def make_settings() -> QSettings:
