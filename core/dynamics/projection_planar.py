@@ -26,8 +26,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from core import planar_kernels as _pk
-from core.dynamics import projection_fused as _fused
+from core import planar_kernels
+from core.dynamics import projection_fused
 from core.dynamics.correction import MAX_ITER, POSITION_TOL
 from core.jit import compile_helper, kernel_set
 
@@ -42,7 +42,8 @@ def k_rhs(y, basis, geo, frc, td):  # noqa: ANN001, ANN201
     if status != 0:
         return status, np.zeros(y.shape[0] + 1)
     h, eta, power_nc = _velocity_terms(q, v, geo, frc, faccel, load_f, torque)
-    return _rhs(v, B, cu_lu, cu_piv, h, eta, np.zeros((0, 0)), frc[_pk.FORCES_MASS_DIAGONAL], True, power_nc, basis)
+    return _rhs(v, B, cu_lu, cu_piv, h, eta, np.zeros((0, 0)), frc[planar_kernels.FORCES_MASS_DIAGONAL], True,
+                power_nc, basis)
 
 
 def k_output(y, correction, basis, geo, frc, td, react):  # noqa: ANN001, ANN201
@@ -53,12 +54,12 @@ def k_output(y, correction, basis, geo, frc, td, react):  # noqa: ANN001, ANN201
     ||N||_2 of the kept basis at the recorded state).
     """
     fval, faccel, xi, load_f, torque = td
-    mh = geo[_pk.GEO_MH]
-    Md = frc[_pk.FORCES_MASS_DIAGONAL]
+    mh = geo[planar_kernels.GEO_MH]
+    Md = frc[planar_kernels.FORCES_MASS_DIAGONAL]
     k = basis[2].shape[0]
     q = y[k:].copy()
     scal = np.zeros(11)
-    R = np.zeros((react[_pk.REACTIONS_ROWS].shape[0], 6))
+    R = np.zeros((react[planar_kernels.REACTIONS_ROWS].shape[0], 6))
     full = np.zeros((0, 0))
     C, phi = _position_terms(q, geo, fval)
     status, v, B, cu_lu, cu_piv = _state(y, C, xi, basis)
@@ -106,14 +107,15 @@ _position_terms = _velocity_terms = _potential = _reactions = None
 def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     """(k_rhs, k_output) compiled, or None without numba (the projection formulation's generic path)."""
     global _position_terms, _velocity_terms, _potential, _reactions
-    if not _fused.bind(globals()):
+    if not projection_fused.bind(globals()):
         return None
-    for name in ("_trig", "_rot", "_spring", "_ext", "_put"):  # the terms' own helpers, compiled before the terms that call them
-        setattr(_pk, name, compile_helper(getattr(_pk, name)))
-    _position_terms = compile_helper(_pk.k_position_terms)
-    _velocity_terms = compile_helper(_pk.k_velocity_terms)
-    _potential = compile_helper(_pk.k_potential)
-    _reactions = compile_helper(_pk.k_reactions)
+    # the terms' own helpers, compiled before the terms that call them
+    for name in ("_trig", "_rot", "_spring", "_ext", "_put"):
+        setattr(planar_kernels, name, compile_helper(getattr(planar_kernels, name)))
+    _position_terms = compile_helper(planar_kernels.k_position_terms)
+    _velocity_terms = compile_helper(planar_kernels.k_velocity_terms)
+    _potential = compile_helper(planar_kernels.k_potential)
+    _reactions = compile_helper(planar_kernels.k_reactions)
     return compile_helper(k_rhs), compile_helper(k_output)
 
 

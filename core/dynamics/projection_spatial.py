@@ -28,8 +28,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from core import spatial_kernels as _sk
-from core.dynamics import projection_fused as _fused
+from core import spatial_kernels
+from core.dynamics import projection_fused
 from core.dynamics.correction import MAX_ITER, POSITION_TOL
 from core.jit import compile_helper, kernel_set
 from core.spatial_system import SpatialSystem
@@ -136,10 +136,10 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     """(k_rhs, k_output) compiled, or None without numba (the projection formulation's generic path)."""
     global _position_terms, _velocity_terms
     g = globals()
-    if not _fused.bind(g):
+    if not projection_fused.bind(g):
         return None
-    _position_terms = compile_helper(_sk.k_position_terms)
-    _velocity_terms = compile_helper(_sk.k_velocity_terms)
+    _position_terms = compile_helper(spatial_kernels.k_position_terms)
+    _velocity_terms = compile_helper(spatial_kernels.k_velocity_terms)
     g["_xi"] = compile_helper(_xi)
     return compile_helper(k_rhs), compile_helper(k_output)
 

@@ -390,16 +390,16 @@ class PlanarCanvas(QGraphicsView):
                 return ("drivers", d.name)
         for f in sg.forces:
             if f.type == "spring_damper" and f.p2 is not None:
-                from gui.editor.geometry import _dist_segment
-                if _dist_segment(p, f.p1, f.p2) <= tol * 0.7 and min(math.dist(p, f.p1), math.dist(p, f.p2)) > tol:
+                from gui.editor.geometry import dist_segment
+                if dist_segment(p, f.p1, f.p2) <= tol * 0.7 and min(math.dist(p, f.p1), math.dist(p, f.p2)) > tol:
                     return ("forces", f.name)
             elif f.type == "applied_force" and f.vector is not None:
                 vx, vy = f.vector
                 n = math.hypot(vx, vy) or 1.0
                 L = 45 / self.scale_px
                 tail = (f.p1[0] - vx / n * L, f.p1[1] - vy / n * L)
-                from gui.editor.geometry import _dist_segment
-                if _dist_segment(p, tail, f.p1) <= tol * 0.6 and math.dist(p, f.p1) > tol:
+                from gui.editor.geometry import dist_segment
+                if dist_segment(p, tail, f.p1) <= tol * 0.6 and math.dist(p, f.p1) > tol:
                     return ("forces", f.name)
         for b in reversed(sg.bodies):
             if b.contains(p, tol * 0.5):

@@ -37,13 +37,13 @@ class BodyGeom:
 
     def contains(self, p: Vec2, tol: float) -> bool:
         for a, b, w in self.bars:
-            if _dist_segment(p, a, b) <= w / 2 + tol:
+            if dist_segment(p, a, b) <= w / 2 + tol:
                 return True
         for c, r, _ in self.disks:
             if math.dist(p, c) <= r + tol:
                 return True
         for poly in self.polygons:
-            if _in_polygon(p, poly) or any(_dist_segment(p, poly[i - 1], poly[i]) <= tol
+            if _in_polygon(p, poly) or any(dist_segment(p, poly[i - 1], poly[i]) <= tol
                                            for i in range(len(poly))):
                 return True
         if not (self.bars or self.disks or self.polygons):
@@ -144,7 +144,7 @@ def _to_global(pose: tuple[float, float, float], v: Vec2) -> Vec2:
     return (pose[0] + r[0], pose[1] + r[1])
 
 
-def _dist_segment(p: Vec2, a: Vec2, b: Vec2) -> float:
+def dist_segment(p: Vec2, a: Vec2, b: Vec2) -> float:
     ax, ay = b[0] - a[0], b[1] - a[1]
     L2 = ax * ax + ay * ay
     t = 0.0 if L2 == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * ax + (p[1] - a[1]) * ay) / L2))
