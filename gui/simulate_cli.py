@@ -26,7 +26,18 @@ def extend(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--video", metavar="FILE", help="render the animation to FILE (.mp4 or .gif; OpenGL: without "
                                                    "a display a virtual one is started when Xvfb is installed)")
     g.add_argument("--fps", type=positive_float, default=30.0, help="video frame rate (default 30)")
+    g.add_argument("--video-size", metavar="WxH", type=video_size, default=None,
+                   help="video size in pixels, two even numbers (default 1280x720)")
     p.set_defaults(func=lambda args: run_command(args, after_run=export_after_run))
+
+
+def video_size(text: str) -> tuple[int, int]:
+    """argparse type of ``--video-size``: "1280x720" -> (1280, 720); a bad value is a usage error (exit 2)."""
+    from gui.export import parse_video_size  # Qt-side module: imported only when the option is given
+    try:
+        return parse_video_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def export_after_run(traj: Any, args: argparse.Namespace) -> int | None:
@@ -40,7 +51,8 @@ def export_after_run(traj: Any, args: argparse.Namespace) -> int | None:
     with virtual_display(needed=bool(args.video)):
         from gui.export import VideoUnavailable, headless_exports
         try:
-            headless_exports(traj, traj.system.model, args.plots, args.video, fps=args.fps)
+            size = {"video_size": args.video_size} if getattr(args, "video_size", None) else {}
+            headless_exports(traj, traj.system.model, args.plots, args.video, fps=args.fps, **size)
         except VideoUnavailable as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

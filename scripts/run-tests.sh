@@ -7,6 +7,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export QT_QPA_PLATFORM=xcb QT_XCB_GL_INTEGRATION=xcb_glx PYOPENGL_PLATFORM=glx LIBGL_ALWAYS_SOFTWARE=1
 unset WAYLAND_DISPLAY XDG_SESSION_TYPE
+# the shared benchmark data beside the checkout (CI clones next to ../shared): tests compare our copies with it
+if [ -z "${MECHSTUDIO_SHARED_DATA:-}" ] && [ -d ../shared/benchmarks ]; then
+  MECHSTUDIO_SHARED_DATA="$(cd ../shared && pwd)"; export MECHSTUDIO_SHARED_DATA
+fi
 export MECHSTUDIO_CONFIG_DIR="${MECHSTUDIO_CONFIG_DIR:-$(mktemp -d)}"
 XVFB=(xvfb-run -a -s "-screen 0 1280x1024x24 -nolisten tcp")
 PYTEST=(.venv/bin/python -m pytest -q -p no:xvfb -p no:cacheprovider)

@@ -157,11 +157,12 @@ def test_headless_simulate_plots_and_video(tmp_path: Path, qapp: Any) -> None:
     cmd = [sys.executable, "-m", "gui.cli", "simulate", DISK, "--t-end", "0.2", "--dt", "0.02",
            "--out", str(tmp_path / "r.csv"), "--plots", str(tmp_path / "plots")]
     if video:
-        cmd += ["--video", str(tmp_path / "v.mp4"), "--fps", "10"]
+        cmd += ["--video", str(tmp_path / "v.mp4"), "--fps", "10", "--video-size", "320x240"]
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert p.returncode == 0, p.stdout + p.stderr
     assert (tmp_path / "r.csv").exists()
     assert {f.name for f in (tmp_path / "plots").iterdir()} >= {"energy.png", "violation.svg", "reactions.csv"}
     if video:
         import imageio.v3 as iio
-        assert iio.imread(tmp_path / "v.mp4", plugin="FFMPEG", index=None).shape[0] == 3
+        frames = iio.imread(tmp_path / "v.mp4", plugin="FFMPEG", index=None)
+        assert frames.shape[:3] == (3, 240, 320)  # three frames at the --video-size asked for
