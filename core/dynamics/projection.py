@@ -78,6 +78,9 @@ from core.kinematics.assembly import RANK_RTOL
 from core.system import ConstrainedSystem
 from core.types import FloatArray
 
+#: index of ||N||_2 in a fused output frame's scalars, as a plain int (read once per output)
+NULL_SPACE_GROWTH = int(OutputScalar.NULL_SPACE_GROWTH)
+
 NULL_GROWTH_REFRESH = 2.0
 CU_RCOND_MIN = 1e-8  # C_u is chosen again (at the current state) when its reciprocal condition falls below this
 
@@ -422,7 +425,7 @@ class ProjectionFormulation(Formulation):
         status, q, v, qdd, R, scalars = self._fused.output(y, bool(correction), self.fused_basis(), t)
         if status != 0:
             return None
-        self._growth = ((t, q.tobytes()), float(scalars[OutputScalar.NULL_SPACE_GROWTH]))
+        self._growth = ((t, q.tobytes()), float(scalars[NULL_SPACE_GROWTH]))
         return q, v, qdd, R, scalars
 
     def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:

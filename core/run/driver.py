@@ -351,20 +351,20 @@ class Driver:
 
     def _settle_fast(self, fast: FastOutput, t: float, work: float, frame_wanted: bool) -> Settled:
         q, v, qdd, R, sc = fast
-        stats = self.state.stats
+        # the scalars as Python floats in one call, named in OutputScalar's order (this runs once per output)
+        (kinetic, potential, position_before, position_after, velocity_before, velocity_after, iterations,
+         converged, changed, lambda_unique) = sc[:OutputScalar.NULL_SPACE_GROWTH].tolist()
         if self.settings.correction:
-            stats["corrections"] += 1
-            if not sc[OutputScalar.CONVERGED]:
-                raise RunEnded(Status.FAILED, self._newton_failed(sc[OutputScalar.POSITION_AFTER],
-                                                                  int(sc[OutputScalar.NEWTON_ITERATIONS]), t))
-        changed = bool(sc[OutputScalar.CHANGED])
+            self.state.stats["corrections"] += 1
+            if not converged:
+                raise RunEnded(Status.FAILED, self._newton_failed(position_after, int(iterations), t))
         if not frame_wanted:
-            return Settled(q, v, changed, None)
-        stats["lambda_unique"] = stats["lambda_unique"] and bool(sc[OutputScalar.LAMBDA_UNIQUE])
-        frame = Frame(t, q, v, qdd, R, sc[OutputScalar.KINETIC], sc[OutputScalar.POTENTIAL], work,
-                      sc[OutputScalar.POSITION_BEFORE], sc[OutputScalar.POSITION_AFTER],
-                      sc[OutputScalar.VELOCITY_BEFORE], sc[OutputScalar.VELOCITY_AFTER])
-        return Settled(q, v, changed, frame)
+            return Settled(q, v, bool(changed), None)
+        if not lambda_unique:
+            self.state.stats["lambda_unique"] = False
+        frame = Frame(t, q, v, qdd, R, kinetic, potential, work, position_before, position_after, velocity_before,
+                      velocity_after)
+        return Settled(q, v, bool(changed), frame)
 
     def _make_frame(self, q: FloatArray, v: FloatArray, t: float, work: float, pb: float, pa: float, vb: float,
                     va: float) -> Frame:
@@ -412,7 +412,8 @@ class Driver:
     # --- frames, blocks, hooks ----------------------------------------------------------------------------------
     def _record(self, frame: Frame) -> Iterator[FrameBlock]:
         """Keep a recorded frame, then the checkpoint: emit the pending frames if a block is due (or the caller
-        asks for it with ``flush_now``), then ask ``cancel``."""
+        asks for it with ``flush_now``), then ask ``cancel`` -- after the consumer has had the block, so that a
+        caller stepping frame by frame stops right after the frame it asked for."""
         st, hooks = self.state, self.hooks
         st.pending.append(frame)
         if self._block_due() or (hooks.flush_now is not None and hooks.flush_now()):
