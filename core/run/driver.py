@@ -104,7 +104,7 @@ class RunState:
     wall0: float = 0.0  # perf_counter at the start [s]
 
 
-@dataclass
+@dataclass(slots=True)
 class Settled:
     """An integrator state unpacked at t and corrected (unless the correction is off)."""
     q: FloatArray
@@ -149,7 +149,9 @@ class Driver:
         with single_threaded_blas():
             try:
                 if self._start():
-                    yield from self._record(self._initial_frame())
+                    if self._keep(self._initial_frame()):
+                        yield self._flush()
+                    self._check_cancel()
                     if self.integ.continuous:
                         yield from self._run_continuous()
                     else:
@@ -213,7 +215,9 @@ class Driver:
                 yield from self._outputs_inside_step()
             frame = self._settle_step_end()
             if frame is not None:
-                yield from self._record(frame)
+                if self._keep(frame):
+                    yield self._flush()
+                self._check_cancel()
 
     def _new_stepper(self, t: float, y: FloatArray, work: float) -> Stepper:
         return self.integ.start(self.form.rhs_augmented, t, np.append(y, work), self.t_final)
@@ -265,7 +269,9 @@ class Driver:
             tk = float(times[kk])
             st.t = tk
             settled = self._settle(Y[j, :-1], tk, float(Y[j, -1]), True)
-            yield from self._record(settled.frame)
+            if self._keep(settled.frame):
+                yield self._flush()
+            self._check_cancel()
 
     def _settle_step_end(self) -> Frame | None:
         """The step end: correction after each step ([001]), restart only when something changed; the output frame
@@ -299,7 +305,9 @@ class Driver:
     def _run_intervals(self) -> Iterator[FrameBlock]:
         for k in range(1, self.settings.output_count + 1):
             self._check_stop()
-            yield from self._record(self._interval(float(self.times[k])))
+            if self._keep(self._interval(float(self.times[k]))):
+                yield self._flush()
+            self._check_cancel()
 
     def _interval(self, t1: float) -> Frame:
         """Integrate from the current state to the output time t1, correct, restart; the output frame at t1."""
@@ -410,17 +418,22 @@ class Driver:
                                           f"in {self.integ.name} integration")
 
     # --- frames, blocks, hooks ----------------------------------------------------------------------------------
-    def _record(self, frame: Frame) -> Iterator[FrameBlock]:
-        """Keep a recorded frame, then the checkpoint: emit the pending frames if a block is due (or the caller
-        asks for it with ``flush_now``), then ask ``cancel`` -- after the consumer has had the block, so that a
-        caller stepping frame by frame stops right after the frame it asked for."""
+    # Recording a frame is two plain calls at each call site, ``if self._keep(frame): yield self._flush()`` then
+    # ``self._check_cancel()`` (not a generator per output frame): the consumer gets a due block before ``cancel``
+    # is asked, so that a caller stepping frame by frame stops right after the frame it asked for.
+    def _keep(self, frame: Frame) -> bool:
+        """Keep a recorded frame; True when a block is due (frame count, wall time since the last block, or the
+        caller's ``flush_now``)."""
         st, hooks = self.state, self.hooks
         st.pending.append(frame)
         if self._block_due() or (hooks.flush_now is not None and hooks.flush_now()):
             st.last_emit = time.perf_counter()
-            yield self._flush()
-        if hooks.cancel is not None and hooks.cancel():
-            raise RunEnded(Status.CANCELLED, f"cancelled at t = {st.t:.6g} s")
+            return True
+        return False
+
+    def _check_cancel(self) -> None:
+        if self.hooks.cancel is not None and self.hooks.cancel():
+            raise RunEnded(Status.CANCELLED, f"cancelled at t = {self.state.t:.6g} s")
 
     def _check_stop(self) -> None:
         if self.hooks.stop_requested is not None and self.hooks.stop_requested():
