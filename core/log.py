@@ -25,6 +25,8 @@ def configure_cli_logging(debug: bool = False) -> None:
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("mechstudio: %(levelname)s: %(message)s"))
+    # the handler filters too: libraries that set their own loggers' levels (Dask's are INFO) stay quiet
+    handler.setLevel(logging.DEBUG if debug else logging.WARNING)
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if debug else logging.WARNING)
 
