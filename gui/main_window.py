@@ -120,6 +120,12 @@ class Messenger:
         path, _ = QFileDialog.getOpenFileName(parent, "Open model", directory, FILE_FILTER)
         return path or None
 
+    def text(self, parent: QWidget, title: str, label: str) -> str | None:
+        """A multi-line text from the user (None when cancelled)."""
+        from PySide6.QtWidgets import QInputDialog
+        text, ok = QInputDialog.getMultiLineText(parent, title, label)
+        return text if ok and text.strip() else None
+
     def save_path(self, parent: QWidget, suggestion: str) -> str | None:
         path, _ = QFileDialog.getSaveFileName(parent, "Save model as", suggestion, FILE_FILTER)
         if path and not path.lower().endswith(".json"):
@@ -224,6 +230,9 @@ class MainWindow(QMainWindow):
         S = QKeySequence.StandardKey
         self.act_new = self._action("&New", self.new_model, S.New, "Start an empty model")
         self.act_open = self._action("&Open…", self.open_dialog, S.Open, "Open a model file")
+        self.act_import_pyslvs = self._action("&Import Pyslvs mechanism…", self.import_pyslvs, None,
+                                              "Build a planar model from a Pyslvs mechanism expression "
+                                              "(M[J[R, P[x, y], L[ground, link]], ...], lengths in mm)")
         self.act_save = self._action("&Save", self.save, S.Save, "Save the model (a sample copy asks where)")
         self.act_save_as = self._action("Save &As…", self.save_as, S.SaveAs, "Save the model under a new name")
         self.act_quit = self._action("&Quit", self.close, S.Quit)
@@ -278,6 +287,7 @@ class MainWindow(QMainWindow):
         self.menu_samples.setToolTipsVisible(True)
         self.menu_recent = m.addMenu("Open &recent")
         self._update_recent_menu()
+        m.addAction(self.act_import_pyslvs)
         m.addSeparator()
         m.addActions([self.act_save, self.act_save_as])
         m.addSeparator()
@@ -437,6 +447,29 @@ class MainWindow(QMainWindow):
         self._forget_model_state()
         self.document.reset(model_from_data(empty_model_data()), None)
         clear_recovery()
+
+    def import_pyslvs(self, text: str | None = None) -> bool:
+        """File > Import Pyslvs mechanism: a planar model (untitled, lengths mm -> m) from a Pyslvs mechanism
+        expression (core.interop.pyslvs, as ``mechstudio import``). A bad expression opens nothing and lists
+        its problems. True when imported."""
+        if text is None:
+            text = self.messenger.text(self, "Import a Pyslvs mechanism",
+                                       "Mechanism expression, lengths in mm (M[J[R, P[x, y], L[ground, link]], ...]):")
+            if text is None:
+                return False
+        from core.interop.pyslvs import model_from_expression
+        try:
+            model = model_from_data(model_from_expression(text, source="<Pyslvs expression>"))
+        except ModelError as exc:
+            self.messenger.diagnostics(self, "Cannot import the mechanism", exc.diagnostics)
+            return False
+        if not self.maybe_save():
+            return False
+        self._forget_model_state()
+        self.document.reset(model, None)
+        clear_recovery()
+        self.statusBar().showMessage("Imported a Pyslvs mechanism; Save asks where to keep it", 8000)
+        return True
 
     def _forget_model_state(self, sample: str | None = None) -> None:
         """Before New/Open: drop everything the window holds about the previous model."""

@@ -31,6 +31,7 @@ class RecordingMessenger:
         self.save_answer = "discard"
         self.next_open: str | None = None
         self.next_save: str | None = None
+        self.next_text: str | None = None
 
     def error(self, parent: Any, title: str, text: str) -> None:
         self.errors.append((title, text))
@@ -51,6 +52,9 @@ class RecordingMessenger:
 
     def save_path(self, parent: Any, suggestion: str) -> str | None:
         return self.next_save
+
+    def text(self, parent: Any, title: str, label: str) -> str | None:
+        return self.next_text
 
 
 @pytest.fixture
