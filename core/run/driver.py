@@ -74,6 +74,10 @@ class RunHooks:
     flush_now: Callable[[], bool] | None = None  # at every checkpoint; True emits the pending frames now
     stop_requested: Callable[[], bool] | None = None  # before every integrator step; non-blocking
 
+#: the leading OutputScalar fields a fused output frame's scalars are unpacked into (KINETIC .. LAMBDA_UNIQUE),
+#: as a plain int: it is used once per output
+N_OUTPUT_FLAGS = int(OutputScalar.NULL_SPACE_GROWTH)
+
 
 class RunEnded(Exception):
     """Raised inside :class:`Driver` to end the run with ``status`` and ``message`` (caught by the driver)."""
@@ -134,6 +138,7 @@ class Driver:
         self.times = np.zeros(0)  # the output times t_k = k dt [s]
         self.t_final = 0.0  # the last output time [s]
         self.eps = 1e-9 * settings.dt  # two times closer than this are the same output time [s]
+        self.correction = bool(settings.correction)  # drift correction after each step and at each output
         self.state = RunState()
 
     # --- the run -----------------------------------------------------------------------------------------------
@@ -339,10 +344,23 @@ class Driver:
     def _settle(self, y: FloatArray, t: float, work: float, frame_wanted: bool) -> Settled:
         """Unpack integrator state y at t and correct it (unless switched off); with ``frame_wanted`` also its
         output frame. A correction that does not converge ends the run."""
-        correction, stats = self.settings.correction, self.state.stats
+        correction, stats = self.correction, self.state.stats
         fast = self.form.fast_output(y, t, correction)
         if fast is not None:  # the fused compiled path (the same algorithm: core.dynamics.projection_spatial)
-            return self._settle_fast(fast, t, work, frame_wanted)
+            q, v, qdd, R, sc = fast
+            # the scalars as Python floats in one call, named in OutputScalar's order (this runs once per output)
+            (kinetic, potential, position_before, position_after, velocity_before, velocity_after, iterations,
+             converged, changed, lambda_unique) = sc[:N_OUTPUT_FLAGS].tolist()
+            if correction:
+                stats["corrections"] += 1
+                if not converged:
+                    raise RunEnded(Status.FAILED, self._newton_failed(position_after, int(iterations), t))
+            if not frame_wanted:
+                return Settled(q, v, bool(changed), None)
+            if not lambda_unique:
+                stats["lambda_unique"] = False
+            return Settled(q, v, bool(changed), Frame(t, q, v, qdd, R, kinetic, potential, work, position_before,
+                                                      position_after, velocity_before, velocity_after))
         q, v = self.form.unpack(y, t)
         if correction:
             cr = correct(self.system, q, v, t)
@@ -356,23 +374,6 @@ class Driver:
             pb, vb = self._violations(q, v, t) if frame_wanted else (0.0, 0.0)
             viol = (pb, pb, vb, vb)
         return Settled(q, v, changed, self._make_frame(q, v, t, work, *viol) if frame_wanted else None)
-
-    def _settle_fast(self, fast: FastOutput, t: float, work: float, frame_wanted: bool) -> Settled:
-        q, v, qdd, R, sc = fast
-        # the scalars as Python floats in one call, named in OutputScalar's order (this runs once per output)
-        (kinetic, potential, position_before, position_after, velocity_before, velocity_after, iterations,
-         converged, changed, lambda_unique) = sc[:OutputScalar.NULL_SPACE_GROWTH].tolist()
-        if self.settings.correction:
-            self.state.stats["corrections"] += 1
-            if not converged:
-                raise RunEnded(Status.FAILED, self._newton_failed(position_after, int(iterations), t))
-        if not frame_wanted:
-            return Settled(q, v, bool(changed), None)
-        if not lambda_unique:
-            self.state.stats["lambda_unique"] = False
-        frame = Frame(t, q, v, qdd, R, kinetic, potential, work, position_before, position_after, velocity_before,
-                      velocity_after)
-        return Settled(q, v, bool(changed), frame)
 
     def _make_frame(self, q: FloatArray, v: FloatArray, t: float, work: float, pb: float, pa: float, vb: float,
                     va: float) -> Frame:
@@ -426,7 +427,8 @@ class Driver:
         caller's ``flush_now``)."""
         st, hooks = self.state, self.hooks
         st.pending.append(frame)
-        if self._block_due() or (hooks.flush_now is not None and hooks.flush_now()):
+        if (len(st.pending) >= self.block_frames or time.perf_counter() - st.last_emit > self.block_seconds
+                or (hooks.flush_now is not None and hooks.flush_now())):
             st.last_emit = time.perf_counter()
             return True
         return False
@@ -438,14 +440,6 @@ class Driver:
     def _check_stop(self) -> None:
         if self.hooks.stop_requested is not None and self.hooks.stop_requested():
             raise RunEnded(Status.CANCELLED, f"cancelled at t = {self.state.t:.6g} s")
-
-    def _block_due(self) -> bool:
-        """A block is due (frame count or wall time since the last one)."""
-        st = self.state
-        if len(st.pending) >= self.block_frames or time.perf_counter() - st.last_emit > self.block_seconds:
-            st.last_emit = time.perf_counter()
-            return True
-        return False
 
     def _flush(self) -> FrameBlock:
         block = FrameBlock.of_frames(self.state.pending)
