@@ -275,15 +275,3 @@ def test_deep_zoom_clips_far_values(qtbot: Any) -> None:
     w.getPlotItem().setYRange(-1e12, 2e12, padding=0)  # everything in view: nothing clipped
     qtbot.wait(20)
     assert cs.display()[0].y.max() == 1e12
-
-
-def test_label_without_size_table_answers_zero(qapp: Any) -> None:
-    """gui.plots guards pyqtgraph's LabelItem.sizeHint: an item whose Python attributes were cleared while Qt still
-    lays it out (a plot being torn down) answers (0, 0) instead of raising inside Qt's layout pass."""
-    import gui.plots  # noqa: F401 - applies the guard
-    import pyqtgraph as pg
-    from PySide6.QtCore import QSizeF, Qt
-    label = pg.LabelItem("title")
-    assert label.sizeHint(Qt.SizeHint.PreferredSize, QSizeF()).width() > 0
-    del label.__dict__["_sizeHint"]
-    assert label.sizeHint(Qt.SizeHint.PreferredSize, QSizeF()) == QSizeF(0, 0)
