@@ -15,13 +15,23 @@ export MECHSTUDIO_CONFIG_DIR="${MECHSTUDIO_CONFIG_DIR:-$(mktemp -d)}"
 XVFB=(xvfb-run -a -s "-screen 0 1280x1024x24 -nolisten tcp")
 PYTEST=(.venv/bin/python -m pytest -q -p no:xvfb -p no:cacheprovider)
 TIMING=tests/gui/test_live_run.py
+# test_plot_curves.py compares pixel and SVG exports after swapping curve items; run after hundreds of GUI tests,
+# it intermittently meets their half-collected pyqtgraph labels (a Qt layout pass calling a Python override of a
+# wrapper the garbage collector has already cleared: "'LabelItem' object has no attribute ..."), so it also runs
+# in a process of its own
+ISOLATED=(tests/gui/test_plot_curves.py)
 if [ "$#" -eq 0 ]; then
   "${XVFB[@]}" "${PYTEST[@]}" "$TIMING"
   rc1=$?
-  "${XVFB[@]}" "${PYTEST[@]}" --ignore="$TIMING"
+  "${XVFB[@]}" "${PYTEST[@]}" "${ISOLATED[@]}"
+  rc2=$?
+  ignores=(--ignore="$TIMING")
+  for f in "${ISOLATED[@]}"; do ignores+=(--ignore="$f"); done
+  "${XVFB[@]}" "${PYTEST[@]}" "${ignores[@]}"
   rc=$?
   if [ "$rc" -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi
   [ "$rc1" -ne 0 ] && exit "$rc1"
+  [ "$rc2" -ne 0 ] && exit "$rc2"
   exit "$rc"
 fi
 "${XVFB[@]}" "${PYTEST[@]}" "$@"
