@@ -16,6 +16,9 @@ Gestures (left button):
 Each drag is pushed as merged commands (one undo step). A palette element dropped on the canvas, or an armed
 palette tool and a click, places an element (:mod:`gui.editor.placement`); joints whose second body is not under
 the drop point wait for a second click (Esc or the right button cancels).
+
+The right button opens the point menu (trace a body point, add a point here) and the *Add point* tool adds a point
+where a body is clicked: :mod:`gui.editor.canvas_points`, which also paints the traces of the ticked points.
 """
 from __future__ import annotations
 
@@ -33,7 +36,8 @@ from core.model import GROUND
 from core.model import edit
 from core.errors import ModelError
 from gui.document import Document
-from gui.editor import placement
+from gui.editor import placement, traced_points
+from gui.editor.canvas_points import PointTools
 from gui.editor.geometry import SceneGeometry, Vec2, scene_geometry
 
 PICK_PX = 9.0  # pick and snap radius [px]
@@ -48,7 +52,7 @@ def _snap_value(v: float, step: float) -> float:
     return round(round(v / step) * step, 10)
 
 
-class PlanarCanvas(QGraphicsView):
+class PlanarCanvas(PointTools, QGraphicsView):
     """See the module docstring."""
 
     sig_status = Signal(str)
@@ -80,6 +84,7 @@ class PlanarCanvas(QGraphicsView):
         self._ghost: QGraphicsItem | None = None
         self._rubber: QGraphicsRectItem | None = None
         self._fitted = False
+        self._init_point_tools()
         self.setTransform(QTransform.fromScale(100.0, -100.0))
         document.sig_analysis_changed.connect(self._on_document_analysis_changed)
         document.sig_selection_changed.connect(lambda _keys: self.rebuild())
@@ -257,8 +262,13 @@ class PlanarCanvas(QGraphicsView):
             item = self._scene.addPolygon(QPolygonF([QPointF(*v) for v in poly]),
                                           self._pen(outline, 3 if selected else 1.5), QBrush(fill))
             item.setZValue(10)
+        ticked = set(traced_points.traced(self.document.model))
         for name, p in b.points.items():
-            self._marker(p, "circle", color.darker(160), QColor("white"), 2.5, z=20)
+            if (b.name, name) in ticked:  # a traced point: filled in the body's colour, labelled
+                self._marker(p, "circle", color.darker(160), color, 4.0, z=22)
+                self._label(name, p, color.darker(150).name(), dx=6, dy=2)
+            else:
+                self._marker(p, "circle", color.darker(160), QColor("white"), 2.5, z=20)
         self._marker(b.com, "circle", QColor("#333"), QColor("#333"), 1.8, z=21)
         self._label(b.name, b.com, "#ff7700" if selected else "#333")
 
@@ -411,6 +421,7 @@ class PlanarCanvas(QGraphicsView):
         """Arm a palette tool: the next left click on the canvas places it."""
         self._armed = kind
         self._pending = None
+        self._point_tool = False
         self.setCursor(Qt.CursorShape.CrossCursor if kind else Qt.CursorShape.ArrowCursor)
         if kind:
             self.sig_status.emit(f"click on the canvas to place: {placement.PALETTE[kind][0]}")
@@ -495,7 +506,8 @@ class PlanarCanvas(QGraphicsView):
             self._gesture = {"kind": "pan", "last": event.position()}
             return
         if event.button() == Qt.MouseButton.RightButton:
-            if self._pending or self._armed:
+            if self._pending or self._armed or self._point_tool:
+                self._right_press_cancelled = True  # no context menu for this click
                 self.cancel()
             return
         if event.button() != Qt.MouseButton.LeftButton:
@@ -512,6 +524,9 @@ class PlanarCanvas(QGraphicsView):
             kind = self._armed
             self.arm(None)
             self.drop(kind, world)
+            return
+        if self._point_tool:
+            self.click_point_tool(world, event.position())
             return
         hit = self.pick(world)
         mods = event.modifiers()
@@ -646,6 +661,10 @@ class PlanarCanvas(QGraphicsView):
             self.cancel()
             return
         super().keyPressEvent(event)
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
+        super().drawForeground(painter, rect)
+        self.draw_point_traces(painter)
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
         super().drawBackground(painter, rect)

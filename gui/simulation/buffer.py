@@ -22,6 +22,7 @@ class TrajectoryBuffer:
 
     def reset(self, n: int, nc: int) -> None:
         self.n, self.nc = n, nc
+        self.generation = getattr(self, "generation", 0) + 1  # counts resets: caches of derived data key on it
         self.size = 0
         self.version = 0
         self.blocks_received = 0

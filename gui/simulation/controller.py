@@ -24,6 +24,7 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal
 from core.simulate import SimulationSettings
 from core.system import compile_model
 from core.types import Status
+from gui.editor.traced_points import same_but_editor_state
 from gui.simulation.buffer import TrajectoryBuffer
 from gui.simulation.playback import PlaybackClock
 from gui.simulation.worker import SimulationWorker
@@ -163,7 +164,11 @@ class SimulationController(QObject):
         self.stale = False
         self._set_state("idle")
 
-    def _on_document_model_changed(self, _model: Any) -> None:
+    def _on_document_model_changed(self, model: Any) -> None:
+        if same_but_editor_state(model, self.model):  # ticks of traced points, view state: same mechanism
+            self.model = model
+            self.sig_state_changed.emit(self.state)
+            return
         if self.active or self.state in ("finished", "stopped", "paused") and len(self.buffer):
             self.stale = True
             self.sig_state_changed.emit(self.state)

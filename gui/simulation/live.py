@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QPro
 
 from gui.plots.panel import PlotPanel
 from gui.simulation.controller import SimulationController
+from gui.simulation.point_traces import PointTraces
 from gui.view3d.scene import SceneContainer
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,7 @@ SLIDER_STEPS = 1000
 STATUS_TEXT = {"idle": "ready", "running": "running", "paused": "paused", "finished": "finished",
                "stopped": "stopped", "failed": "FAILED"}
 SPEEDS = ("0.1", "0.25", "0.5", "1", "2", "4")
+TRACE_CANVAS_MS = 100  # the canvas's traces follow a playing run at most this often [ms]
 
 
 class LiveView(QObject):
@@ -63,6 +65,7 @@ class LiveView(QObject):
         c.sig_state_changed.connect(self._on_state_changed)
         c.sig_time_changed.connect(self._on_time_changed)
         c.sig_progress.connect(self._on_progress)
+        self._install_point_traces()
         self.plots.sig_export.connect(self._on_plot_export)
         window.installEventFilter(self)
         self._on_state_changed(c.state)
@@ -287,6 +290,40 @@ class LiveView(QObject):
         self.view.show_reactions = on
         self.controller._dirty = True
         self.controller._on_display_tick()
+
+    # ---- traces of ticked points (canvas and 3D view) -----------------------------------------------------
+    def _install_point_traces(self) -> None:
+        """The ticked points' traces: the 3D view asks for them with every frame it draws; the canvas gets them
+        at most every TRACE_CANVAS_MS while a run or replay plays (at once when scrubbing or stepping)."""
+        self.point_traces = PointTraces(self.controller, self.window.document)
+        self.view.point_traces = self.point_traces.lines
+        self._trace_timer = QTimer(self)
+        self._trace_timer.setSingleShot(True)
+        self._trace_timer.setInterval(TRACE_CANVAS_MS)
+        self._trace_timer.timeout.connect(self.push_canvas_traces)
+        self.controller.sig_time_changed.connect(self._on_trace_time)
+        self.controller.sig_state_changed.connect(lambda _s: self.refresh_point_traces())
+        self.window.document.sig_model_changed.connect(lambda _m: self.refresh_point_traces())
+
+    def _on_trace_time(self, _t: float) -> None:
+        if self.controller.clock.playing or self.controller.state == "running":
+            if not self._trace_timer.isActive():
+                self._trace_timer.start()
+        else:
+            self.push_canvas_traces()
+
+    def push_canvas_traces(self) -> None:
+        canvas = getattr(self.window, "canvas", None)
+        if canvas is not None and hasattr(canvas, "set_point_traces"):
+            canvas.set_point_traces(self.point_traces.lines())
+
+    def refresh_point_traces(self) -> None:
+        """Ticks, results or their staleness changed: redraw the traces in both views."""
+        c = self.controller
+        if len(c.buffer) and c.poser is not None and not c.clock.playing:
+            c._dirty = True
+            c._on_display_tick()
+        self.push_canvas_traces()
 
     def _report_error(self, title: str, text: str) -> None:
         self.window.statusBar().showMessage(f"{title}: {text.splitlines()[0]}", 15000)

@@ -23,11 +23,12 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from core.model.document import GROUND, Model
 from gui.view3d.bodies_item import LIT_FRAGMENT_SOURCE, MAX_BODIES, BodiesItem
 from gui.view3d.camera_fit import Fit, body_points, pose_fit, reach_fit
-from gui.view3d.geometry import Poser, darker, SceneSpec, build_scene, coil, disk_contact_point, world
+from gui.view3d.geometry import Poser, darker, SceneSpec, build_scene, coil, disk_contact_point, hex_rgba, world
 
 BACKGROUND = (236, 239, 243)
 TRAIL_COLOR = (0.15, 0.35, 0.85, 0.9)
 ARROW_COLOR = (0.05, 0.6, 0.15, 1.0)
+POINT_TRACE_WIDTH = 2.5  # [px] traces of ticked points
 FRAMES_PER_BLOCK = 12  # include_frames looks at most at this many frames of a block (and each shown frame)
 
 
@@ -83,6 +84,9 @@ class SceneLogic:
         self._reach: Fit | None = None  # the fit of every reachable configuration, when there is one
         self._corners: dict[str, np.ndarray] = {}  # per body: the 8 corners of its points' box, body frame
         self.refits = 0  # growths of the fit during runs
+        #: ``callable(t) -> [TraceLine]`` giving the ticked points' traces (gui.simulation.point_traces), or None
+        self.point_traces: Any = None
+        self._point_trace_items: dict[Any, Any] = {}
 
     # ---- building ----------------------------------------------------------------------------------------
     def set_model(self, model: Model, system: Any = None, q: np.ndarray | None = None, t: float = 0.0) -> None:
@@ -90,6 +94,7 @@ class SceneLogic:
         for it in list(self.items):
             self.removeItem(it)
         self._items = {}
+        self._point_trace_items = {}
         self.spec = spec = build_scene(model)
         self.poser = Poser(system) if system is not None else None
         self._trail, self._trail_t = [], []
@@ -461,6 +466,34 @@ class SceneLogic:
             self._draw_reactions(poses, reactions, constraint_names, t)
         else:
             self.reaction_item.setVisible(False)
+        self._pose_point_traces(t)
+
+    def _pose_point_traces(self, t: float) -> None:
+        """The ticked points' traces up to time ``t``: one line strip per point in its body's colour, planar
+        models in their plane (z = 0), spatial ones in 3D."""
+        lines = self.point_traces(t) if self.point_traces is not None else []
+        shown = set()
+        for line in lines:
+            shown.add(line.key)
+            item = self._point_trace_items.get(line.key)
+            if item is None:
+                item = gl.GLLinePlotItem(pos=np.zeros((2, 3)), mode="line_strip", color=hex_rgba(line.color),
+                                         width=POINT_TRACE_WIDTH, antialias=True)
+                item.setDepthValue(3)
+                self.addItem(item)
+                self._point_trace_items[line.key] = item
+            if len(line.points) >= 2:
+                item.setData(pos=np.ascontiguousarray(line.points, float), color=hex_rgba(line.color))
+                item.setVisible(True)
+            else:
+                item.setVisible(False)
+        for key, item in self._point_trace_items.items():
+            if key not in shown:
+                item.setVisible(False)
+
+    def point_trace_keys(self) -> list[Any]:
+        """The points whose traces are shown now (for tests)."""
+        return [k for k, it in self._point_trace_items.items() if it.visible()]
 
     def _draw_reactions(self, poses: dict[str, Any], reactions: np.ndarray, names: list[str], t: float) -> None:
         spec = self.spec

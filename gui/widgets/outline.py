@@ -1,17 +1,23 @@
 """Model outline: ground points, bodies (spatial bodies nested along their spherical joints), joints, drivers,
-forces. Rebuilt from the model on every change; selecting rows sets the document's selection."""
+forces. Rebuilt from the model on every change; selecting rows sets the document's selection.
+
+Each body lists its named points with a check box: a ticked point is traced (its path is drawn on the canvas and
+in the 3D view during and after a run). Ticking is an undoable edit saved with the model
+(``gui.editor.traced_points``); selecting a point's row selects its body."""
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QTreeWidget, QTreeWidgetItem
 
 from core.model import GROUND, Model
 from core.model import edit
 from gui.document import Document
+from gui.editor import traced_points
 
 KEY_ROLE = Qt.ItemDataRole.UserRole
+POINT_ROLE = Qt.ItemDataRole.UserRole + 1  # (body, point) of a point's row
 GROUPS = (("ground_points", "Ground points"), ("bodies", "Bodies"), ("joints", "Joints"), ("drivers", "Drivers"),
           ("forces", "Forces"))
 
@@ -25,15 +31,19 @@ class Outline(QTreeWidget):
         self.setColumnWidth(0, 170)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self._items: dict[tuple[str, str], QTreeWidgetItem] = {}
+        self._point_items: dict[tuple[str, str], QTreeWidgetItem] = {}
         document.sig_model_changed.connect(self._on_document_model_changed)
         document.sig_selection_changed.connect(self._on_document_selection_changed)
         self.itemSelectionChanged.connect(self._on_outline_selection_changed)
+        self.itemChanged.connect(self._on_item_changed)
         self._on_document_model_changed(document.model)
 
     def _on_document_model_changed(self, model: Model) -> None:
         blocker = QSignalBlocker(self)
         self.clear()
         self._items = {}
+        self._point_items = {}
+        self._ticked = set(traced_points.traced(model))
         data = model.data
         tree = edit.spherical_tree(model)
         for coll, title in GROUPS:
@@ -82,7 +92,39 @@ class Outline(QTreeWidget):
         item = QTreeWidgetItem(parent, [name, type_])
         item.setData(0, KEY_ROLE, (coll, name))
         self._items[(coll, name)] = item
+        if coll == "bodies":
+            self._add_points(item, name)
         return item
+
+    def _add_points(self, body_item: QTreeWidgetItem, body: str) -> None:
+        """One checkable row per named point of ``body`` (checked: traced)."""
+        for point in traced_points.body_points(self.document.model).get(body, []):
+            row = QTreeWidgetItem(body_item, [point, "point (traced)" if (body, point) in self._ticked else "point"])
+            row.setData(0, KEY_ROLE, ("bodies", body))
+            row.setData(0, POINT_ROLE, (body, point))
+            row.setFlags(row.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            row.setCheckState(0, Qt.CheckState.Checked if (body, point) in self._ticked else Qt.CheckState.Unchecked)
+            row.setToolTip(0, f"Tick to trace {body}.{point}: its path is drawn during and after a run")
+            self._point_items[(body, point)] = row
+
+    def point_item(self, key: tuple[str, str]) -> QTreeWidgetItem | None:
+        """The row of body point ``key`` = (body, point)."""
+        return self._point_items.get(tuple(key))
+
+    def _on_item_changed(self, item: QTreeWidgetItem, column: int) -> None:
+        key = item.data(0, POINT_ROLE)
+        if column != 0 or not key:
+            return
+        on = item.checkState(0) == Qt.CheckState.Checked
+        # after this signal: the edit rebuilds the tree, which deletes the item being reported
+        QTimer.singleShot(0, lambda key=tuple(key), on=on: self.set_traced(key, on))
+
+    def set_traced(self, key: tuple[str, str], on: bool) -> bool:
+        """Tick or untick a point (one undoable edit); False when nothing changed."""
+        try:
+            return traced_points.push_trace(self.document, key, on) is not None
+        except ValueError:  # the point went away meanwhile
+            return False
 
     def item_for(self, key: tuple[str, str]) -> QTreeWidgetItem | None:
         return self._items.get(key)

@@ -1,0 +1,124 @@
+"""Traces (coupler curves) of the ticked body points, computed from the frames of the current run.
+
+:class:`PointTraces` reads the run's frames (the controller's :class:`~gui.simulation.buffer.TrajectoryBuffer`),
+the run's compiled system (body poses through :class:`~gui.view3d.geometry.Poser`) and the document's ticks
+(:mod:`gui.editor.traced_points`). :meth:`PointTraces.lines` gives, for a shown time t, one :class:`TraceLine` per
+ticked point: the point's world positions [m] at every output frame up to t, then at t itself (interpolated like
+the 3D view's pose). So scrubbing the time bar shows each trace up to the current time, and a run shows them
+growing as frames arrive.
+
+World positions are cached per point and extended incrementally (the buffer only grows during a run); the cache
+is dropped when the buffer is reset or refilled by a new run. No traces are given while the results are stale
+(the model was edited after the run: the traces would describe another mechanism) or when there are none.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gui.editor.traced_points import PointKey, traced
+
+DEFAULT_COLOR = "#4a90d9"
+
+
+@dataclass(frozen=True)
+class TraceLine:
+    """One ticked point's path: ``points`` (k, 3) world positions [m], oldest first, the last at the shown time."""
+
+    key: PointKey
+    color: str  # the body's colour, #rrggbb
+    points: np.ndarray
+
+    @property
+    def label(self) -> str:
+        return f"{self.key[0]}.{self.key[1]}"
+
+
+class PointTraces:
+    """See the module docstring. ``controller`` is the live view's SimulationController."""
+
+    def __init__(self, controller: Any, document: Any):
+        self.controller, self.document = controller, document
+        self._cache: dict[PointKey, np.ndarray] = {}  # world positions of the first frames
+        self._stamp: tuple[int, int] | None = None  # (id of the run's poser, the buffer's generation)
+
+    # ---- what is traced --------------------------------------------------------------------------------
+    def keys(self) -> list[PointKey]:
+        """The ticked points that the run's model has (a point added after the run has no trace until the next)."""
+        run_model = self.controller.model
+        if run_model is None:
+            return []
+        own = {b["name"]: b.get("points", {}) for b in run_model.data.get("bodies", [])}
+        return [k for k in traced(self.document.model) if k[1] in own.get(k[0], {})]
+
+    def _local(self, key: PointKey) -> np.ndarray:
+        body = next(b for b in self.controller.model.data["bodies"] if b["name"] == key[0])
+        return np.array((list(body["points"][key[1]]) + [0.0, 0.0, 0.0])[:3], float)
+
+    def _color(self, body: str) -> str:
+        for b in self.document.model.data.get("bodies", []):
+            if b["name"] == body:
+                return str(b.get("color", DEFAULT_COLOR))
+        return DEFAULT_COLOR
+
+    # ---- positions -------------------------------------------------------------------------------------
+    def _positions(self, key: PointKey, qs: np.ndarray) -> np.ndarray:
+        poser = self.controller.poser
+        local = self._local(key)
+        out = np.empty((len(qs), 3))
+        for i, q in enumerate(qs):
+            origin, R = poser.poses(q)[key[0]]
+            out[i] = origin + R @ local
+        return out
+
+    def _frames_upto(self, key: PointKey, n: int) -> np.ndarray:
+        """World positions of ``key`` at the first ``n`` frames (cached, extended as frames arrive)."""
+        have = self._cache.get(key)
+        if have is None or len(have) < n:
+            q = self.controller.buffer.field("q")
+            start = 0 if have is None else len(have)
+            more = self._positions(key, q[start:n])
+            have = more if have is None else np.vstack((have, more))
+            self._cache[key] = have
+        return have[:n]
+
+    def _check_cache(self) -> None:
+        c = self.controller
+        stamp = (id(c.poser), c.buffer.generation)
+        if stamp != self._stamp or any(len(v) > len(c.buffer) for v in self._cache.values()):
+            self._cache = {}
+        self._stamp = stamp
+
+    def available(self) -> bool:
+        """Results there, not stale, and a poser to place the points."""
+        c = self.controller
+        return len(c.buffer) > 0 and c.poser is not None and not c.stale and c.model is not None
+
+    def lines(self, t: float | None = None) -> list[TraceLine]:
+        """The ticked points' traces up to time ``t`` [s] (default: the controller's shown time)."""
+        if not self.available():
+            return []
+        keys = self.keys()
+        if not keys:
+            return []
+        self._check_cache()
+        c = self.controller
+        t = c.clock.t if t is None else t
+        i, j, s = c.buffer.index_at(t)
+        out = []
+        for key in keys:
+            pts = self._frames_upto(key, i + 1)
+            if s > 0.0:
+                q = c.buffer.field("q")
+                qt = c.poser.interpolate(q[i], q[j], s)
+                pts = np.vstack((pts, self._positions(key, qt[None, :])))
+            out.append(TraceLine(key, self._color(key[0]), pts))
+        return out
+
+    def full_lines(self) -> list[TraceLine]:
+        """Every frame of the run (the whole coupler curve), whatever the shown time."""
+        if not self.available():
+            return []
+        return self.lines(self.controller.buffer.t_latest)
