@@ -16,7 +16,7 @@ For each type listed in core/model/schema.json (joints, drivers, forces) this ch
 * reactions: every constraint is reported, by the vectorised, reference and compiled paths alike, at its
   registry site; a pin (revolute, pin in slot) transmits no moment about the pin, a slot no force along it;
 * editor placement (gui/editor/placement.py) creates the element from its palette entry (or the registry says
-  where else it is created); 2D drawing (gui/editor/geometry.py) gives it a record with the registry's symbol;
+  where else it is created); 2D drawing (core/drawing/scene.py) gives it a record with the registry's symbol;
   3D drawing (gui/view3d/geometry.py) draws a marker for every joint type and the springs.
 
 Spatial types (spherical, rolling_disk) are compiled from the sample models and checked the same way where
@@ -333,7 +333,7 @@ def placed_types(model: Any) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("section,type_", ALL_TYPES)
 def test_editor_places_every_type_from_its_palette_entry(section, type_):
     from gui.editor import placement
-    from gui.editor.geometry import scene_geometry
+    from core.drawing.scene import scene_geometry
     info = element_type(type_).editor
     if info.palette is None:
         assert info.no_palette, f"{type_}: neither a palette entry nor where else it is created"
@@ -362,7 +362,7 @@ def test_editor_places_every_type_from_its_palette_entry(section, type_):
 
 @pytest.mark.parametrize("case", PLANAR_CASES)
 def test_2d_drawing_has_a_record_for_every_planar_element(case):
-    from gui.editor.geometry import scene_geometry
+    from core.drawing.scene import scene_geometry
     model = fixture_model(case)
     sg = scene_geometry(model)
     et = element_type(element_of(case))
@@ -382,7 +382,7 @@ def test_2d_drawing_has_a_record_for_every_planar_element(case):
 
 def test_2d_drawing_of_spatial_joints():
     from core.model import load_model
-    from gui.editor.geometry import scene_geometry
+    from core.drawing.scene import scene_geometry
     for type_, sample in SPATIAL_SAMPLES.items():
         sg = scene_geometry(load_model(ROOT / "sample_models" / sample))
         assert any(j.type == type_ and j.symbol == element_type(type_).editor.drawing for j in sg.joints)

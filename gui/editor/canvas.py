@@ -1,7 +1,7 @@
 """The planar canvas: draws the document's posed model and turns mouse gestures into undoable edits.
 
 Graphics items are display only and are rebuilt from the model after every change; picking is done on the
-plain geometry of :mod:`gui.editor.geometry`, so a drag survives the rebuilds it causes. World coordinates are
+plain geometry of :mod:`core.drawing.scene`, so a drag survives the rebuilds it causes. World coordinates are
 metres with y up (the view flips the scene's y axis).
 
 Gestures (left button):
@@ -38,7 +38,7 @@ from core.errors import ModelError
 from gui.document import Document
 from gui.editor import placement, traced_points
 from gui.editor.canvas_points import PointTools
-from gui.editor.geometry import SceneGeometry, Vec2, scene_geometry
+from core.drawing.scene import SceneGeometry, Vec2, scene_geometry
 
 PICK_PX = 9.0  # pick and snap radius [px]
 HANDLE_PX = 5.0
@@ -400,7 +400,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
                 return ("drivers", d.name)
         for f in sg.forces:
             if f.type == "spring_damper" and f.p2 is not None:
-                from gui.editor.geometry import dist_segment
+                from core.drawing.scene import dist_segment
                 if dist_segment(p, f.p1, f.p2) <= tol * 0.7 and min(math.dist(p, f.p1), math.dist(p, f.p2)) > tol:
                     return ("forces", f.name)
             elif f.type == "applied_force" and f.vector is not None:
@@ -408,7 +408,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
                 n = math.hypot(vx, vy) or 1.0
                 L = 45 / self.scale_px
                 tail = (f.p1[0] - vx / n * L, f.p1[1] - vy / n * L)
-                from gui.editor.geometry import dist_segment
+                from core.drawing.scene import dist_segment
                 if dist_segment(p, tail, f.p1) <= tol * 0.6 and math.dist(p, f.p1) > tol:
                     return ("forces", f.name)
         for b in reversed(sg.bodies):

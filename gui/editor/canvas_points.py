@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QMenu, QToolTip
 
 from core.model import GROUND
 from gui.editor import traced_points
-from gui.editor.geometry import Vec2
+from core.drawing.scene import Vec2
 
 TRACE_PEN_PX = 2.0
 TRACE_DOT_PX = 4.0

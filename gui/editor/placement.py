@@ -1,6 +1,6 @@
 """What happens when a palette element is dropped (or a second point clicked) on the canvas. No Qt here.
 
-:func:`place` takes the current (posed) model, its :class:`~gui.editor.geometry.SceneGeometry`, the palette kind
+:func:`place` takes the current (posed) model, its :class:`~core.drawing.scene.SceneGeometry`, the palette kind
 and the drop point [m], and returns either a :class:`Placed` edit (new model + undo text + the new element's
 key), a :class:`Pending` connection (a joint or spring whose second end the next click gives), or a message
 saying why nothing can be placed there. Joints connect the bodies under the drop point: ground points first,
@@ -16,7 +16,7 @@ from typing import Any
 from core.elements import element_type
 from core.model import GROUND, Model
 from core.model import edit
-from gui.editor.geometry import SceneGeometry, Vec2
+from core.drawing.scene import SceneGeometry, Vec2
 
 def _element_entry(type_: str) -> tuple[str, str]:
     """(label, tooltip) of the palette entry that creates element type ``type_`` (from core/elements)."""

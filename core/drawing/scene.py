@@ -1,4 +1,5 @@
-"""World-space geometry of a model for drawing and picking on the planar canvas (no Qt here).
+"""World-space geometry of a model for drawing and picking on the planar canvas (no Qt here), and for the
+drawings exported to SVG and DXF (core.drawing; this module was gui/editor/geometry.py).
 
 :func:`scene_geometry` turns a posed :class:`~core.model.Model` (body poses stored in ``initial``) into plain
 records in global coordinates [m]: body outlines, named points, ground points, joints, forces and drivers. The
