@@ -233,6 +233,14 @@ class MainWindow(QMainWindow):
         self.act_import_pyslvs = self._action("&Import Pyslvs mechanism…", self.import_pyslvs, None,
                                               "Build a planar model from a Pyslvs mechanism expression "
                                               "(M[J[R, P[x, y], L[ground, link]], ...], lengths in mm)")
+        self.act_export_drawing = self._action("Export &drawing…", self.export_drawing_dialog, None,
+                                               "The mechanism at the shown time with the traces of the ticked "
+                                               "points, as SVG or DXF (metres, a layer per body)",
+                                               "act_export_drawing")
+        self.act_add_point = self._action("Add &point", lambda: self.canvas.arm_point_tool(True), "P",
+                                          "Click on a body to add a named point there (traced; rename it in "
+                                          "Properties). Also: right-click a body → Add point here",
+                                          "act_add_point")
         self.act_save = self._action("&Save", self.save, S.Save, "Save the model (a sample copy asks where)")
         self.act_save_as = self._action("Save &As…", self.save_as, S.SaveAs, "Save the model under a new name")
         self.act_quit = self._action("&Quit", self.close, S.Quit)
@@ -288,6 +296,7 @@ class MainWindow(QMainWindow):
         self.menu_recent = m.addMenu("Open &recent")
         self._update_recent_menu()
         m.addAction(self.act_import_pyslvs)
+        m.addAction(self.act_export_drawing)
         m.addSeparator()
         m.addActions([self.act_save, self.act_save_as])
         m.addSeparator()
@@ -306,6 +315,7 @@ class MainWindow(QMainWindow):
         m.addAction(self.act_reset_layout)
         m = mb.addMenu("&Model")
         m.addActions([self.act_reassemble, self.act_add_child])
+        m.addAction(self.act_add_point)
         self.menu_simulation = mb.addMenu("&Simulation")
         self.menu_help = m = mb.addMenu("&Help")
         m.addActions([self.act_quick_start, self.act_shortcuts, self.act_documentation])
@@ -597,6 +607,34 @@ class MainWindow(QMainWindow):
             self.document.push_edit(rec.model, "Recovered changes", reassemble=False)
         self.statusBar().showMessage("Recovered the autosaved model", 8000)
         return True
+
+    # ---- drawing export -------------------------------------------------------------------------------------
+    def _ask_drawing_path(self, suggestion: str) -> str | None:
+        from gui.drawing_export import DRAWING_FILTER, normalized_path
+        path, chosen = QFileDialog.getSaveFileName(self, "Export drawing", suggestion, DRAWING_FILTER)
+        return normalized_path(path, chosen) if path else None
+
+    def export_drawing_dialog(self) -> str | None:
+        """File → Export drawing…: ask where, write SVG or DXF (``gui.drawing_export``); the path written."""
+        from gui.drawing_export import drawing_input, write_drawing
+        try:
+            drawing_input(self)  # refuse before asking for a file name
+        except ValueError as exc:
+            self.messenger.error(self, "Export drawing", str(exc))
+            return None
+        stem = Path(self.document.path).stem if self.document.path else (self.document.model.name or "mechanism")
+        ask = getattr(self, "ask_drawing_path", None) or self._ask_drawing_path  # tests set ask_drawing_path
+        path = ask(str(Path(self.document.path).parent / f"{stem}.svg") if self.document.path else f"{stem}.svg")
+        if not path:
+            return None
+        try:
+            what = write_drawing(self, path)
+        except (ValueError, OSError, ImportError) as exc:
+            log.warning("drawing export failed", exc_info=True)
+            self.messenger.error(self, "Export drawing", f"Could not write {path}: {exc}")
+            return None
+        self.statusBar().showMessage(f"Wrote the drawing {path} ({what.note})", 8000)
+        return path
 
     # ---- edit menu ------------------------------------------------------------------------------------------
     def select_all(self) -> None:

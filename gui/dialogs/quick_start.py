@@ -30,6 +30,16 @@ QUICK_START_HTML = """
     <b>3D view</b>; the <b>Plots</b> under the canvas fill with reactions, constraint violation, energy and
     coordinates. Pause (F6), Stop (Shift+F5), Step back (Shift+F7) and Step (F7: one output frame) are next to
     Run; drag the time slider (the row below the buttons) to scrub through the result.</li>
+<li><b>Coupler curve.</b> Right-click the coupler where you want a coupler point and choose <i>Add point
+    here</i> (or <i>Model → Add point</i>, P, then click the body): the body gets a named point (P1, P2, …;
+    rename it in Properties) that is ticked for tracing. Any body point can be ticked or unticked in the
+    <b>Outline</b> (open the body's row) or by right-clicking it on the canvas (<i>Trace coupler.P1</i>). Run:
+    the canvas and the 3D view draw each ticked point's path in its body's colour, growing as the frames
+    arrive. The trace always ends at the <b>time shown</b> (a dot marks the point there): scrub the time slider
+    back and the trace shortens, to the end and it is the whole curve. Ticks are saved with the model and
+    undoable. An edit of the mechanism after a run hides the traces (they belong to the old mechanism) until
+    the next run; <i>Reset</i> drops them with the results. <i>File → Export drawing…</i> writes the mechanism
+    at the shown time with its traces as SVG or DXF.</li>
 <li><b>Export.</b> Every plot has an <i>Export</i> button (PNG, SVG, CSV); <i>Simulation → Export</i> writes
     the run as CSV, all plots, a video or a bundle of everything.</li>
 <li><b>Save.</b> Ctrl+S asks where to save a new model. Samples (<i>File → Open sample</i>) open as untitled

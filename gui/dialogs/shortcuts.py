@@ -18,6 +18,8 @@ CANVAS_GESTURES = (
     ("Canvas", "Mouse wheel", "zoom about the pointer"),
     ("Canvas", "Middle-button drag", "pan"),
     ("Canvas", "Esc or right click", "cancel the armed palette tool or the half-placed joint"),
+    ("Canvas", "Right click on a body point / a body", "trace the point / add a point here"),
+    ("Outline", "Tick a body's point", "trace it (its path is drawn during and after a run)"),
     ("Palette", "Drag an entry onto the canvas", "place it (or click the entry, then click the canvas)"),
     ("Properties", "Tab / Shift+Tab, Enter", "next / previous field, commit the value"),
     ("Properties", "Mouse wheel over a focused field", "step the value (an unfocused field scrolls the panel)"),

@@ -1,8 +1,8 @@
 """Traces (coupler curves) of the ticked body points, computed from the frames of the current run.
 
 :class:`PointTraces` reads the run's frames (the controller's :class:`~gui.simulation.buffer.TrajectoryBuffer`),
-the run's compiled system (body poses through :class:`~gui.view3d.geometry.Poser`) and the document's ticks
-(:mod:`gui.editor.traced_points`). :meth:`PointTraces.lines` gives, for a shown time t, one :class:`TraceLine` per
+the run's compiled system (world positions through :class:`core.points.PointTracer`, docs/points-api.md) and the
+document's ticks (:mod:`gui.editor.traced_points`). :meth:`PointTraces.lines` gives, for a shown time t, one :class:`TraceLine` per
 ticked point: the point's world positions [m] at every output frame up to t, then at t itself (interpolated like
 the 3D view's pose). So scrubbing the time bar shows each trace up to the current time, and a run shows them
 growing as frames arrive.
@@ -18,14 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from gui.editor.traced_points import PointKey, traced
+from core.points import PointTracer, parse_point_names
+from gui.editor.traced_points import PointKey, label, traced
 
 DEFAULT_COLOR = "#4a90d9"
 
 
 @dataclass(frozen=True)
 class TraceLine:
-    """One ticked point's path: ``points`` (k, 3) world positions [m], oldest first, the last at the shown time."""
+    """One ticked point's path: ``points`` (k, dim) world positions [m] (dim 2 planar, 3 spatial), oldest first,
+    the last at the shown time."""
 
     key: PointKey
     color: str  # the body's colour, #rrggbb
@@ -42,20 +44,18 @@ class PointTraces:
     def __init__(self, controller: Any, document: Any):
         self.controller, self.document = controller, document
         self._cache: dict[PointKey, np.ndarray] = {}  # world positions of the first frames
-        self._stamp: tuple[int, int] | None = None  # (id of the run's poser, the buffer's generation)
+        self._tracers: dict[tuple[int, PointKey], PointTracer] = {}  # per (id of the system, point)
+        self._stamp: tuple[int, int] | None = None  # (id of the run's system, the buffer's generation)
 
     # ---- what is traced --------------------------------------------------------------------------------
     def keys(self) -> list[PointKey]:
         """The ticked points that the run's model has (a point added after the run has no trace until the next)."""
-        run_model = self.controller.model
+        system = self.controller.system
+        run_model = getattr(system, "model", None)
         if run_model is None:
             return []
         own = {b["name"]: b.get("points", {}) for b in run_model.data.get("bodies", [])}
         return [k for k in traced(self.document.model) if k[1] in own.get(k[0], {})]
-
-    def _local(self, key: PointKey) -> np.ndarray:
-        body = next(b for b in self.controller.model.data["bodies"] if b["name"] == key[0])
-        return np.array((list(body["points"][key[1]]) + [0.0, 0.0, 0.0])[:3], float)
 
     def _color(self, body: str) -> str:
         for b in self.document.model.data.get("bodies", []):
@@ -65,13 +65,14 @@ class PointTraces:
 
     # ---- positions -------------------------------------------------------------------------------------
     def _positions(self, key: PointKey, qs: np.ndarray) -> np.ndarray:
-        poser = self.controller.poser
-        local = self._local(key)
-        out = np.empty((len(qs), 3))
-        for i, q in enumerate(qs):
-            origin, R = poser.poses(q)[key[0]]
-            out[i] = origin + R @ local
-        return out
+        """World positions (F, dim) of point ``key`` at configurations ``qs`` (F, n) of the run's system."""
+        system = self.controller.system
+        tracer = self._tracers.get((id(system), key))
+        if tracer is None:
+            tracer = PointTracer(system, parse_point_names(system.model, [label(key)]))
+            self._tracers = {k: v for k, v in self._tracers.items() if k[0] == id(system)}
+            self._tracers[(id(system), key)] = tracer
+        return tracer.positions(np.atleast_2d(qs))[:, 0, :]
 
     def _frames_upto(self, key: PointKey, n: int) -> np.ndarray:
         """World positions of ``key`` at the first ``n`` frames (cached, extended as frames arrive)."""
@@ -79,14 +80,14 @@ class PointTraces:
         if have is None or len(have) < n:
             q = self.controller.buffer.field("q")
             start = 0 if have is None else len(have)
-            more = self._positions(key, q[start:n])
-            have = more if have is None else np.vstack((have, more))
+            more = self._positions(key, q[start:n]) if n > start else None
+            have = more if have is None else (have if more is None else np.vstack((have, more)))
             self._cache[key] = have
         return have[:n]
 
     def _check_cache(self) -> None:
         c = self.controller
-        stamp = (id(c.poser), c.buffer.generation)
+        stamp = (id(c.system), c.buffer.generation)
         if stamp != self._stamp or any(len(v) > len(c.buffer) for v in self._cache.values()):
             self._cache = {}
         self._stamp = stamp

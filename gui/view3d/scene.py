@@ -483,7 +483,10 @@ class SceneLogic:
                 self.addItem(item)
                 self._point_trace_items[line.key] = item
             if len(line.points) >= 2:
-                item.setData(pos=np.ascontiguousarray(line.points, float), color=hex_rgba(line.color))
+                pts = np.asarray(line.points, float)
+                pos = np.zeros((len(pts), 3))
+                pos[:, :pts.shape[1]] = pts[:, :3]  # a planar model's points lie in its plane z = 0
+                item.setData(pos=pos, color=hex_rgba(line.color))
                 item.setVisible(True)
             else:
                 item.setVisible(False)

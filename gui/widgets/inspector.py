@@ -32,6 +32,7 @@ from core.errors import ModelError
 from core.model import GROUND
 from core.model import edit
 from gui.document import Document
+from gui.editor import traced_points
 
 _sessions = itertools.count(1)
 
@@ -299,12 +300,45 @@ class Inspector(QScrollArea):
                         self._dict_rows(form, f"{ptr}/{i}", item, coll, depth + 1)
             elif isinstance(v, dict):
                 form.addRow(QLabel(f"<i>{label}</i>"))
-                if key == "points":
+                if key == "points" and coll == "bodies" and depth == 0:
+                    for pname, pv in v.items():
+                        self._body_point_row(form, value["name"], pname, f"{ptr}/{edit.join_pointer(pname)[1:]}", pv)
+                elif key == "points":
                     for pname, pv in v.items():
                         self._vector_row(form, f"{'  ' * (depth + 1)}{pname}", f"{ptr}/{edit.join_pointer(pname)[1:]}",
                                          pv, "points", "m")
                 else:
                     self._dict_rows(form, ptr, v, coll, depth + 1)
+
+    def _body_point_row(self, form: QFormLayout, body: str, point: str, ptr: str, value: list[Any]) -> None:
+        """A named point of a body: its name (editable: renaming updates every reference and the trace tick,
+        ``gui.editor.traced_points.rename_point``) beside its body-frame coordinates."""
+        name = QLineEdit(point)
+        name.setObjectName(f"field:{ptr}#name")
+        name.setToolTip(f"Name of the point {body}.{point}: type a new name to rename it (joints, forces and the "
+                        "trace tick follow)")
+        name.setMaximumWidth(max(name.fontMetrics().horizontalAdvance("M" * 8), 60))
+        name.editingFinished.connect(lambda w=name, body=body, old=point, ptr=ptr: self._rename_point(body, old,
+                                                                                                       w.text(), ptr))
+        self._fields[ptr + "#name"] = name
+        self._vector_row(form, name, ptr, value, "points", "m")  # type: ignore[arg-type] - a widget label
+        self._errors[ptr + "#name"] = self._errors[f"{ptr}/0"]
+
+    def _rename_point(self, body: str, old: str, new: str, ptr: str) -> None:
+        self._busy += 1
+        try:
+            if new == old:
+                self._accept(ptr + "#name")
+                return
+            try:
+                model = traced_points.rename_point(self.document.base_model(), body, old, new)
+            except ModelError as exc:
+                self._refuse(ptr + "#name", [d.message for d in exc.diagnostics[:5]])
+                return
+            self._accept(ptr + "#name")
+            self.document.push_edit(model, f"Rename point {body}.{old} to {new}")
+        finally:
+            self._busy -= 1
 
     def _unit(self, key: str) -> str:
         if key in ANGLE_KEYS:
@@ -595,6 +629,8 @@ class Inspector(QScrollArea):
         old = self._key[1]
         try:
             model = edit.rename(self.document.base_model(), coll, old, new)
+            if coll == "bodies":
+                model = traced_points.follow_body_rename(model, old, new)
         except ModelError as exc:
             self._refuse("name", [d.message for d in exc.diagnostics[:5]])
             return

@@ -40,6 +40,8 @@ class Outline(QTreeWidget):
 
     def _on_document_model_changed(self, model: Model) -> None:
         blocker = QSignalBlocker(self)
+        # bodies whose points the user opened stay open; a body with a traced point opens
+        opened = {k[1] for k, it in self._items.items() if k[0] == "bodies" and it.isExpanded()}
         self.clear()
         self._items = {}
         self._point_items = {}
@@ -63,6 +65,10 @@ class Outline(QTreeWidget):
             else:
                 for e in data.get(coll, []):
                     self._add(group, coll, e["name"], e.get("type", self._body_type(e)))
+            if coll == "bodies":
+                for (c, name), item in self._items.items():
+                    if c == "bodies" and (name in opened or any(k[0] == name for k in self._ticked)):
+                        item.setExpanded(True)
             count = sum(1 for k in self._items if k[0] == coll)
             group.setText(1, str(count))
             group.setExpanded(True)
