@@ -42,6 +42,7 @@ class Outline(QTreeWidget):
         blocker = QSignalBlocker(self)
         # bodies whose points the user opened stay open; a body with a traced point opens
         opened = {k[1] for k, it in self._items.items() if k[0] == "bodies" and it.isExpanded()}
+        scrolled = self.verticalScrollBar().value()  # a tick must not move the rows under the mouse
         self.clear()
         self._items = {}
         self._point_items = {}
@@ -73,6 +74,8 @@ class Outline(QTreeWidget):
             group.setText(1, str(count))
             group.setExpanded(True)
         del blocker
+        self.doItemsLayout()  # the scroll range of the new rows, so the old position can be restored
+        self.verticalScrollBar().setValue(scrolled)
         self._on_document_selection_changed(self.document.selection)
 
     @staticmethod
