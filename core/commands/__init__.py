@@ -5,4 +5,4 @@ parsed arguments and returning an exit code. Add a new command by writing its mo
 ``COMMAND_MODULES``. ``arguments`` holds the conventions they share (it is not a command).
 """
 COMMAND_MODULES = ["info", "kinematics", "simulate", "equations", "bench", "samples", "sweep", "import_pyslvs",
-                   "export_mjcf"]
+                   "export_mjcf", "draw"]

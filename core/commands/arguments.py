@@ -5,7 +5,9 @@
 * the model argument: a file path, or ``-`` for the model text on standard input;
 * CSV output: a file (written atomically by :func:`core.results.write_csv`) or ``-`` for standard
   output, in which case every other message goes to standard error (:func:`report_stream`);
-* a progress bar (tqdm) on standard error when it is a terminal and ``--quiet`` is not given.
+* a progress bar (tqdm) on standard error when it is a terminal and ``--quiet`` is not given;
+* the point columns of a result table: ``--points body.point,...`` or ``--no-points`` (default: every named
+  body point; an unknown body or point exits with status 2 naming the valid ones).
 """
 from __future__ import annotations
 
@@ -16,19 +18,33 @@ from typing import Any, Callable, Mapping, TextIO
 
 from core.model import Model, load_model, loads_model
 from core.model.io import atomic_write_text, output_frames_problem
+from core.points import BodyPoint, PointSelectionError, select_points
 from core.results import columns_to_csv, write_csv
 
 STDIO = "-"
 
 
-def positive_float(text: str) -> float:
-    """An argparse type: a finite number > 0."""
+def number(text: str) -> float:
+    """A float from option text (argparse's error names the option when it is not a number)."""
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0."""
+    value = number(text)
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
+def nonnegative_float(text: str) -> float:
+    """An argparse type: a finite number >= 0."""
+    value = number(text)
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
     return value
 
 
@@ -103,3 +119,22 @@ def progress_counter(total: int, quiet: bool, desc: str) -> tuple[Callable[[], b
             bar.update(1)
         return False
     return tick, bar.close
+
+
+def add_points_arguments(p: argparse.ArgumentParser) -> None:
+    """``--points body.point,...`` / ``--no-points``: which point columns a result table gets."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--points", metavar="BODY.POINT,...",
+                       help="world positions of these named body points as columns point.<body>.<point>.x, .y(, .z)"
+                            " (default: every named body point)")
+    group.add_argument("--no-points", action="store_true", help="no point columns")
+
+
+def points_from_args(model: Model, args: argparse.Namespace) -> tuple[BodyPoint, ...]:
+    """The points selected by ``--points`` / ``--no-points`` (core.points.select_points); exits with status 2
+    naming the option, the unknown body or point and the valid ones."""
+    try:
+        return select_points(model, args.points, enabled=not args.no_points)
+    except PointSelectionError as exc:
+        print(f"error: argument --points: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -14,8 +14,9 @@ import argparse
 import sys
 from typing import Any, Callable, Optional
 
-from core.commands.arguments import (STDIO, add_model_argument, add_quiet_argument, check_output_frames,
-                                     positive_float, progress_counter, read_model, report_stream, write_columns)
+from core.commands.arguments import (STDIO, add_model_argument, add_points_arguments, add_quiet_argument,
+                                     check_output_frames, points_from_args, positive_float, progress_counter,
+                                     read_model, report_stream, write_columns)
 from core.dynamics.base import FORMULATIONS, get_formulation
 from core.integrate.base import INTEGRATORS, get_integrator
 from core.simulate import SimulationSettings, Trajectory, run
@@ -42,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="orientation coordinates of spherical trees")
     p.add_argument("--no-correction", action="store_true", help="do not correct the constraint drift")
     p.add_argument("--out", help="CSV file to write, or - for standard output")
+    add_points_arguments(p)
     add_quiet_argument(p)
     p.set_defaults(func=run_command)
     return p
@@ -85,6 +87,7 @@ def print_summary(traj: Trajectory, settings: SimulationSettings, out: str | Non
 def run_command(args: argparse.Namespace, after_run: AfterRun | None = None) -> int:
     model = read_model(args.file)
     settings = settings_from_args(model, args)
+    points = points_from_args(model, args)
     system = compile_model(model)
     tick, close = progress_counter(int(round(settings.t_end / settings.dt)) + 1, args.quiet, "simulate")
     try:
@@ -92,7 +95,7 @@ def run_command(args: argparse.Namespace, after_run: AfterRun | None = None) -> 
     finally:
         close()
     if args.out:
-        write_columns(args.out, traj.columns())
+        write_columns(args.out, traj.columns(points))
     if not args.quiet:
         print_summary(traj, settings, args.out)
     elif not traj.status.ok:

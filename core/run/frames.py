@@ -9,10 +9,11 @@ run's status. Column names of the CSV export: docs/results-csv.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
+from core.points import BodyPoint, point_columns
 from core.results import write_csv
 from core.run.settings import SimulationSettings
 from core.system import ConstrainedSystem
@@ -101,8 +102,9 @@ class Trajectory:
             return getattr(self.frames, name)
         raise AttributeError(name)
 
-    def columns(self) -> dict[str, FloatArray]:
-        """The documented CSV columns (docs/results-csv.md)."""
+    def columns(self, points: Sequence[BodyPoint] | None = None) -> dict[str, FloatArray]:
+        """The documented CSV columns (docs/results-csv.md); the point columns last, for ``points`` (default:
+        every named body point, ``()``: none; core.points)."""
         f, s = self.frames, self.system
         cols: dict[str, FloatArray] = {"t": f.t}
         for k, name in enumerate(s.coord_names):
@@ -122,11 +124,12 @@ class Trajectory:
         cols["violation.velocity"] = f.violation_velocity
         cols["violation.position_before"] = f.violation_position_before
         cols["violation.velocity_before"] = f.violation_velocity_before
+        cols.update(point_columns(s, f.q, points))
         return cols
 
-    def to_csv(self, path: str) -> None:
+    def to_csv(self, path: str, points: Sequence[BodyPoint] | None = None) -> None:
         """Write :meth:`columns` as CSV (atomically)."""
-        write_csv(path, self.columns())
+        write_csv(path, self.columns(points))
 
     def coordinate(self, name: str) -> FloatArray:
         """Time history of coordinate ``body.coord``."""
