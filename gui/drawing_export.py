@@ -64,5 +64,7 @@ def write_drawing(window: Any, path: str) -> DrawingInput:
     """Write the shown state of ``window`` to ``path`` (.svg or .dxf); the input drawn."""
     from core.drawing import export_drawing
     what = drawing_input(window)
-    export_drawing(path, what.system, what.q, what.traces or None)
+    name = window.document.model.name or "mechanism"
+    title = f"{name}, t = {what.t:.3f} s" if what.t is not None else f"{name}, initial pose"
+    export_drawing(path, what.system, what.q, what.traces or None, title=title)
     return what

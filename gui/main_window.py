@@ -629,7 +629,7 @@ class MainWindow(QMainWindow):
             return None
         try:
             what = write_drawing(self, path)
-        except (ValueError, OSError, ImportError) as exc:
+        except (ValueError, KeyError, OSError, ImportError) as exc:  # KeyError: core's UnknownNameError (format)
             log.warning("drawing export failed", exc_info=True)
             self.messenger.error(self, "Export drawing", f"Could not write {path}: {exc}")
             return None

@@ -165,3 +165,47 @@ def test_traces_grow_during_the_run_follow_the_time_bar_and_clear_on_edits(qtbot
     w.act_undo.trigger()
     w.live.act_reset.trigger()
     assert len(c.buffer) == 0 and canvas.point_traces == []
+
+
+def test_export_drawing_writes_svg_and_dxf_with_the_shown_traces(qtbot: Any, live_window: Any, tmp_path: Any) -> None:
+    import xml.etree.ElementTree as ET
+    import ezdxf
+    w = live_window
+    w.canvas.set_traced(("coupler", "b"), True)
+    w.canvas.set_traced(("crank", "b"), True)
+    c = run_to_end(qtbot, w)
+    w.live.slider.setValue(600)
+    w.live._on_slider_moved(600)  # scrub: the drawing shows this time and the traces up to it
+    t_shown = c.clock.t
+    shown = {line.label: line.points for line in w.canvas.point_traces}
+    assert set(shown) == {"coupler.b", "crank.b"}
+    for suffix in ("svg", "dxf"):
+        target = tmp_path / f"four_bar.{suffix}"
+        w.ask_drawing_path = lambda _suggestion, target=target: str(target)
+        assert w.export_drawing_dialog() == str(target)
+        assert f"t = {t_shown:.3f} s, 2 traces" in w.statusBar().currentMessage()
+    svg = ET.parse(tmp_path / "four_bar.svg").getroot()
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    polylines = svg.findall(".//s:polyline", ns)
+    assert sorted(p.get("data-point") for p in polylines) == ["coupler.b", "crank.b"]
+    for p in polylines:  # one polyline per trace, with the points the canvas shows
+        xy = np.array([[float(v) for v in pair.split(",")] for pair in p.get("points").split()])
+        assert np.allclose(xy, shown[p.get("data-point")], atol=1e-12)
+    doc = ezdxf.readfile(tmp_path / "four_bar.dxf")
+    layers = {layer.dxf.name for layer in doc.layers}
+    assert {"body.crank", "body.coupler", "body.rocker"} <= layers
+    assert len(doc.modelspace().query("LWPOLYLINE POLYLINE")) >= 2
+
+
+def test_export_drawing_without_a_run_or_a_mechanism_says_why(qtbot: Any, live_window: Any, tmp_path: Any) -> None:
+    w = live_window
+    target = tmp_path / "pose.svg"
+    w.ask_drawing_path = lambda _s: str(target)
+    assert w.export_drawing_dialog() == str(target)
+    assert "initial pose (no run yet: no traces)" in w.statusBar().currentMessage()
+    import xml.etree.ElementTree as ET
+    assert ET.parse(target).getroot().findall(".//{http://www.w3.org/2000/svg}polyline") == []
+    w.new_model()
+    w.messenger.errors.clear()
+    assert w.export_drawing_dialog() is None
+    assert w.messenger.errors and "no bodies" in w.messenger.errors[-1][1]
