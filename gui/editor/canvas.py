@@ -159,6 +159,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
         sel = set(self.document.selection)
         sg = self.geometry
         offending = set(analysis.offending) if analysis.state == "failed" else set()
+        self._ticked = set(traced_points.traced(self.document.model))
         for b in sg.bodies:
             self._draw_body(b, ("bodies", b.name) in sel)
         for name, p in sg.ground.items():
@@ -262,9 +263,8 @@ class PlanarCanvas(PointTools, QGraphicsView):
             item = self._scene.addPolygon(QPolygonF([QPointF(*v) for v in poly]),
                                           self._pen(outline, 3 if selected else 1.5), QBrush(fill))
             item.setZValue(10)
-        ticked = set(traced_points.traced(self.document.model))
         for name, p in b.points.items():
-            if (b.name, name) in ticked:  # a traced point: filled in the body's colour, labelled
+            if (b.name, name) in self._ticked:  # a traced point: filled in the body's colour, labelled
                 self._marker(p, "circle", color.darker(160), color, 4.0, z=22)
                 self._label(name, p, color.darker(150).name(), dx=6, dy=2)
             else:

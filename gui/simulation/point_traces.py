@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from core.points import PointTracer, parse_point_names
-from gui.editor.traced_points import PointKey, label, traced
+from gui.editor.traced_points import TRACES_KEY, PointKey, label, traced
 
 DEFAULT_COLOR = "#4a90d9"
 
@@ -99,8 +99,8 @@ class PointTraces:
 
     def lines(self, t: float | None = None) -> list[TraceLine]:
         """The ticked points' traces up to time ``t`` [s] (default: the controller's shown time)."""
-        if not self.available():
-            return []
+        if not self.document.model.data.get("editor", {}).get(TRACES_KEY) or not self.available():
+            return []  # (the 3D view asks every frame: nothing ticked costs one lookup)
         keys = self.keys()
         if not keys:
             return []

@@ -209,3 +209,26 @@ def test_export_drawing_without_a_run_or_a_mechanism_says_why(qtbot: Any, live_w
     w.messenger.errors.clear()
     assert w.export_drawing_dialog() is None
     assert w.messenger.errors and "no bodies" in w.messenger.errors[-1][1]
+
+
+def test_spatial_model_traces_in_3d_and_in_the_front_view(qtbot: Any, live_window: Any) -> None:
+    from tests.gui.conftest import SAMPLES
+    w = live_window
+    assert w.open_file(str(SAMPLES / "spherical_chain_3.json"), ask=False)
+    canvas, view = w.canvas, w.live.view
+    # right-click offers tracing; adding points by clicking is planar only, and says so
+    out = canvas.geometry.body("link2").points["out"]
+    acts = {a.text(): a for a in canvas.context_actions(out)}
+    assert {"Trace link2.out", "Trace link3.in"} <= set(acts)
+    add = [a for a in acts.values() if a.text().startswith("Add point here")]
+    assert add and all(not a.isEnabled() and "Properties" in a.text() for a in add)
+    acts["Trace link2.out"].trigger()
+    acts["Trace link3.in"].trigger()
+    run_to_end(qtbot, w)
+    qtbot.waitUntil(lambda: len(canvas.point_traces) == 2, timeout=5000)
+    lines = {line.label: line.points for line in canvas.point_traces}
+    assert lines["link2.out"].shape[1] == 3  # world x, y, z
+    # the two points are joined by a spherical joint: their traces coincide (constraint tolerance of the run)
+    assert np.max(np.linalg.norm(lines["link2.out"] - lines["link3.in"], axis=1)) < 1e-6
+    assert np.ptp(lines["link2.out"], axis=0).max() > 0.05  # it moved
+    assert sorted(view.point_trace_keys()) == [("link2", "out"), ("link3", "in")]
