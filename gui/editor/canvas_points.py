@@ -43,6 +43,8 @@ class PointTools:
     # ---- traces ------------------------------------------------------------------------------------------
     def set_point_traces(self, lines: list[Any]) -> None:
         """Show these traces (``TraceLine`` records, world [m]); an empty list clears them."""
+        if not lines and not self._point_lines:
+            return  # nothing shown, nothing to show: no repaint (the live view calls this ~10 times a second)
         self._point_lines = list(lines)
         self.viewport().update()
 

@@ -142,7 +142,7 @@ def test_traces_grow_during_the_run_follow_the_time_bar_and_clear_on_edits(qtbot
     path = expected_path(c, "coupler", tuple(local))
     # scrub back to the middle: the trace ends at that time, at the interpolated position
     w.live.slider.setValue(500)
-    w.live._on_slider_moved(500)  # what dragging the slider does (sliderMoved)
+    w.live.slider.sliderMoved.emit(500)  # what dragging the slider does
     t_mid = c.clock.t
     ts = c.buffer.t
     n_before = int(np.searchsorted(ts, t_mid, side="right"))
@@ -175,7 +175,7 @@ def test_export_drawing_writes_svg_and_dxf_with_the_shown_traces(qtbot: Any, liv
     w.canvas.set_traced(("crank", "b"), True)
     c = run_to_end(qtbot, w)
     w.live.slider.setValue(600)
-    w.live._on_slider_moved(600)  # scrub: the drawing shows this time and the traces up to it
+    w.live.slider.sliderMoved.emit(600)  # what dragging the slider does
     t_shown = c.clock.t
     shown = {line.label: line.points for line in w.canvas.point_traces}
     assert set(shown) == {"coupler.b", "crank.b"}
