@@ -2,8 +2,9 @@
 the 3D view (display timer, up to 60 fps, interpolating between output frames) and the plots (plot timer).
 
 States: ``idle`` (no results) → ``running`` ⇄ ``paused`` → ``finished`` | ``stopped`` | ``failed``. The run
-never touches the Document: an edit during (or after) a run only marks the results ``stale``; opening another
-file stops the run and clears them. A failure (compile error, unassemblable model, Newton divergence, integrator
+never touches the Document: an edit during (or after) a run only marks the results ``stale`` (a change of the
+model's ``editor`` section only, such as ticking a traced point, does not; undoing back to the run's mechanism
+makes them valid again); opening another file stops the run and clears them. A failure (compile error, unassemblable model, Newton divergence, integrator
 giving up) reaches the user through ``report_error`` and the window stays usable.
 
 Frame by frame (:meth:`SimulationController.step`, :meth:`step_back`): on a run that has results, a step moves the
@@ -166,7 +167,8 @@ class SimulationController(QObject):
 
     def _on_document_model_changed(self, model: Any) -> None:
         if same_but_editor_state(model, self.model):  # ticks of traced points, view state: same mechanism
-            self.model = model
+            self.model = model  # (also an undo back to the run's mechanism: its results are valid again)
+            self.stale = False
             self.sig_state_changed.emit(self.state)
             return
         if self.active or self.state in ("finished", "stopped", "paused") and len(self.buffer):

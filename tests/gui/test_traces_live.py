@@ -162,7 +162,9 @@ def test_traces_grow_during_the_run_follow_the_time_bar_and_clear_on_edits(qtbot
     assert c.stale
     qtbot.waitUntil(lambda: canvas.point_traces == [], timeout=3000)
     assert view.point_trace_keys() == []
-    w.act_undo.trigger()
+    w.act_undo.trigger()  # back to the run's mechanism: its results and traces are valid again
+    assert not c.stale
+    qtbot.waitUntil(lambda: bool(canvas.point_traces), timeout=3000)
     w.live.act_reset.trigger()
     assert len(c.buffer) == 0 and canvas.point_traces == []
 
