@@ -8,7 +8,9 @@ Mixed into :class:`gui.editor.canvas.PlanarCanvas`:
 * :meth:`PointTools.context_actions` is what a right click offers at a world point: *Trace body.point* (checkable)
   for every body point under the mouse, *Add point here* for every planar body under it, or a disabled line that
   says why there is nothing to do there.
-* The *Add point* tool (:meth:`PointTools.arm_point_tool`): the next left click on a body adds a named point there.
+* The *Add point* tool (:meth:`PointTools.arm_point_tool`): the next left click on a body adds a named point there,
+  at the clicked position itself (no grid snap: a coupler point lies anywhere on its body; its coordinates can be
+  typed in Properties afterwards).
 
 Ticking and adding are ordinary undoable edits of the document (``gui.editor.traced_points``).
 """

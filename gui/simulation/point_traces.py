@@ -43,7 +43,7 @@ class PointTraces:
 
     def __init__(self, controller: Any, document: Any):
         self.controller, self.document = controller, document
-        self._cache: dict[PointKey, np.ndarray] = {}  # world positions of the first frames
+        self._cache: dict[PointKey, tuple[np.ndarray, int]] = {}  # positions at the first frames, and how many
         self._tracers: dict[tuple[int, PointKey], PointTracer] = {}  # per (id of the system, point)
         self._stamp: tuple[int, int] | None = None  # (id of the run's system, the buffer's generation)
 
@@ -75,20 +75,25 @@ class PointTraces:
         return tracer.positions(np.atleast_2d(qs))[:, 0, :]
 
     def _frames_upto(self, key: PointKey, n: int) -> np.ndarray:
-        """World positions of ``key`` at the first ``n`` frames (cached, extended as frames arrive)."""
-        have = self._cache.get(key)
-        if have is None or len(have) < n:
-            q = self.controller.buffer.field("q")
-            start = 0 if have is None else len(have)
-            more = self._positions(key, q[start:n]) if n > start else None
-            have = more if have is None else (have if more is None else np.vstack((have, more)))
-            self._cache[key] = have
-        return have[:n]
+        """World positions of ``key`` at the first ``n`` frames (cached, extended as frames arrive; the cache's
+        capacity doubles, so a long run copies each position O(1) times)."""
+        store, have = self._cache.get(key, (None, 0))
+        if n > have:
+            more = self._positions(key, self.controller.buffer.field("q")[have:n])
+            if store is None or len(store) < n:
+                grown = np.empty((max(n, 2 * (len(store) if store is not None else 0), 256), more.shape[1]))
+                if store is not None:
+                    grown[:have] = store[:have]
+                store = grown
+            store[have:n] = more
+            have = n
+            self._cache[key] = (store, have)
+        return store[:n]
 
     def _check_cache(self) -> None:
         c = self.controller
         stamp = (id(c.system), c.buffer.generation)
-        if stamp != self._stamp or any(len(v) > len(c.buffer) for v in self._cache.values()):
+        if stamp != self._stamp or any(count > len(c.buffer) for _store, count in self._cache.values()):
             self._cache = {}
         self._stamp = stamp
 
