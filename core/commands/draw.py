@@ -33,6 +33,8 @@ from core.system import ConstrainedSystem, compile_model
 from core.types import FloatArray
 
 SOURCES = ("auto", "kinematics", "simulate")
+#: T within this fraction of dt from an output time is that output time (rounding of k dt)
+TIME_MATCH = 1e-9
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -69,7 +71,9 @@ def motion(system: ConstrainedSystem, settings: SimulationSettings, t: float,
     if source == "auto":
         source = "kinematics" if is_driven(system) else "simulate"
     if source == "kinematics":
-        times = np.union1d(np.linspace(0.0, settings.t_end, settings.output_count + 1), [t])
+        times = np.linspace(0.0, settings.t_end, settings.output_count + 1)
+        if np.min(np.abs(times - t)) > TIME_MATCH * settings.dt:  # T between two outputs: analysed too
+            times = np.union1d(times, [t])
         res = driven_motion(system, times)
         return source, res.t, res.q, "" if res.status.ok else res.message
     traj = run(system, settings)
@@ -107,7 +111,7 @@ def run_command(args: argparse.Namespace) -> int:
         atomic_write_text(out, text)
     if not args.quiet:
         where = "standard output" if out == STDIO else out
-        note = "" if abs(times[k] - args.t) <= 1e-12 else f" (the output frame nearest t = {args.t:g} s)"
+        note = "" if abs(times[k] - args.t) <= TIME_MATCH * settings.dt else f" (the output frame nearest t = {args.t:g} s)"
         print(f"wrote {where} ({fmt}): {model.name} at t = {times[k]:g} s{note} from the "
               f"{'kinematic analysis' if source == 'kinematics' else 'dynamics run'}, {len(traces)} trace(s) over "
               f"0..{times[-1]:g} s", file=report_stream(out))
