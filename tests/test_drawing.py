@@ -7,7 +7,6 @@ full double precision, so 1e-12 m (rounding of two evaluation orders) is the tol
 """
 from __future__ import annotations
 
-import json
 import math
 import xml.etree.ElementTree as ET
 
@@ -18,11 +17,10 @@ import pytest
 from conftest import SAMPLES
 from core.drawing import build_drawing, export_drawing
 from core.errors import UnknownNameError
-from core.kinematics.analysis import driven_motion
 from core.model import loads_model
 from core.points import PointTracer, parse_point_names
 from core.system import compile_model
-from test_points import OMEGA, driven_four_bar_data
+from test_points import OMEGA, driven_four_bar, pose_point
 from test_points_cli import run_cli
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -31,20 +29,10 @@ FRAME = 13  # the drawn configuration (t = 0.65 s)
 
 @pytest.fixture(scope="module")
 def four_bar():
-    model = loads_model(json.dumps(driven_four_bar_data()), "four_bar_driven")
-    system = compile_model(model)
-    res = driven_motion(system, np.linspace(0.0, 3.2, 65))
-    assert res.status.ok, res.message
+    model, system, res = driven_four_bar(3.2, 65)
     tracer = PointTracer(system, parse_point_names(model, "coupler.P,rocker.b"))
     traces = {n: tracer.trace(res.q, n) for n in tracer.names}
     return model, system, res, traces
-
-
-def pose_point(system, q, body, local, com):
-    """World position of a body-frame point from (x, y, phi), by hand."""
-    x, y, phi = (q[..., system.coord_names.index(f"{body}.{c}")] for c in ("x", "y", "phi"))
-    dx, dy = local[0] - com[0], local[1] - com[1]
-    return np.stack([x + np.cos(phi) * dx - np.sin(phi) * dy, y + np.sin(phi) * dx + np.cos(phi) * dy], -1)
 
 
 def svg_points(text):
@@ -109,7 +97,7 @@ def test_svg_parses_with_one_polyline_per_trace(four_bar, tmp_path):
 
 
 def test_spatial_drawing_is_the_front_view():
-    model = compile_model(loads_model((SAMPLES / "spherical_chain_3.json").read_text(), "chain")).model
+    model = loads_model((SAMPLES / "spherical_chain_3.json").read_text(), "chain")
     system = compile_model(model)
     rng = np.random.default_rng(3)
     qs = np.array([system.initial_guess() + rng.normal(0.0, 0.1, system.n) for _ in range(4)])
