@@ -141,7 +141,9 @@ def test_spatial_euler_points_match_the_system_pose():
 
 
 def test_spherical_tree_points_match_the_system():
-    model = load_model(SAMPLES / "spherical_chain_3.json")
+    data = load_model(SAMPLES / "spherical_chain_3.json").copy_data()
+    data["bodies"][1]["com"] = [0.01, -0.02, 0.05]  # off the frame origin, so c' matters
+    model = loads_model(json.dumps(data), "chain")
     system = compile_model(model)
     rng = np.random.default_rng(2)
     q = system.initial_guess() + rng.normal(0.0, 0.3, system.n)  # quaternions need not be unit: A(p/|p|)
