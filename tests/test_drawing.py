@@ -58,14 +58,25 @@ def test_dxf_reads_back_with_layers_traces_and_metres(four_bar, tmp_path):
         assert not e.closed
         np.testing.assert_allclose(np.array(e.get_points("xy")), expected[name], atol=1e-12)
     assert by_name["coupler.P"].rgb == (0x5c, 0xb8, 0x5c)  # the coupler's colour
-    # the crank's bar outline: every vertex half the bar width (0.03 m) from the segment O-A of the drawn pose
+    assert len(msp.query("LWPOLYLINE POLYLINE")) == 2  # the traces are the only polylines
+    # the crank's bar outline in the drawn pose: two sides 0.03 m (half the width) off the axis O-A, parallel
+    # to it and as long, and two half circles of radius 0.03 m round O and A, turning outwards
     a = np.zeros(2)
     b = pose_point(system, res.q[FRAME], "crank", (1.0, 0.0), (0.5, 0.0))
-    (outline,) = msp.query('LWPOLYLINE[layer=="body.crank"]')
-    assert outline.closed
-    for p in np.array(outline.get_points("xy")):
-        s = np.clip((p - a) @ (b - a) / ((b - a) @ (b - a)), 0.0, 1.0)
-        assert abs(np.linalg.norm(p - (a + s * (b - a))) - 0.03) < 1e-9
+    u = (b - a) / np.linalg.norm(b - a)
+    sides = msp.query('LINE[layer=="body.crank"]')
+    assert len(sides) == 2
+    for e in sides:
+        p, r = np.array(tuple(e.dxf.start)[:2]), np.array(tuple(e.dxf.end)[:2])
+        for v in (p - a, r - a):  # distance from the axis: |u x v|
+            assert abs(abs(u[0] * v[1] - u[1] * v[0]) - 0.03) < 1e-12
+        assert abs(abs((r - p) @ u) - 1.0) < 1e-12
+    arcs = sorted(msp.query('ARC[layer=="body.crank"]'), key=lambda e: abs(e.dxf.center[0]))
+    assert len(arcs) == 2 and all(abs(e.dxf.radius - 0.03) < 1e-15 for e in arcs)
+    for e, centre, outward in zip(arcs, (a, b), (-u, u)):
+        np.testing.assert_allclose(tuple(e.dxf.center)[:2], centre, atol=1e-12)
+        mid = math.radians(e.dxf.start_angle + 90.0)  # counter-clockwise half circle: its middle
+        np.testing.assert_allclose([math.cos(mid), math.sin(mid)], outward, atol=1e-12)
     # a pin symbol at every joint: the crank tip (cos th, sin th) of the driver at t = 0.65 s among them
     centres = np.array([tuple(c.dxf.center)[:2] for c in msp.query('CIRCLE[layer=="joints"]')])
     th = math.pi / 3 + OMEGA * res.t[FRAME]
@@ -157,7 +168,7 @@ def test_draw_command_dynamics_without_traces(tmp_path, capsys):
     assert "dynamics run" in stdout and "t = 0.1 s (the output frame nearest t = 0.104 s)" in stdout
     root = ET.parse(out).getroot()
     assert not root.findall(f".//{SVG}polyline")
-    assert len(root.findall(f".//{SVG}polygon")) >= 3  # the three bars' outlines
+    assert len(root.findall(f".//{SVG}path")) == 3  # the three bars' outlines
 
 
 @pytest.mark.parametrize("argv, rc_expected, message", [
