@@ -19,6 +19,7 @@ from core.drawing import build_drawing, export_drawing
 from core.errors import UnknownNameError
 from core.model import loads_model
 from core.points import PointTracer, parse_point_names
+from core.results import read_csv
 from core.system import compile_model
 from test_points import OMEGA, driven_four_bar, pose_point
 from test_points_cli import run_cli
@@ -183,3 +184,38 @@ def test_draw_command_errors(argv, rc_expected, message, tmp_path, capsys):
     assert rc == rc_expected and stdout == ""
     assert message in err, err
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_draw_from_a_results_table(tmp_path, capsys):
+    model, csv, out = SAMPLES / "four_bar.json", tmp_path / "run.csv", tmp_path / "fb.svg"
+    rc, _, err = run_cli(["simulate", model, "--t-end", "0.5", "--out", csv, "-q"], capsys)
+    assert rc == 0, err
+    rc, stdout, err = run_cli(["draw", model, "--results", csv, "--t", "0.3", "--points", "coupler.b", "--out", out],
+                              capsys)
+    assert rc == 0, err
+    assert f"from the results table {csv}" in stdout and "over 0..0.5 s" in stdout
+    (poly,) = ET.parse(out).getroot().iter(f"{SVG}polyline")
+    cols = read_csv(csv)
+    np.testing.assert_array_equal(svg_points(poly.get("points")),
+                                  np.column_stack([cols["point.coupler.b.x"], cols["point.coupler.b.y"]]))
+    # the coupler's pin symbol sits where the table puts coupler.b at t = 0.3 s
+    row = int(np.argmin(np.abs(cols["t"] - 0.3)))
+    centres = np.array([[float(c.get("cx")), float(c.get("cy"))]
+                        for c in ET.parse(out).getroot().find(f".//{SVG}g[@id='joints']").iter(f"{SVG}circle")])
+    at = [cols["point.coupler.b.x"][row], cols["point.coupler.b.y"][row]]
+    assert np.min(np.linalg.norm(centres - at, axis=1)) < 1e-12
+
+
+def test_draw_from_a_results_table_of_another_model_is_refused(tmp_path, capsys):
+    csv = tmp_path / "run.csv"
+    rc, _, err = run_cli(["kinematics", SAMPLES / "slider_crank_driven.json", "--t-end", "0.1", "--out", csv, "-q"],
+                         capsys)
+    assert rc == 0, err
+    rc, stdout, err = run_cli(["draw", SAMPLES / "four_bar.json", "--results", csv, "--out", tmp_path / "x.svg"],
+                              capsys)
+    assert rc == 2 and stdout == ""
+    assert f"argument --results: {csv}: no column q.coupler.x" in err, err
+    rc, _, err = run_cli(["draw", SAMPLES / "four_bar.json", "--results", csv, "--from", "simulate",
+                          "--out", tmp_path / "x.svg"], capsys)
+    assert rc == 2 and "not allowed with argument" in err
+    assert not (tmp_path / "x.svg").exists()
