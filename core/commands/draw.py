@@ -22,8 +22,8 @@ import sys
 import numpy as np
 
 from core.commands.arguments import (STDIO, add_model_argument, add_quiet_argument, check_output_frames,
-                                     nonnegative_float, points_from_args, positive_float, read_model,
-                                     report_stream)
+                                     nonnegative_float, points_from_args, positive_float, progress_counter,
+                                     read_model, report_stream)
 from core.drawing import DRAWING_FORMATS, build_drawing, drawing_format, drawing_text
 from core.errors import UnknownNameError
 from core.kinematics.analysis import driven_motion
@@ -73,10 +73,10 @@ def is_driven(system: ConstrainedSystem) -> bool:
     return first.status.ok and dof_report(system, first.q, 0.0).dof_positions == 0
 
 
-def motion(system: ConstrainedSystem, settings: SimulationSettings, t: float,
-           source: str) -> tuple[str, FloatArray, FloatArray, str]:
+def motion(system: ConstrainedSystem, settings: SimulationSettings, t: float, source: str,
+           quiet: bool = True) -> tuple[str, FloatArray, FloatArray, str]:
     """(source used, times (F,), configurations (F, n), failure message or "") over [0, t_end]; T among the
-    kinematic times, the dynamics' output grid otherwise."""
+    kinematic times, the dynamics' output grid otherwise (with a progress bar on a terminal unless ``quiet``)."""
     if source == "auto":
         source = "kinematics" if is_driven(system) else "simulate"
     if source == "kinematics":
@@ -85,7 +85,11 @@ def motion(system: ConstrainedSystem, settings: SimulationSettings, t: float,
             times = np.union1d(times, [t])
         res = driven_motion(system, times)
         return source, res.t, res.q, "" if res.status.ok else res.message
-    traj = run(system, settings)
+    tick, close = progress_counter(settings.output_count + 1, quiet, "draw")
+    try:
+        traj = run(system, settings, cancel=tick)
+    finally:
+        close()
     return source, traj.frames.t, traj.frames.q, "" if traj.status.ok else f"{traj.status.value}: {traj.message}"
 
 
@@ -129,7 +133,7 @@ def run_command(args: argparse.Namespace) -> int:
         settings.validate()
         check_output_frames(settings.t_end, settings.dt)
         system = compile_model(model)
-        source, times, q, failure = motion(system, settings, args.t, args.source)
+        source, times, q, failure = motion(system, settings, args.t, args.source, args.quiet)
         source, dt = SOURCE_NAMES[source], settings.dt
         if failure:
             print(f"error: {source} failed, nothing written: {failure}", file=sys.stderr)
