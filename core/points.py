@@ -37,6 +37,8 @@ COLUMN_PREFIX = "point"
 #: coordinate axes of a point column, planar models use the first two
 AXES = ("x", "y", "z")
 
+#: largest number of rotation-matrix entries :meth:`BodyFrames.world` holds at once (bounds its memory)
+BLOCK_ELEMENTS = 4_000_000
 #: orientation coordinates of a body after its centre of mass, per system kind (coord_names suffixes)
 ORIENTATION_COORDS = {"planar": ("phi",), "euler313": ("psi", "theta", "phi"), "quaternion": ("q0", "q1", "q2", "q3")}
 
@@ -209,11 +211,24 @@ class BodyFrames:
 
     def world(self, q: FloatArray, bodies: Sequence[str], local: FloatArray) -> FloatArray:
         """World positions [m] of body-frame points: ``local[k]`` (body frame, relative to the frame origin)
-        on ``bodies[k]``; shape (F, P, dim) ((P, dim) for one state)."""
-        local = np.asarray(local, float).reshape(len(bodies), self.dim)
-        com = np.array([self.com.get(b, np.zeros(self.dim)) for b in bodies]).reshape(len(bodies), self.dim)
-        R = self.rotations(q, bodies)
-        return self.centres(q, bodies) + np.einsum("...ij,...j->...i", R, local - com)
+        on ``bodies[k]``; shape (F, P, dim) ((P, dim) for one state).
+
+        Each body's pose is evaluated once per frame however many points it has; frames are taken in blocks so
+        that the rotation matrices of a block hold at most ``BLOCK_ELEMENTS`` numbers (large models, long runs)."""
+        Q, single = _frames(q)
+        d = self.dim
+        unique, which = np.unique(np.asarray(list(bodies), dtype=object), return_inverse=True)
+        unique = [str(b) for b in unique]
+        local = np.asarray(local, float).reshape(len(bodies), d)
+        com = np.array([self.com.get(b, np.zeros(d)) for b in bodies]).reshape(len(bodies), d)
+        arm = local - com  # s' - c' (P, dim)
+        out = np.empty((Q.shape[0], len(bodies), d))
+        block = max(1, BLOCK_ELEMENTS // max(1, len(bodies) * d * d))
+        for a in range(0, Q.shape[0], block):
+            Qb = Q[a:a + block]
+            R = self.rotations(Qb, unique)[:, which]
+            out[a:a + block] = self.centres(Qb, unique)[:, which] + np.einsum("fpij,pj->fpi", R, arm)
+        return out[0] if single else out
 
 
 class PointTracer:

@@ -34,21 +34,30 @@ def driven_four_bar_data() -> dict:
     return data
 
 
-@pytest.fixture(scope="module")
-def four_bar():
+def driven_four_bar(t_end: float, frames: int):
+    """(model, system, kinematic result) of the driven four-bar over ``frames`` times from 0 to t_end [s]."""
     model = loads_model(json.dumps(driven_four_bar_data()), "four_bar_driven")
     system = compile_model(model)
-    res = driven_motion(system, np.linspace(0.0, 4.0, 81))
+    res = driven_motion(system, np.linspace(0.0, t_end, frames))
     assert res.status.ok, res.message
     return model, system, res
 
 
-def by_hand(res, system, body: str, local: tuple[float, float], com: tuple[float, float]) -> np.ndarray:
-    """r_P = r + A(phi) (s' - c') from the q columns, A written out."""
-    q = {name: res.q[:, k] for k, name in enumerate(system.coord_names)}
-    x, y, phi = q[f"{body}.x"], q[f"{body}.y"], q[f"{body}.phi"]
+@pytest.fixture(scope="module")
+def four_bar():
+    return driven_four_bar(4.0, 81)
+
+
+def pose_point(system, q: np.ndarray, body: str, local: tuple[float, float], com: tuple[float, float]) -> np.ndarray:
+    """r_P = r + A(phi) (s' - c') from the pose coordinates (x, y, phi) in q (..., n), A written out."""
+    x, y, phi = (q[..., system.coord_names.index(f"{body}.{c}")] for c in ("x", "y", "phi"))
     dx, dy = local[0] - com[0], local[1] - com[1]
-    return np.column_stack([x + np.cos(phi) * dx - np.sin(phi) * dy, y + np.sin(phi) * dx + np.cos(phi) * dy])
+    return np.stack([x + np.cos(phi) * dx - np.sin(phi) * dy, y + np.sin(phi) * dx + np.cos(phi) * dy], -1)
+
+
+def by_hand(res, system, body: str, local: tuple[float, float], com: tuple[float, float]) -> np.ndarray:
+    """The path (F, 2) of a body-frame point over the frames of a kinematic result, by hand."""
+    return pose_point(system, res.q, body, local, com)
 
 
 def test_coupler_trace_equals_the_pose_computed_by_hand(four_bar):
@@ -132,7 +141,9 @@ def test_spatial_euler_points_match_the_system_pose():
 
 
 def test_spherical_tree_points_match_the_system():
-    model = load_model(SAMPLES / "spherical_chain_3.json")
+    data = load_model(SAMPLES / "spherical_chain_3.json").copy_data()
+    data["bodies"][1]["com"] = [0.01, -0.02, 0.05]  # off the frame origin, so c' matters
+    model = loads_model(json.dumps(data), "chain")
     system = compile_model(model)
     rng = np.random.default_rng(2)
     q = system.initial_guess() + rng.normal(0.0, 0.3, system.n)  # quaternions need not be unit: A(p/|p|)

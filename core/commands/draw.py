@@ -6,7 +6,9 @@ freedom (d = 0 after assembly, no nonholonomic constraint) is solved by the kine
 exact at T: T is one of the analysed times); any other by the dynamics run of ``simulate`` with the file's
 solver settings, drawn at the output frame nearest T (the summary says which). The motion is computed from 0 to
 ``--t-end`` (default: the file's ``simulation.t_end``, extended to T when T is later) every ``--dt``; the traces
-cover that whole span. ``--traces`` draws the paths of every named body point; ``--points`` chooses them (and
+cover that whole span. ``--results CSV`` takes the motion from a results table of the model instead
+(``simulate`` or ``kinematics --out``: its ``t`` and ``q.*`` columns; T picks the nearest row) and computes
+nothing. ``--traces`` draws the paths of every named body point; ``--points`` chooses them (and
 implies ``--traces``). ``--out -`` writes the drawing to standard output (SVG unless ``--format dxf``).
 
 Exit status as in ``core.cli``: 2 for bad input (unknown point, unknown format, invalid model), 3 when the
@@ -20,19 +22,23 @@ import sys
 import numpy as np
 
 from core.commands.arguments import (STDIO, add_model_argument, add_quiet_argument, check_output_frames,
-                                     nonnegative_float, points_from_args, positive_float, read_model,
-                                     report_stream)
+                                     nonnegative_float, points_from_args, positive_float, progress_counter,
+                                     read_model, report_stream)
 from core.drawing import DRAWING_FORMATS, build_drawing, drawing_format, drawing_text
 from core.errors import UnknownNameError
 from core.kinematics.analysis import driven_motion
 from core.kinematics.assembly import assemble, dof_report
 from core.model.io import atomic_write_text
 from core.points import PointTracer
+from core.results import read_csv
 from core.simulate import SimulationSettings, run
 from core.system import ConstrainedSystem, compile_model
 from core.types import FloatArray
 
 SOURCES = ("auto", "kinematics", "simulate")
+SOURCE_NAMES = {"kinematics": "kinematic analysis", "simulate": "dynamics run"}
+#: T within this fraction of dt from an output time is that output time (rounding of k dt)
+TIME_MATCH = 1e-9
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,8 +50,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--t-end", type=positive_float,
                    help="end [s] of the traced motion (default: the file's simulation.t_end, at least --t)")
     p.add_argument("--dt", type=positive_float, help="interval [s] between trace points (default: the file's dt)")
-    p.add_argument("--from", dest="source", choices=SOURCES, default="auto",
-                   help="kinematic analysis or dynamics run (default auto: kinematics for a fully driven mechanism)")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--from", dest="source", choices=SOURCES, default="auto",
+                        help="kinematic analysis or dynamics run (default auto: kinematics for a fully driven "
+                             "mechanism)")
+    source.add_argument("--results", metavar="CSV",
+                        help="take the motion from this results table of the model (simulate or kinematics "
+                             "--out), computing nothing")
     p.add_argument("--format", choices=DRAWING_FORMATS, help="drawing format (default: the suffix of --out; "
                                                              "svg for -)")
     p.add_argument("--out", required=True, help="drawing to write: FILE.svg, FILE.dxf, or - for standard output")
@@ -62,18 +73,41 @@ def is_driven(system: ConstrainedSystem) -> bool:
     return first.status.ok and dof_report(system, first.q, 0.0).dof_positions == 0
 
 
-def motion(system: ConstrainedSystem, settings: SimulationSettings, t: float,
-           source: str) -> tuple[str, FloatArray, FloatArray, str]:
+def motion(system: ConstrainedSystem, settings: SimulationSettings, t: float, source: str,
+           quiet: bool = True) -> tuple[str, FloatArray, FloatArray, str]:
     """(source used, times (F,), configurations (F, n), failure message or "") over [0, t_end]; T among the
-    kinematic times, the dynamics' output grid otherwise."""
+    kinematic times, the dynamics' output grid otherwise (with a progress bar on a terminal unless ``quiet``)."""
     if source == "auto":
         source = "kinematics" if is_driven(system) else "simulate"
     if source == "kinematics":
-        times = np.union1d(np.linspace(0.0, settings.t_end, settings.output_count + 1), [t])
+        times = np.linspace(0.0, settings.t_end, settings.output_count + 1)
+        if np.min(np.abs(times - t)) > TIME_MATCH * settings.dt:  # T between two outputs: analysed too
+            times = np.union1d(times, [t])
         res = driven_motion(system, times)
         return source, res.t, res.q, "" if res.status.ok else res.message
-    traj = run(system, settings)
+    tick, close = progress_counter(settings.output_count + 1, quiet, "draw")
+    try:
+        traj = run(system, settings, cancel=tick)
+    finally:
+        close()
     return source, traj.frames.t, traj.frames.q, "" if traj.status.ok else f"{traj.status.value}: {traj.message}"
+
+
+def rows_of_results(system: ConstrainedSystem, path: str) -> tuple[FloatArray, FloatArray] | str:
+    """(times (F,), configurations (F, n)) from the ``t`` and ``q.*`` columns of a results CSV of this model
+    (``simulate`` or ``kinematics``), or a message saying what is wrong with the file."""
+    try:
+        cols = read_csv(path)
+    except ValueError as exc:
+        return f"{path}: not a results table (CSV of numbers with a header row): {exc}"
+    need = ["t"] + [f"q.{name}" for name in system.coord_names]
+    missing = [c for c in need if c not in cols]
+    if missing:
+        return (f"{path}: no column {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}: give the "
+                "results of simulate or kinematics for this model")
+    if not len(cols["t"]):
+        return f"{path}: no rows"
+    return cols["t"], np.column_stack([cols[c] for c in need[1:]])
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -86,16 +120,24 @@ def run_command(args: argparse.Namespace) -> int:
               f"{' or '.join('.' + f for f in DRAWING_FORMATS)}, or --format", file=sys.stderr)
         return 2
     traced = points_from_args(model, args) if (args.traces or args.points) else ()
-    t_end = args.t_end if args.t_end is not None else SimulationSettings.from_model(model).t_end
-    settings = SimulationSettings.from_model(model, t_end=max(t_end, args.t), dt=args.dt)
-    settings.validate()
-    check_output_frames(settings.t_end, settings.dt)
-    system = compile_model(model)
-    source, times, q, failure = motion(system, settings, args.t, args.source)
-    if failure:
-        print(f"error: {'kinematic analysis' if source == 'kinematics' else 'dynamics run'} failed, nothing "
-              f"written: {failure}", file=sys.stderr)
-        return 3
+    if args.results:
+        system = compile_model(model)
+        rows = rows_of_results(system, args.results)
+        if isinstance(rows, str):
+            print(f"error: argument --results: {rows}", file=sys.stderr)
+            return 2
+        (times, q), source, dt = rows, f"results table {args.results}", float(np.min(np.diff(rows[0]), initial=1.0))
+    else:
+        t_end = args.t_end if args.t_end is not None else SimulationSettings.from_model(model).t_end
+        settings = SimulationSettings.from_model(model, t_end=max(t_end, args.t), dt=args.dt)
+        settings.validate()
+        check_output_frames(settings.t_end, settings.dt)
+        system = compile_model(model)
+        source, times, q, failure = motion(system, settings, args.t, args.source, args.quiet)
+        source, dt = SOURCE_NAMES[source], settings.dt
+        if failure:
+            print(f"error: {source} failed, nothing written: {failure}", file=sys.stderr)
+            return 3
     k = int(np.argmin(np.abs(times - args.t)))
     tracer = PointTracer(system, traced)
     traces = {name: tracer.trace(q, name) for name in tracer.names}
@@ -107,8 +149,7 @@ def run_command(args: argparse.Namespace) -> int:
         atomic_write_text(out, text)
     if not args.quiet:
         where = "standard output" if out == STDIO else out
-        note = "" if abs(times[k] - args.t) <= 1e-12 else f" (the output frame nearest t = {args.t:g} s)"
-        print(f"wrote {where} ({fmt}): {model.name} at t = {times[k]:g} s{note} from the "
-              f"{'kinematic analysis' if source == 'kinematics' else 'dynamics run'}, {len(traces)} trace(s) over "
-              f"0..{times[-1]:g} s", file=report_stream(out))
+        note = "" if abs(times[k] - args.t) <= TIME_MATCH * dt else f" (the output frame nearest t = {args.t:g} s)"
+        print(f"wrote {where} ({fmt}): {model.name} at t = {times[k]:g} s{note} from the {source}, "
+              f"{len(traces)} trace(s) over {times[0]:g}..{times[-1]:g} s", file=report_stream(out))
     return 0

@@ -4,8 +4,8 @@
 takes the canvas geometry of that pose (:func:`core.drawing.scene.scene_geometry`: bars, disks, polygons, named
 points, joints, ground points) and turns it into a :class:`~core.drawing.sheet.Drawing`:
 
-* one layer ``body.<name>`` per body, in the body's colour: a bar becomes its outline (a slot shape of the bar's
-  width), a disk a circle with its spokes, a polygon or box its outline; named points small circles;
+* one layer ``body.<name>`` per body, in the body's colour: a bar becomes its outline (two sides and round
+  ends of the bar's width), a disk a circle with its spokes, a polygon or box its outline; named points small circles;
 * layer ``ground``: a triangle under each ground point (the canvas's support symbol);
 * layer ``joints``: a symbol per joint at its point on the second body (pin, ball, disk: circle; weld: square;
   slider, knife edge: square plus the axis through the first body's point; pin in slot: circle plus the slot's
@@ -22,9 +22,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from core.drawing.scene import SceneGeometry, scene_geometry, slot_outline
+from core.drawing.scene import SceneGeometry, scene_geometry
 from core.drawing.sheet import (BODY_LAYER_PREFIX, GROUND_COLOR, GROUND_LAYER, JOINT_COLOR, JOINTS_LAYER,
-                                TRACES_LAYER, Circle, Drawing, Layer, Outline, Segment, Trace, Vec2)
+                                TRACES_LAYER, Circle, Drawing, Layer, Outline, Segment, Slot, Trace, Vec2)
 from core.model import Model
 from core.model.edit import set_poses
 from core.points import BodyFrames
@@ -78,7 +78,7 @@ def body_layer(b: Any, s: float) -> Layer:
     """Layer ``body.<name>`` of one body of the scene (a BodyGeom), symbol size s [m]."""
     items: list[Any] = []
     for a, c, w in b.bars:
-        items.append(Outline(np.array(slot_outline(a, c, w, 12))) if math.dist(a, c) > 0 else Circle(a, w / 2))
+        items.append(Slot(a, c, w) if math.dist(a, c) > 0 else Circle(a, w / 2))
     for c, r, spokes in b.disks:
         items.append(Circle(c, r))
         for k in range(spokes):

@@ -295,7 +295,7 @@ def _two_body_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointG
     return JointGeom(j["name"], j["type"], j["body1"], j["body2"], p1, p2, axis, symbol)
 
 
-def slot_outline(a: Vec2, b: Vec2, width: float, n: int = 8) -> list[Vec2]:
+def _slot_outline(a: Vec2, b: Vec2, width: float, n: int = 8) -> list[Vec2]:
     """A slot's outline (two straight sides and round ends of diameter ``width``) from end centre a to b."""
     ux, uy = b[0] - a[0], b[1] - a[1]
     base = math.atan2(uy, ux)
@@ -320,7 +320,7 @@ def _slot_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointGeom:
                    (jg.p1[0] + h * jg.axis[0], jg.p1[1] + h * jg.axis[1]))
         body = sg.body(j["body1"])
         if body is not None:
-            body.polygons.append(slot_outline(jg.slot[0], jg.slot[1], SLOT_WIDTH))
+            body.polygons.append(_slot_outline(jg.slot[0], jg.slot[1], SLOT_WIDTH))
     return jg
 
 

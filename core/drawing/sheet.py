@@ -9,14 +9,18 @@ Item types and what they become:
 =========== ========================================= ============================ ==========================
 item        meaning                                   SVG                          DXF
 =========== ========================================= ============================ ==========================
-Outline     closed outline of a body shape or symbol  ``<polygon>``                closed LWPOLYLINE
+Slot        outline of a bar: two sides, round ends   ``<path>`` (exact arcs)      2 LINEs + 2 ARCs
+Outline     closed outline of a body shape or symbol  ``<polygon>``                LINEs, one per side
 Circle      disk, pin symbol, point marker            ``<circle>``                 CIRCLE
 Segment     line: disk spoke, slider axis, slot       ``<line>``                   LINE
-Trace       the path of a traced point                ``<polyline>`` (one each)    open LWPOLYLINE (one each)
+Trace       the path of a traced point                ``<polyline>`` (one each)    LWPOLYLINE (one each)
 =========== ========================================= ============================ ==========================
+
+A trace is the only item drawn as a polyline in either format, so counting polylines counts traces.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -36,6 +40,26 @@ GROUND_COLOR, JOINT_COLOR = "#555555", "#222222"
 class Outline:
     """A closed outline: vertices (k, 2) [m], the last joined to the first."""
     points: FloatArray
+
+
+@dataclass(frozen=True)
+class Slot:
+    """The outline of a bar from ``start`` to ``end`` (centres of its round ends) of width ``width`` [m]: two
+    sides parallel to the bar at width/2 and two half circles of radius width/2."""
+    start: Vec2
+    end: Vec2
+    width: float
+
+    def sides(self) -> tuple[tuple[Vec2, Vec2], tuple[Vec2, Vec2]]:
+        """The two straight sides ((start + r n, end + r n), (end - r n, start - r n)), n the bar's left normal."""
+        a, b = np.asarray(self.start, float), np.asarray(self.end, float)
+        u = (b - a) / (np.linalg.norm(b - a) or 1.0)
+        n = np.array([-u[1], u[0]]) * self.width / 2
+        return ((tuple(a + n), tuple(b + n)), (tuple(b - n), tuple(a - n)))
+
+    def direction(self) -> float:
+        """Angle [rad] of the bar's axis from start to end."""
+        return math.atan2(self.end[1] - self.start[1], self.end[0] - self.start[0])
 
 
 @dataclass(frozen=True)
@@ -59,7 +83,7 @@ class Trace:
     color: str
 
 
-Item = Union[Outline, Circle, Segment, Trace]
+Item = Union[Slot, Outline, Circle, Segment, Trace]
 
 
 @dataclass
@@ -96,6 +120,9 @@ class Drawing:
                 elif isinstance(it, Circle):
                     c, r = np.asarray(it.center, float), it.radius
                     pts.append(np.array([c - r, c + r]))
+                elif isinstance(it, Slot):
+                    ends, r = np.array([it.start, it.end], float), it.width / 2
+                    pts.append(np.vstack([ends - r, ends + r]))
                 else:
                     pts.append(np.array([it.start, it.end], float))
         if not pts:

@@ -6,7 +6,8 @@ Coordinates are the drawing's, in metres, written exactly (Python's shortest rou
 a screen size (``size_px`` on its longer side) without changing the coordinates.
 
 Each layer is a ``<g>`` with ``id`` = the layer name and Inkscape's layer attributes (so Inkscape lists the
-layers); outlines are ``<polygon>``, circles ``<circle>``, segments ``<line>`` and each trace exactly one
+layers); bars are ``<path>`` s with exact half-circle ends, outlines ``<polygon>``, circles ``<circle>``,
+segments ``<line>`` and each trace exactly one
 ``<polyline>`` (``id="trace.<body>.<point>"``, ``data-point="<body>.<point>"``). No other element is a polyline.
 """
 from __future__ import annotations
@@ -15,7 +16,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from core.drawing.sheet import Circle, Drawing, Outline, Segment, Trace
+from core.drawing.sheet import Circle, Drawing, Outline, Segment, Slot, Trace
 from core.types import FloatArray
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -32,6 +33,15 @@ def num(x: float) -> str:
 def points_attr(points: FloatArray) -> str:
     """The ``points`` attribute ``"x1,y1 x2,y2 ..."`` of a polygon or polyline."""
     return " ".join(f"{num(x)},{num(y)}" for x, y in np.asarray(points, float).reshape(-1, 2))
+
+
+def slot_path(slot: Slot) -> str:
+    """The ``d`` of a bar outline: a side, a half circle round the end, the other side, a half circle round the
+    start. The arcs turn clockwise in the drawing's y-up coordinates (sweep-flag 0: decreasing angle)."""
+    (p1, p2), (p3, p4) = slot.sides()
+    r = num(slot.width / 2)
+    return (f"M {num(p1[0])},{num(p1[1])} L {num(p2[0])},{num(p2[1])} A {r} {r} 0 0 0 {num(p3[0])},{num(p3[1])} "
+            f"L {num(p4[0])},{num(p4[1])} A {r} {r} 0 0 0 {num(p1[0])},{num(p1[1])} Z")
 
 
 def drawing_to_svg(drawing: Drawing, size_px: float = 1000.0) -> str:
@@ -57,7 +67,9 @@ def drawing_to_svg(drawing: Drawing, size_px: float = 1000.0) -> str:
                                                    f"{{{INKSCAPE_NS}}}label": layer.name, "stroke": layer.color,
                                                    "fill": fill, "fill-opacity": "0.35"})
         for it in layer.items:
-            if isinstance(it, Outline):
+            if isinstance(it, Slot):
+                ET.SubElement(g, f"{{{SVG_NS}}}path", {"d": slot_path(it)})
+            elif isinstance(it, Outline):
                 ET.SubElement(g, f"{{{SVG_NS}}}polygon", {"points": points_attr(it.points)})
             elif isinstance(it, Circle):
                 ET.SubElement(g, f"{{{SVG_NS}}}circle", {"cx": num(it.center[0]), "cy": num(it.center[1]),
