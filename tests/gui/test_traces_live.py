@@ -196,7 +196,13 @@ def test_export_drawing_writes_svg_and_dxf_with_the_shown_traces(qtbot: Any, liv
     doc = ezdxf.readfile(tmp_path / "four_bar.dxf")
     layers = {layer.dxf.name for layer in doc.layers}
     assert {"body.crank", "body.coupler", "body.rocker"} <= layers
-    assert len(doc.modelspace().query("LWPOLYLINE POLYLINE")) >= 2
+    polys = doc.modelspace().query("LWPOLYLINE")
+    assert len(polys) == 2  # the traces are the only polylines of the file
+    matched = set()
+    for p in polys:  # each is one of the shown traces, in metres
+        g = np.array(p.get_points("xy"))
+        matched |= {k for k, e in shown.items() if g.shape == e.shape and np.allclose(g, e, atol=1e-12)}
+    assert matched == set(shown)
 
 
 def test_export_drawing_without_a_run_or_a_mechanism_says_why(qtbot: Any, live_window: Any, tmp_path: Any) -> None:
