@@ -111,18 +111,50 @@ ELEMENT_ITEMS: dict[str, tuple[str, list[dict[str, Any]], dict[str, Any]]] = {
     "applied_torque": ("forces", [], {"name": "Tq", "type": "applied_torque", "body": "A",
                                       "torque": {"type": "expression", "expression": "sin(t)"}}),
 }
+# gears (issue 15): gear 1 = A and gear 2 = B on revolutes to the ground (carrier), centres 0.5 m apart;
+# pinion A on a ground revolute, rack B on a ground prismatic
+GEAR_REVOLUTES = [{"name": "RA", "type": "revolute", "body1": "ground", "point1": [0.0, 0.0], "body2": "A",
+                   "point2": "p"},
+                  {"name": "RB", "type": "revolute", "body1": "B", "point1": "q", "body2": "ground",
+                   "point2": [0.3, 0.4]}]
+RACK_SLIDE = {"name": "PB", "type": "prismatic", "body1": "ground", "point1": [0.0, -0.3], "body2": "B",
+              "point2": "q", "axis": [0.8, 0.6], "angle": -0.7}
+ELEMENT_ITEMS.update({
+    "gear_pair": ("joints", GEAR_REVOLUTES, {"name": "GP", "type": "gear_pair", "joint1": "RA", "joint2": "RB",
+                                             "radius1": 0.2, "radius2": 0.3, "pressure_angle": 0.35}),
+    "rack_pinion": ("joints", [GEAR_REVOLUTES[0], RACK_SLIDE],
+                    {"name": "RP", "type": "rack_pinion", "joint1": "RA", "joint2": "PB", "radius": 0.25,
+                     "offset": 0.1}),
+})
 #: the same types attached to the ground (other reaction sites and ground columns)
 GROUND_VARIANTS = {
     "revolute_on_ground": {"name": "RG", "type": "revolute", "body1": "A", "point1": "q", "body2": "ground",
                            "point2": "G"},
     "pin_in_ground_slot": {"name": "SG", "type": "pin_in_slot", "body1": "ground", "point1": "G", "body2": "A",
                            "point2": "p", "axis": [1.0, 0.5]},
+    # a ring gear fixed to the ground (gear 1) and a planet B on the moving carrier A (internal gearing)
+    "gear_pair_ring_on_ground": {"name": "GR", "type": "gear_pair", "joint1": "RC", "joint2": "RD", "radius1": 0.8,
+                                 "radius2": 0.3, "internal": True},
+    # the pinion fixed to the ground, the rack B sliding on the moving carrier A (prismatic body1 = the rack)
+    "rack_on_moving_carrier": {"name": "RM", "type": "rack_pinion", "joint1": "RC", "joint2": "PA",
+                               "radius": 0.2, "side": "left"},
+}
+#: joints the ground variants rely on
+VARIANT_SUPPORT = {
+    "gear_pair_ring_on_ground": [
+        {"name": "RC", "type": "revolute", "body1": "ground", "point1": [0.0, 0.0], "body2": "A", "point2": [0.0, 0.0]},
+        {"name": "RD", "type": "revolute", "body1": "A", "point1": [0.5, 0.0], "body2": "B", "point2": "q"}],
+    "rack_on_moving_carrier": [
+        {"name": "RC", "type": "revolute", "body1": "ground", "point1": [0.0, 0.0], "body2": "A", "point2": [0.0, 0.0]},
+        {"name": "PA", "type": "prismatic", "body1": "B", "point1": "p", "body2": "A", "point2": "q",
+         "axis": [0.6, 0.8], "angle": 0.4}],
 }
 
 
 def fixture_data(type_: str, with_element: bool = True) -> dict[str, Any]:
     data = base_data()
     if type_ in GROUND_VARIANTS:
+        data["joints"] += copy.deepcopy(VARIANT_SUPPORT.get(type_, []))
         if with_element:
             data["joints"].append(copy.deepcopy(GROUND_VARIANTS[type_]))
         return data

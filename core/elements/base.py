@@ -83,6 +83,12 @@ class ElementType:
         """Force primitive specs of a force element (planar models)."""
         raise NotImplementedError(f"{self.name} is a {self.dimension} element: a planar model cannot use it")
 
+    def resolve(self, element: Any, joints: dict[str, Any], pointer: str, problems: list[tuple[str, str]]) -> Any:
+        """The parsed element with what it takes from other joints filled in (elements that couple joints, e.g.
+        gear_pair: its gears and centres from its revolutes); problems appended as (JSON pointer, message).
+        Called by the loader once every joint is parsed; default: the element unchanged."""
+        return element
+
     def bodies(self, element: Any, entities: Any) -> tuple[str, str]:
         """(body1, body2) the element connects (single-body elements: the ground and the body)."""
         return element.body1, element.body2

@@ -123,6 +123,7 @@ class PlanarSymbols:
         self.q, self.qd = q, qd
         self.Q: list[sp.Expr] = [sp.Integer(0)] * len(q)
         self.num, self.rot, self.sqrt, self.matrix = num, rot, sp.sqrt, sp.Matrix
+        self.atan2 = sp.atan2  # gear_mesh (issue 15, gears)
 
     def r(self, body: str) -> sp.Matrix:
         if body == GROUND:
