@@ -1,0 +1,193 @@
+"""Gear pair and rack and pinion (issue 15 items 2 and 3), checked against hand-derived one-DOF models.
+
+* Gear train (sample_models/gear_train.json): pinion (r1 = 0.1 m), idler (r2 = 0.15 m), unbalanced wheel
+  (r3 = 0.2 m, mass centre e = 0.1 m off its axle), external meshes. With theta = phi_pinion, the meshes give
+  phi_idler = -(r1/r2) theta and phi_wheel = (r1/r3) theta, so (Lagrange, written by hand here)
+
+      J_eff theta'' = -m3 g e cos(phi_wheel) (r1/r3),   J_eff = J1 + (r1/r2)^2 J2 + (r1/r3)^2 (J3 + m3 e^2),
+
+  integrated by scipy's DOP853 at rtol 1e-12. The tooth torque on the wheel about its axle is
+  tau_23 = (J3 + m3 e^2) phi_wheel'' + m3 g e cos(phi_wheel) (Euler about the fixed axle); on the idler
+  tau_12 = J2 phi_idler'' - (r2/r3) tau_23 (the wheel's teeth push back on the idler with (r2/r3) tau_23). The reported mesh reactions must be these torques (Mz) and the
+  tangential forces tau/r at the pitch points (Fy; Fx = 0 since the centres are on the x axis).
+* Internal gearing: a ring gear (r = 0.3 m, unbalanced) meshing with a pinion (0.1 m) inside it turn the same
+  way, phi_pinion = +3 phi_ring.
+* Rack and pinion (sample_models/rack_and_pinion.json): x = r phi, a spring on the rack: the closed form
+  x = -0.2 + 0.2 cos(w t), w^2 = k / (m_rack + J/r^2); the tooth force on the rack m x'' + k (x + 0.2).
+
+Tolerances: the simulations run at rtol 1e-11 / atol 1e-12 and the reference at rtol 1e-12, so the angles agree
+to ~1e-10 (measured below 1e-9); 1e-8 rad / 1e-8 m / 1e-8 N leave a margin of ~10 over integration error while
+any modelling error (a wrong ratio, sign, or reaction site) shows at the size of the motion (0.1 to 1) or of
+the forces (~1 N). Energy: no dissipation, so the total energy stays constant to 1e-8 J.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from core.elements.gear_pair import pressure_line_force
+from core.errors import ModelError
+from core.model import model_from_data
+from core.simulate import simulate
+from core.types import Status
+
+ROOT = Path(__file__).resolve().parents[1]
+GEAR_TRAIN = ROOT / "sample_models" / "gear_train.json"
+RACK = ROOT / "sample_models" / "rack_and_pinion.json"
+TIGHT = {"rtol": 1e-11, "atol": 1e-12}
+G = 9.81
+
+
+def reference(accel, t_end: float, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """theta, theta' of theta'' = accel(theta) from rest at 0, by DOP853 at rtol 1e-12."""
+    sol = solve_ivp(lambda t, y: [y[1], accel(y[0])], (0.0, t_end), [0.0, 0.0], method="DOP853", rtol=1e-12,
+                    atol=1e-14, dense_output=True)
+    theta, rate = sol.sol(times)
+    return theta, rate
+
+
+def column(traj, name: str, coord: str, which: str = "q") -> np.ndarray:
+    k = 3 * traj.system.index[name] + ("x", "y", "phi").index(coord)
+    return getattr(traj.frames, which)[:, k]
+
+
+def reaction(traj, name: str) -> np.ndarray:
+    k = [c.name for c in traj.system.constraints].index(name)
+    return traj.frames.reactions[:, k, :]
+
+
+def test_gear_train_against_the_minimal_coordinate_model():
+    r1, r2, r3 = 0.1, 0.15, 0.2
+    J1, J2, m3, e = 0.005, 0.016875, 2.0, 0.1
+    J3 = 0.03 + m3 * e ** 2  # about the wheel's axle
+    J_eff = J1 + (r1 / r2) ** 2 * J2 + (r1 / r3) ** 2 * J3
+
+    def accel(theta: float) -> float:
+        return -m3 * G * e * math.cos(r1 / r3 * theta) * (r1 / r3) / J_eff
+
+    traj = simulate(str(GEAR_TRAIN), t_end=3.0, dt=0.05, **TIGHT)
+    assert traj.status == Status.FINISHED, traj.message
+    t = traj.frames.t
+    theta, rate = reference(accel, 3.0, t)
+    assert np.ptp(theta) > 1.0  # the train really turns
+    np.testing.assert_allclose(column(traj, "pinion", "phi"), theta, atol=1e-8)
+    np.testing.assert_allclose(column(traj, "idler", "phi"), -(r1 / r2) * theta, atol=1e-8)
+    np.testing.assert_allclose(column(traj, "wheel", "phi"), (r1 / r3) * theta, atol=1e-8)
+    # speed ratios at every output
+    w1, w2, w3 = (column(traj, b, "phi", "v") for b in ("pinion", "idler", "wheel"))
+    np.testing.assert_allclose(w2, -(r1 / r2) * w1, atol=1e-10)
+    np.testing.assert_allclose(w3, (r1 / r3) * w1, atol=1e-10)
+    # tooth forces from the hand model
+    acc = np.array([accel(th) for th in theta])
+    phi3, tau23 = (r1 / r3) * theta, J3 * (r1 / r3) * acc + m3 * G * e * np.cos((r1 / r3) * theta)
+    tau12 = J2 * (-(r1 / r2) * acc) - (r2 / r3) * tau23
+    mesh23, mesh12 = reaction(traj, "mesh23"), reaction(traj, "mesh12")
+    assert np.max(np.abs(tau23)) > 0.5  # a real load
+    np.testing.assert_allclose(mesh23[:, 5], tau23, atol=1e-8)  # moment about the wheel's axle
+    np.testing.assert_allclose(mesh23[:, 1], -tau23 / r3, atol=1e-8)  # tangential, at the pitch point x = 0.4
+    np.testing.assert_allclose(mesh23[:, 0], 0.0, atol=1e-8)
+    np.testing.assert_allclose(mesh12[:, 5], tau12, atol=1e-8)
+    np.testing.assert_allclose(mesh12[:, 1], -tau12 / r2, atol=1e-8)
+    # the bearings carry the tooth forces: pinion axle = its weight + the reaction of the idler's teeth
+    np.testing.assert_allclose(reaction(traj, "axle1")[:, 1], 1.0 * G + mesh12[:, 1], atol=1e-8)
+    np.testing.assert_allclose(reaction(traj, "axle1")[:, 5], 0.0, atol=1e-8)
+    assert np.allclose(phi3, column(traj, "wheel", "phi"), atol=1e-8)
+
+
+def test_pressure_line_force_of_the_wheel():
+    """Along the pressure line (20 degrees): |F| = |F_t| / cos(alpha), radial part towards the wheel's axle."""
+    traj = simulate(str(GEAR_TRAIN), t_end=0.5, dt=0.1)
+    ft = reaction(traj, "mesh23")[-1, :2]
+    pitch, centre = np.array([0.4, 0.0]), np.array([0.6, 0.0])
+    alpha = math.radians(20.0)
+    f = pressure_line_force(ft, centre - pitch, alpha)
+    assert np.linalg.norm(f) == pytest.approx(np.linalg.norm(ft) / math.cos(alpha), rel=1e-12)
+    assert f[0] == pytest.approx(abs(ft[1]) * math.tan(alpha), rel=1e-12) and f[1] == ft[1]
+    assert traj.system.model.entities.joint("mesh12").pressure_angle == pytest.approx(alpha)  # the default
+
+
+def ring_data() -> dict:
+    """An unbalanced ring gear (r = 0.3 m) on an axle at O and a pinion (r = 0.1 m) inside it at (0.2, 0)."""
+    return {"format": "mechanism-studio-model", "version": 1, "name": "ring", "kind": "planar",
+            "gravity": [0.0, -G], "ground": {"points": {"O": [0.0, 0.0], "P": [0.2, 0.0]}},
+            "bodies": [{"name": "ring", "mass": 2.0, "inertia": 0.1, "com": [0.1, 0.0], "points": {"c": [0.0, 0.0]},
+                        "initial": {"x": 0.0, "y": 0.0, "phi": 0.0}},
+                       {"name": "pinion", "mass": 0.5, "inertia": 0.004, "com": [0.0, 0.0],
+                        "points": {"c": [0.0, 0.0]}, "initial": {"x": 0.2, "y": 0.0, "phi": 0.0}}],
+            "joints": [{"name": "a1", "type": "revolute", "body1": "ground", "point1": "O", "body2": "ring",
+                        "point2": "c"},
+                       {"name": "a2", "type": "revolute", "body1": "ground", "point1": "P", "body2": "pinion",
+                        "point2": "c"},
+                       {"name": "mesh", "type": "gear_pair", "joint1": "a1", "joint2": "a2", "radius1": 0.3,
+                        "radius2": 0.1, "internal": True}],
+            "simulation": {"t_end": 2.0, "dt": 0.05}}
+
+
+def test_internal_gearing_turns_both_gears_the_same_way():
+    m, e, Jc, Jp, ratio = 2.0, 0.1, 0.1 + 2.0 * 0.1 ** 2, 0.004, 3.0
+    J_eff = Jc + ratio ** 2 * Jp
+
+    def accel(theta: float) -> float:
+        return -m * G * e * math.cos(theta) / J_eff
+
+    traj = simulate(model_from_data(ring_data()), t_end=2.0, dt=0.05, **TIGHT)
+    assert traj.status == Status.FINISHED, traj.message
+    theta, _ = reference(accel, 2.0, traj.frames.t)
+    np.testing.assert_allclose(column(traj, "ring", "phi"), theta, atol=1e-8)
+    np.testing.assert_allclose(column(traj, "pinion", "phi"), ratio * theta, atol=1e-8)
+    # tooth torque on the pinion = Jp phi_p''; tangential force at the pitch point (0.3, 0), 0.1 beyond its axle
+    tau = Jp * ratio * np.array([accel(th) for th in theta])
+    r = reaction(traj, "mesh")
+    np.testing.assert_allclose(r[:, 5], tau, atol=1e-8)
+    np.testing.assert_allclose(r[:, 1], tau / 0.1, atol=1e-8)
+    assert np.ptp(traj.frames.total) < 1e-8
+
+
+def test_rack_and_pinion_against_the_closed_form():
+    k, m_rack, J, r = 40.0, 1.0, 0.05, 0.1
+    w = math.sqrt(k / (m_rack + J / r ** 2))
+    traj = simulate(str(RACK), t_end=5.0, dt=0.05, **TIGHT)
+    assert traj.status == Status.FINISHED, traj.message
+    t = traj.frames.t
+    x = -0.2 + 0.2 * np.cos(w * t)
+    np.testing.assert_allclose(column(traj, "rack", "x"), x, atol=1e-8)
+    np.testing.assert_allclose(column(traj, "pinion", "phi"), x / r, atol=1e-8)
+    np.testing.assert_allclose(column(traj, "rack", "x", "v"), r * column(traj, "pinion", "phi", "v"), atol=1e-10)
+    tooth = (k - m_rack * w ** 2) * 0.2 * np.cos(w * t)  # m x'' + k (x + 0.2) on the rack, along +x
+    mesh = reaction(traj, "mesh")
+    assert np.max(np.abs(tooth)) > 1.0
+    np.testing.assert_allclose(mesh[:, 0], tooth, atol=1e-8)
+    np.testing.assert_allclose(mesh[:, 1], 0.0, atol=1e-8)
+    np.testing.assert_allclose(mesh[:, 5], 0.0, atol=1e-8)
+    # the pinion's bearing takes the reaction of the rack's teeth and the pinion's weight
+    np.testing.assert_allclose(reaction(traj, "axle")[:, 0], tooth, atol=1e-8)
+    np.testing.assert_allclose(reaction(traj, "axle")[:, 1], 2.0 * G, atol=1e-8)
+
+
+@pytest.mark.parametrize("sample", [GEAR_TRAIN, RACK])
+def test_conservative_samples_keep_their_energy(sample):
+    traj = simulate(str(sample), **TIGHT)
+    assert traj.status == Status.FINISHED, traj.message
+    assert np.ptp(traj.frames.kinetic) > 0.05  # they move
+    assert np.ptp(traj.frames.total) < 1e-8
+
+
+@pytest.mark.parametrize("change,pointer,words", [
+    (lambda d: d["joints"][3].update(joint1="axle9"), "/joints/3/joint1", "no joint named 'axle9'"),
+    (lambda d: d["joints"][4].update(joint2="mesh12"), "/joints/4/joint2", "must be a revolute"),
+    (lambda d: d["joints"][3].update(radius2=0.2), "/joints/3/radius2", "centre distance 0.25"),
+    (lambda d: d["joints"][1].update(body1="wheel", point1="m"), "/joints/3/joint2", "share exactly one body"),
+])
+def test_bad_references_name_the_json_path(change, pointer, words):
+    data = json.loads(GEAR_TRAIN.read_text())
+    change(data)
+    with pytest.raises(ModelError) as info:
+        model_from_data(copy.deepcopy(data), "gear_train.json")
+    text = str(info.value)
+    assert pointer in text and words in text and "gear_train.json" in text, text
