@@ -326,6 +326,21 @@ def test_compiled_path_and_reactions_equal_numeric(case):
                 axis = np.array(j.axis) / np.linalg.norm(j.axis)
                 along = np.array([[math.cos(phi1), -math.sin(phi1)], [math.sin(phi1), math.cos(phi1)]]) @ axis
                 assert abs(along @ r[:2]) < 1e-12 * max(1.0, np.linalg.norm(r[:2]))  # no force along the slot
+        if element_of(case) in ("gear_pair", "rack_pinion"):  # the tooth force: tangent / along the rack
+            j = next(j for j in model.entities.joints if j.name == name_of(case))
+            r = ref[name_of(case)]
+            c1, c2 = (s.point_position(q, b, p) if b != "ground" else np.asarray(p[:2])
+                      for b, p in ((j.body1, j.point1), (j.body2, j.point2)))
+            phic = 0.0 if j.carrier == "ground" else q[3 * s.index[j.carrier] + 2]
+            u = np.array([[math.cos(phic), -math.sin(phic)], [math.sin(phic), math.cos(phic)]]) @ np.array(j.axis)
+            scale = 1e-12 * max(1.0, np.linalg.norm(r[:2]))
+            if element_of(case) == "gear_pair":  # perpendicular to the line of centres
+                assert abs((c2 - c1) @ r[:2]) < scale * np.linalg.norm(c2 - c1)
+            else:  # along the rack's axis
+                assert abs(u[0] * r[1] - u[1] * r[0]) < scale
+            assert np.linalg.norm(r[:2]) > 1e-3
+            if element_of(case) == "rack_pinion" and j.body2 != "ground":
+                assert abs(r[5]) < 1e-12  # about the rack's point: the force along the axis through it
 
 
 # ---- spatial types ------------------------------------------------------------------------------------------
@@ -371,7 +386,8 @@ def test_editor_places_every_type_from_its_palette_entry(section, type_):
         assert info.no_palette, f"{type_}: neither a palette entry nor where else it is created"
         return
     assert info.palette in placement.PALETTE, f"{type_}: palette kind {info.palette!r} missing in placement"
-    support = {"joint_angle": [REVOLUTE], "joint_distance": [PRISMATIC], "rotational_spring_damper": [REVOLUTE]}
+    support = {"joint_angle": [REVOLUTE], "joint_distance": [PRISMATIC], "rotational_spring_damper": [REVOLUTE],
+               "gear_pair": GEAR_REVOLUTES, "rack_pinion": [GEAR_REVOLUTES[0], RACK_SLIDE]}
     data = base_data()
     data["joints"] += copy.deepcopy(support.get(type_, []))
     model = model_from_data(data)
@@ -381,6 +397,11 @@ def test_editor_places_every_type_from_its_palette_entry(section, type_):
         a = placement.Attach("A", "p", sg.body("A").points["p"])
         b = placement.Attach("B", "q", sg.body("B").points["q"])
         result = placement.connect(model, info.palette, a, b)
+    elif info.palette in placement.COUPLING_KINDS:  # gears (issue 15): click the two joints they couple
+        first, second = (next(g for g in sg.joints if g.name == j["name"]) for j in support[type_])
+        pending = placement.place(model, sg, info.palette, first.p2, 0.05)
+        assert isinstance(pending, placement.Pending), pending
+        result = placement.complete(model, sg, pending, second.p2, 0.05)
     elif support.get(type_):
         result = placement.place(model, sg, info.palette, sg.joints[0].p2, 0.05)
     else:
@@ -410,6 +431,16 @@ def test_2d_drawing_has_a_record_for_every_planar_element(case):
             (x0, y0), (x1, y1) = rec.slot
             assert math.hypot(x1 - x0, y1 - y0) == pytest.approx(j["length"])
             assert ((x0 + x1) / 2, (y0 + y1) / 2) == pytest.approx(rec.p1)
+    if element_of(case) == "gear_pair":  # pitch circles about the gears' centres, the pitch point between them
+        j = GROUND_VARIANTS.get(case) or ELEMENT_ITEMS[case][2]
+        (c1, r1), (c2, r2) = rec.circles
+        assert (r1, r2) == (j["radius1"], j["radius2"]) and rec.p1 == c1
+        assert math.dist(rec.p2, c1) == pytest.approx(r1) and math.dist(rec.p2, c2) == pytest.approx(r2)
+    if element_of(case) == "rack_pinion":  # the pinion's pitch circle tangent to the rack's pitch line
+        (c, r), = rec.circles
+        (x0, y0), (x1, y1) = rec.rack
+        dist = abs((x1 - x0) * (c[1] - y0) - (y1 - y0) * (c[0] - x0)) / math.hypot(x1 - x0, y1 - y0)
+        assert dist == pytest.approx(r) and math.dist(rec.p2, c) == pytest.approx(r)
 
 
 def test_2d_drawing_of_spatial_joints():

@@ -337,7 +337,8 @@ def _coupling_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointG
 
 
 def _gear_drawing(sg: SceneGeometry, joints: dict[str, JointGeom], jg: JointGeom, j: dict[str, Any]) -> None:
-    """Gear pair: the two pitch circles about the gear centres (p1: gear 1's centre, p2: the pitch point).
+    """Gear pair: the two pitch circles about the gear centres where the carrier holds them (p1: gear 1's
+    centre, p2: the pitch point).
     Rack and pinion: the pinion's pitch circle and the rack's pitch line along the sliding axis, tangent to it
     on the rack's side (p1: the pinion's centre, p2: the pitch point). Nothing when the joints are missing."""
     g1, g2 = joints.get(jg.couples[0]), joints.get(jg.couples[1])
@@ -348,9 +349,9 @@ def _gear_drawing(sg: SceneGeometry, joints: dict[str, JointGeom], jg: JointGeom
         return
     carrier = common.pop()
 
-    def mounted(g: JointGeom) -> tuple[str, Vec2]:
-        return (g.body2, g.p2) if g.body1 == carrier else (g.body1, g.p1)
-    (b1, c1), (b2, c2) = mounted(g1), mounted(g2)
+    def mounted(g: JointGeom) -> tuple[str, Vec2, Vec2]:  # (body, its joint point, the carrier's point)
+        return (g.body2, g.p2, g.p1) if g.body1 == carrier else (g.body1, g.p1, g.p2)
+    (b1, _, c1), (b2, rack_point, c2) = mounted(g1), mounted(g2)  # centres: where the carrier holds them
     jg.body1, jg.body2, jg.p1 = b1, b2, c1
     if jg.type == "gear_pair":
         r1, r2 = float(j.get("radius1", 0.0)), float(j.get("radius2", 0.0))
@@ -367,7 +368,7 @@ def _gear_drawing(sg: SceneGeometry, joints: dict[str, JointGeom], jg: JointGeom
     rho = -r if j.get("side") == "left" else r
     pitch = (c1[0] + rho * u[1], c1[1] - rho * u[0])  # O - rho perp(u)
     jg.p2, jg.axis, jg.circles = pitch, u, ((c1, r),)
-    along = u[0] * (c2[0] - pitch[0]) + u[1] * (c2[1] - pitch[1])  # the rack's point along the pitch line
+    along = u[0] * (rack_point[0] - pitch[0]) + u[1] * (rack_point[1] - pitch[1])  # the rack's point along it
     half = max(4.0 * r, 0.2)
     mid = (pitch[0] + along * u[0], pitch[1] + along * u[1])
     jg.rack = ((mid[0] - half * u[0], mid[1] - half * u[1]), (mid[0] + half * u[0], mid[1] + half * u[1]))
