@@ -75,3 +75,32 @@ def test_gear_samples_draw(qtbot: Any, window: Any, ui: Any) -> None:
         assert records and all(r.circles for r in records)
         path = ui.save_screenshot(window, f"editor_{sample.replace('.json', '.png')}")
         assert ui.non_background_fraction(path) > 0.02
+
+
+@pytest.fixture
+def require_gl(qapp: Any) -> None:
+    from PySide6.QtGui import QOpenGLContext
+    plat = qapp.platformName()
+    if plat in ("offscreen", "minimal") or not QOpenGLContext().create():
+        pytest.skip(f"no usable OpenGL on QPA platform {plat!r}; run under Xvfb with QT_QPA_PLATFORM=xcb")
+
+
+@pytest.mark.parametrize("sample", ["gear_train.json", "rack_and_pinion.json"])
+def test_gear_samples_in_the_3d_view(qtbot: Any, require_gl: None, ui: Any, sample: str) -> None:
+    """The 3D view draws the pitch-circle rings (and the rack bar) with the bodies."""
+    from core.model import load_model
+    from gui.view3d.scene import SceneView
+    model = load_model(SAMPLES / sample)
+    system = compile_model(model)
+    view = SceneView()
+    qtbot.addWidget(view)
+    view.resize(640, 400)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_model(model, system, system.initial_guess())
+    view.reset_camera()
+    qtbot.wait(200)
+    out = Path(ui.save_screenshot(view, f"view3d_{sample.replace('.json', '.png')}"))
+    image = view.grabFramebuffer()
+    assert image.save(str(out))
+    assert ui.non_background_fraction(out) > 0.02
