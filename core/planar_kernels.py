@@ -114,11 +114,16 @@ class PlanarForces(NamedTuple):
 
 
 class PlanarReactions(NamedTuple):
-    """Reaction sites (``PlanarSystem._compile_reactions``): rows (padded with m), sign, body, arm (K, 2)."""
+    """Reaction sites (``PlanarSystem._compile_reactions``): rows (padded with m), sign, body, arm (K, 2);
+    gears (``PlanarSystem._radial_sites``): carrier index, unit radial n' in its frame (K, 2), tan(alpha) (0:
+    none) of the force along the pressure line."""
     rows: IntArray
     sign: FloatArray
     body: IntArray
     arm: FloatArray
+    radial_body: IntArray
+    radial_n: FloatArray
+    radial_tan: FloatArray
 
 
 FORCES_MASS_DIAGONAL = PlanarForces._fields.index("mass_diagonal")
@@ -404,7 +409,7 @@ def k_potential(q, geo, frc):  # noqa: ANN001, ANN201
 def k_reactions(q, C, lam, react):  # noqa: ANN001, ANN201
     """(n_constraints, 6) rows (Fx, Fy, 0, 0, 0, Mz): the force C_rows^T lambda on the reported body's (x, y, phi)
     times the sign, its moment moved from the centre of mass to the joint point (``PlanarSystem.reactions``)."""
-    rows, sign, body, arm = react  # PlanarReactions field order
+    rows, sign, body, arm, radial_body, radial_n, radial_tan = react  # PlanarReactions field order
     nc = rows.shape[0]
     m = C.shape[0]
     out = np.zeros((nc, 6))
@@ -424,4 +429,11 @@ def k_reactions(q, C, lam, react):  # noqa: ANN001, ANN201
         out[e, 0] = g0
         out[e, 1] = g1
         out[e, 5] = g2 - (ax * g1 - ay * g0)
+        if radial_tan[e] != 0.0:  # gears: F_t + tan(alpha) |F_t| A_c n' (along the pressure line)
+            rb = radial_body[e]
+            phc = q[3 * rb + 2] if 3 * rb < q.shape[0] else 0.0
+            cc, sc = math.cos(phc), math.sin(phc)
+            size = radial_tan[e] * math.sqrt(g0 * g0 + g1 * g1)
+            out[e, 0] += size * (cc * radial_n[e, 0] - sc * radial_n[e, 1])
+            out[e, 1] += size * (sc * radial_n[e, 0] + cc * radial_n[e, 1])
     return out

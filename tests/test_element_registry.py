@@ -326,21 +326,32 @@ def test_compiled_path_and_reactions_equal_numeric(case):
                 axis = np.array(j.axis) / np.linalg.norm(j.axis)
                 along = np.array([[math.cos(phi1), -math.sin(phi1)], [math.sin(phi1), math.cos(phi1)]]) @ axis
                 assert abs(along @ r[:2]) < 1e-12 * max(1.0, np.linalg.norm(r[:2]))  # no force along the slot
-        if element_of(case) in ("gear_pair", "rack_pinion"):  # the tooth force: tangent / along the rack
+        if element_of(case) in ("gear_pair", "rack_pinion"):  # the tooth force along the pressure line
             j = next(j for j in model.entities.joints if j.name == name_of(case))
             r = ref[name_of(case)]
             c1, c2 = (s.point_position(q, b, p) if b != "ground" else np.asarray(p[:2])
                       for b, p in ((j.body1, j.point1), (j.body2, j.point2)))
             phic = 0.0 if j.carrier == "ground" else q[3 * s.index[j.carrier] + 2]
-            u = np.array([[math.cos(phic), -math.sin(phic)], [math.sin(phic), math.cos(phic)]]) @ np.array(j.axis)
-            scale = 1e-12 * max(1.0, np.linalg.norm(r[:2]))
-            if element_of(case) == "gear_pair":  # perpendicular to the line of centres
-                assert abs((c2 - c1) @ r[:2]) < scale * np.linalg.norm(c2 - c1)
-            else:  # along the rack's axis
-                assert abs(u[0] * r[1] - u[1] * r[0]) < scale
-            assert np.linalg.norm(r[:2]) > 1e-3
+            turn = np.array([[math.cos(phic), -math.sin(phic)], [math.sin(phic), math.cos(phic)]])
+            u = turn @ np.array(j.axis)
+            # the tangential force F_t: C_rows^T lambda on the reported body's x, y, times the site's sign
+            info = next(c for c in s.constraints if c.name == name_of(case))
+            body = j.body2 if j.body2 != "ground" else j.body1
+            k = s.index[body]
+            ft = (C[list(info.rows)][:, 3 * k:3 * k + 2].T @ lam[list(info.rows)]) * (1 if body == j.body2 else -1)
+            scale = 1e-12 * max(1.0, np.linalg.norm(ft))
+            if element_of(case) == "gear_pair":  # F_t perpendicular to the line of centres
+                assert abs((c2 - c1) @ ft) < scale * np.linalg.norm(c2 - c1)
+                radial = u if not j.internal else -u  # pushes gear 2 away from gear 1
+            else:  # F_t along the rack's axis; the radial part pushes the rack away from the pinion
+                assert abs(u[0] * ft[1] - u[1] * ft[0]) < scale
+                eps = -1.0 if j.side == "left" else 1.0
+                radial = eps * np.array([u[1], -u[0]])
+            np.testing.assert_allclose(r[:2], ft + math.tan(j.pressure_angle) * np.linalg.norm(ft) * radial,
+                                       atol=1e-12 * max(1.0, np.linalg.norm(ft)))
+            assert np.linalg.norm(ft) > 1e-3
             if element_of(case) == "rack_pinion" and j.body2 != "ground":
-                assert abs(r[5]) < 1e-12  # about the rack's point: the force along the axis through it
+                assert abs(r[5]) < 1e-12  # about the rack's point: the tangential force along the axis through it
 
 
 # ---- spatial types ------------------------------------------------------------------------------------------

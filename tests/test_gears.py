@@ -14,6 +14,8 @@
   way, phi_pinion = +3 phi_ring.
 * Rack and pinion (sample_models/rack_and_pinion.json): x = r phi, a spring on the rack: the closed form
   x = -0.2 + 0.2 cos(w t), w^2 = k / (m_rack + J/r^2); the tooth force on the rack m x'' + k (x + 0.2).
+* The reported tooth force lies along the pressure line: its radial part is tan(alpha) |F_t| and pushes the
+  driven body away from its mate (towards an external gear's axle; away from the pinion for a rack).
 
 Tolerances: the simulations run at rtol 1e-11 / atol 1e-12 and the reference at rtol 1e-12, so the angles agree
 to ~1e-10 (measured below 1e-9); 1e-8 rad / 1e-8 m / 1e-8 N leave a margin of ~10 over integration error while
@@ -31,7 +33,6 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from core.elements.gear_pair import pressure_line_force
 from core.errors import ModelError
 from core.model import model_from_data
 from core.simulate import simulate
@@ -42,6 +43,7 @@ GEAR_TRAIN = ROOT / "sample_models" / "gear_train.json"
 RACK = ROOT / "sample_models" / "rack_and_pinion.json"
 TIGHT = {"rtol": 1e-11, "atol": 1e-12}
 G = 9.81
+TAN20 = math.tan(math.radians(20.0))  # the default pressure angle
 
 
 def reference(accel, t_end: float, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -91,25 +93,30 @@ def test_gear_train_against_the_minimal_coordinate_model():
     assert np.max(np.abs(tau23)) > 0.5  # a real load
     np.testing.assert_allclose(mesh23[:, 5], tau23, atol=1e-8)  # moment about the wheel's axle
     np.testing.assert_allclose(mesh23[:, 1], -tau23 / r3, atol=1e-8)  # tangential, at the pitch point x = 0.4
-    np.testing.assert_allclose(mesh23[:, 0], 0.0, atol=1e-8)
+    # radial part of the force along the pressure line: tan(20 deg) |F_t|, towards the wheel's axle (+x)
+    np.testing.assert_allclose(mesh23[:, 0], TAN20 * np.abs(tau23 / r3), atol=1e-8)
     np.testing.assert_allclose(mesh12[:, 5], tau12, atol=1e-8)
     np.testing.assert_allclose(mesh12[:, 1], -tau12 / r2, atol=1e-8)
+    np.testing.assert_allclose(mesh12[:, 0], TAN20 * np.abs(tau12 / r2), atol=1e-8)
     # the bearings carry the tooth forces: pinion axle = its weight + the reaction of the idler's teeth
     np.testing.assert_allclose(reaction(traj, "axle1")[:, 1], 1.0 * G + mesh12[:, 1], atol=1e-8)
     np.testing.assert_allclose(reaction(traj, "axle1")[:, 5], 0.0, atol=1e-8)
     assert np.allclose(phi3, column(traj, "wheel", "phi"), atol=1e-8)
 
 
-def test_pressure_line_force_of_the_wheel():
-    """Along the pressure line (20 degrees): |F| = |F_t| / cos(alpha), radial part towards the wheel's axle."""
-    traj = simulate(str(GEAR_TRAIN), t_end=0.5, dt=0.1)
-    ft = reaction(traj, "mesh23")[-1, :2]
-    pitch, centre = np.array([0.4, 0.0]), np.array([0.6, 0.0])
-    alpha = math.radians(20.0)
-    f = pressure_line_force(ft, centre - pitch, alpha)
-    assert np.linalg.norm(f) == pytest.approx(np.linalg.norm(ft) / math.cos(alpha), rel=1e-12)
-    assert f[0] == pytest.approx(abs(ft[1]) * math.tan(alpha), rel=1e-12) and f[1] == ft[1]
-    assert traj.system.model.entities.joint("mesh12").pressure_angle == pytest.approx(alpha)  # the default
+def test_tooth_force_is_reported_along_the_pressure_line():
+    """|F| = |F_t| / cos(alpha) with the angle the file gives (25 degrees here), 20 degrees by default."""
+    data = json.loads(GEAR_TRAIN.read_text())
+    alpha = math.radians(25.0)
+    data["joints"][4]["pressure_angle"] = alpha
+    traj = simulate(model_from_data(data), t_end=0.5, dt=0.1)
+    assert traj.status == Status.FINISHED, traj.message
+    f = reaction(traj, "mesh23")[-1]
+    ft = abs(f[5]) / 0.2  # the tangential force from the tooth torque about the wheel's axle
+    assert ft > 1.0
+    assert math.hypot(f[0], f[1]) == pytest.approx(ft / math.cos(alpha), rel=1e-12)
+    assert math.atan2(f[0], abs(f[1])) == pytest.approx(alpha, rel=1e-12)  # tilted towards the axle (+x)
+    assert traj.system.model.entities.joint("mesh12").pressure_angle == pytest.approx(math.radians(20.0))
 
 
 def ring_data() -> dict:
@@ -146,6 +153,7 @@ def test_internal_gearing_turns_both_gears_the_same_way():
     r = reaction(traj, "mesh")
     np.testing.assert_allclose(r[:, 5], tau, atol=1e-8)
     np.testing.assert_allclose(r[:, 1], tau / 0.1, atol=1e-8)
+    np.testing.assert_allclose(r[:, 0], -TAN20 * np.abs(tau / 0.1), atol=1e-8)  # towards the pinion's axle (-x)
     assert np.ptp(traj.frames.total) < 1e-8
 
 
@@ -163,7 +171,7 @@ def test_rack_and_pinion_against_the_closed_form():
     mesh = reaction(traj, "mesh")
     assert np.max(np.abs(tooth)) > 1.0
     np.testing.assert_allclose(mesh[:, 0], tooth, atol=1e-8)
-    np.testing.assert_allclose(mesh[:, 1], 0.0, atol=1e-8)
+    np.testing.assert_allclose(mesh[:, 1], -TAN20 * np.abs(tooth), atol=1e-8)  # pushes the rack away (-y)
     np.testing.assert_allclose(mesh[:, 5], 0.0, atol=1e-8)
     # the pinion's bearing takes the reaction of the rack's teeth and the pinion's weight
     np.testing.assert_allclose(reaction(traj, "axle")[:, 0], tooth, atol=1e-8)

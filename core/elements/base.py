@@ -45,10 +45,16 @@ class EditorInfo:
 class ReactionSite:
     """Where a constraint's reaction is reported: on ``body`` (never the ground), moment about body-frame
     ``point`` (None: about the centre of mass), multiplied by ``sign`` (-1: what it applies to the ground is
-    minus what it applies to ``body``)."""
+    minus what it applies to ``body``).
+
+    ``radial`` (gears, issue 15): (carrier, n', tan(alpha)) turns the reported force F_t (a tangential tooth
+    force) into the force along the pressure line, F = F_t + tan(alpha) |F_t| A_c n', n' a unit vector in the
+    carrier's frame (the moment is left as the tangential force's: the radial part passes through the gear's
+    centre)."""
     body: str
     point: Vec | None
     sign: float
+    radial: tuple[str, Vec, float] | None = None
 
 
 class ElementType:

@@ -8,12 +8,14 @@ Analysis of Mechanical Systems", sec. 9.3, with the line of centres measured fro
 checks that the revolutes share the carrier and that the centre distance equals r_1 + r_2 (external) or
 |r_1 - r_2| (internal) to 1e-6 relative.
 
-Reaction (the tooth force): lambda [N] is the tangential tooth force. It is reported on gear 2 (gear 1 when
-gear 2 is the ground, sign -1) as the force F_t = (Fx, Fy) the teeth of gear 1 apply to gear 2 at the pitch point
-P -- tangent to the pitch circles -- with its moment Mz about gear 2's centre (= the tooth torque on gear 2).
-The force along the pressure line (pressure angle alpha, ``pressure_angle`` [rad], default 20 degrees) is
-F = F_t + |F_t| tan(alpha) n, |F| = |F_t| / cos(alpha), with n the unit radial direction at P pushing the gears
-apart (on an external gear towards its centre, on a ring gear away from it): :func:`pressure_line_force`.
+Reaction (the tooth force): lambda [N] is the tangential tooth force F_t, the force the teeth of gear 1 apply
+to gear 2 at the pitch point P, tangent to the pitch circles (core/elements/primitives/gear_mesh.py). It is
+reported on gear 2 (on gear 1, sign -1, when gear 2 is the ground) along the pressure line (pressure angle alpha,
+``pressure_angle`` [rad], default 20 degrees): (Fx, Fy) = F = F_t + |F_t| tan(alpha) n, |F| = |F_t| / cos(alpha),
+n the unit radial direction that pushes gear 2 away from gear 1 (external gearing: along the line of centres
+from gear 1 to gear 2, i.e. towards gear 2's centre; internal: the opposite way), and Mz = the moment about gear
+2's centre (the tooth torque on gear 2; the radial part passes through the centre). See
+:class:`~core.elements.base.ReactionSite` (``radial``).
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from core.elements.base import EditorInfo, ElementType
+from core.elements.base import EditorInfo, ElementType, ReactionSite
 from core.elements.coupled_joints import joints_on_carrier
 from core.elements.primitives.gear_mesh import GearMeshSpec
 
@@ -59,6 +61,14 @@ class GearPair(ElementType):
         return replace(element, body1=g1.body, point1=g1.point, body2=g2.body, point2=g2.point, carrier=carrier,
                        axis=tuple(line / distance))
 
+    def reaction_site(self, element: Any, entities: Any) -> ReactionSite:
+        """The default site (gear 2 about its centre; gear 1, sign -1, when gear 2 is the ground) with the force
+        along the pressure line: the radial part pushes gear 2 away from gear 1 -- along the line of centres
+        from gear 1 to gear 2 for external gearing, the opposite way for internal gearing (carrier frame)."""
+        site = super().reaction_site(element, entities)
+        e = element.axis if not element.internal else (-element.axis[0], -element.axis[1])
+        return replace(site, radial=(element.carrier, tuple(e[:2]), math.tan(element.pressure_angle)))
+
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         rho2 = -element.radius2 if element.internal else element.radius2
         return [GearMeshSpec(element.body1, element.point1, element.body2, element.point2, element.carrier,
@@ -73,16 +83,6 @@ def pitch_point(centre1: Any, centre2: Any, radius1: float, radius2: float, inte
     if not internal:
         return c1 + radius1 * e
     return c1 + math.copysign(radius1, radius1 - radius2) * e
-
-
-def pressure_line_force(tangential: Any, radial: Any, pressure_angle: float) -> np.ndarray:
-    """The tooth force along the pressure line [N] from the tangential tooth force F_t (the reported reaction's
-    (Fx, Fy)) on a gear or rack: F = F_t + |F_t| tan(alpha) n, n = ``radial`` normalised, the direction in which
-    the teeth push that body apart from its mate (on an external gear: from the pitch point towards its centre;
-    on a ring gear: away from its centre; on a rack: away from the pinion); |F| = |F_t| / cos(alpha)."""
-    ft = np.asarray(tangential, float)[:2]
-    n = np.asarray(radial, float)[:2]
-    return ft + np.linalg.norm(ft) * math.tan(pressure_angle) * n / np.linalg.norm(n)
 
 
 ELEMENT = GearPair()

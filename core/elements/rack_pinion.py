@@ -11,12 +11,11 @@ u is the prismatic joint's axis, taken into the carrier's frame (the axis is in 
 turned by -angle when the carrier is its body2); the resolved element keeps it in ``axis`` and the held angle
 phi_rack - phi_carrier in ``angle`` (for drawing).
 
-Reaction (the tooth force): lambda [N] is the tooth force along the rack's axis. It is reported on the rack (at
-its prismatic-joint point; on the pinion at its centre, sign -1, when the rack is the ground): (Fx, Fy) = lambda u,
-the tangential tooth force the pinion applies to the rack, Mz = 0 about that point. Along the pressure line
-(``pressure_angle`` alpha, default 20 degrees) the force on the rack is F = F_t + |F_t| tan(alpha) n, n the unit
-normal of the axis pointing away from the pinion, |F| = |F_t| / cos(alpha)
-(:func:`core.elements.gear_pair.pressure_line_force`).
+Reaction (the tooth force): lambda [N] is the tangential tooth force F_t = lambda u the pinion applies to the
+rack. It is reported on the rack (at its prismatic-joint point; on the pinion at its centre, sign -1, when the
+rack is the ground) along the pressure line (``pressure_angle`` alpha, default 20 degrees): (Fx, Fy) = F_t +
+|F_t| tan(alpha) n, |F| = |F_t| / cos(alpha), n the unit normal of the axis pointing away from the pinion; Mz =
+the tangential force's moment about the reported point (0 on the rack).
 """
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from core.elements.base import EditorInfo, ElementType
+from core.elements.base import EditorInfo, ElementType, ReactionSite
 from core.elements.coupled_joints import joints_on_carrier
 from core.elements.primitives.rack_mesh import RackMeshSpec
 
@@ -56,6 +55,15 @@ class RackPinion(ElementType):
         turn = slide.angle if slide.body1 == carrier else -slide.angle  # phi_rack - phi_carrier, held
         return replace(element, body1=pinion.body, point1=pinion.point, body2=rack.body, point2=rack.point,
                        carrier=carrier, axis=(ax[0] / norm, ax[1] / norm), angle=turn)
+
+    def reaction_site(self, element: Any, entities: Any) -> ReactionSite:
+        """The default site (the rack at its point; the pinion at its centre, sign -1, when the rack is the
+        ground) with the force along the pressure line: the radial part pushes the rack away from the pinion,
+        -eps perp(u) in the carrier's frame (eps = +1 on the right, -1 on the left)."""
+        site = super().reaction_site(element, entities)
+        eps = -1.0 if element.side == "left" else 1.0
+        away = (eps * element.axis[1], -eps * element.axis[0])
+        return replace(site, radial=(element.carrier, away, math.tan(element.pressure_angle)))
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         rho = element.radius if element.side != "left" else -element.radius

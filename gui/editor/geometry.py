@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from core.elements import element_type
+from core.elements.gear_pair import pitch_point
 from core.model import GROUND, Model
 
 Vec2 = tuple[float, float]
@@ -355,10 +356,9 @@ def _gear_drawing(sg: SceneGeometry, joints: dict[str, JointGeom], jg: JointGeom
     jg.body1, jg.body2, jg.p1 = b1, b2, c1
     if jg.type == "gear_pair":
         r1, r2 = float(j.get("radius1", 0.0)), float(j.get("radius2", 0.0))
-        d = math.dist(c1, c2) or 1.0
-        e = ((c2[0] - c1[0]) / d, (c2[1] - c1[1]) / d)
-        t = r1 if not j.get("internal") else math.copysign(r1, r1 - r2)
-        jg.p2 = (c1[0] + t * e[0], c1[1] + t * e[1])
+        if c1 != c2:
+            x, y = pitch_point(c1, c2, r1, r2, bool(j.get("internal", False)))
+            jg.p2 = (float(x), float(y))
         jg.circles = ((c1, r1), (c2, r2))
         return
     r = float(j.get("radius", 0.0))
