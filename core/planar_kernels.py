@@ -10,7 +10,9 @@ perp(a) = (-a_y, a_x) = B(phi) s'.
   point coincidence  r_i + A_i s_i - r_j - A_j s_j;
   point-line         v^T d - f(t),  v = A_i v'_i,  d = r_j + A_j s_j - r_i - A_i s_i;
   relative angle     phi_j - phi_i - f(t);   coordinate driver  q_k - f(t);
-  knife edge row     n^T (r' + perp(A s') phi') = 0,  n = A n'.
+  knife edge row     n^T (r' + perp(A s') phi') = 0,  n = A n';
+  gear mesh          r_1 (phi_i - phi_c) + rho_2 (phi_j - phi_c) - (r_1 + rho_2) atan2(e x d, e . d),  e = A_c e';
+  rack mesh          u^T (P_b - O_p) - rho (phi_p - phi_c) - s_0,  u = A_c u'.
 * :func:`k_velocity_terms`: h(q, q', t) (gravity, spring-dampers, rotational spring-dampers, applied forces and
   torques), eta = C' q' + xi' (-gamma for the holonomic rows, eq. (3.11) of [003] with f''(t)), and the
   power of the non-conservative forces P_nc (dampers, applied loads).
