@@ -199,3 +199,79 @@ def test_bad_references_name_the_json_path(change, pointer, words):
         model_from_data(copy.deepcopy(data), "gear_train.json")
     text = str(info.value)
     assert pointer in text and words in text and "gear_train.json" in text, text
+
+
+# ---- moving carriers: the pitch points do not slip (a check from the bodies' velocities alone) ------------------
+def body(name: str, mass: float, inertia: float, com: list[float], pose: list[float]) -> dict:
+    return {"name": name, "mass": mass, "inertia": inertia, "com": com, "points": {"o": [0.0, 0.0]},
+            "initial": {"x": pose[0], "y": pose[1], "phi": pose[2]}}
+
+
+def model_with(bodies: list[dict], joints: list[dict]) -> dict:
+    return {"format": "mechanism-studio-model", "version": 1, "name": "carrier", "kind": "planar",
+            "gravity": [0.0, -G], "bodies": bodies, "joints": joints}
+
+
+def material_velocity(traj, q: np.ndarray, v: np.ndarray, name: str, p: np.ndarray) -> np.ndarray:
+    """Velocity [m/s] of the material point of body ``name`` at world point p (the ground: 0)."""
+    if name == "ground":
+        return np.zeros(2)
+    k = traj.system.index[name]
+    return v[3 * k:3 * k + 2] + v[3 * k + 2] * np.array([-(p - q[3 * k:3 * k + 2])[1], (p - q[3 * k:3 * k + 2])[0]])
+
+
+def test_planet_rolls_inside_a_fixed_ring_without_slipping():
+    """A fixed ring gear (r = 0.3 m, the ground, gear 1), a carrier arm swinging about its centre and a planet
+    (r = 0.1 m) on the arm, internal gearing: at the pitch point (on the ring, beyond the planet's centre) the
+    planet's material point is at rest, like the ring's. Tolerance 1e-9 m/s: the velocity constraint holds to
+    the drift correction's ~1e-12; a wrong sign or pitch point gives the planet's speed (~1 m/s)."""
+    data = model_with([body("arm", 1.0, 0.01, [0.1, 0.0], [0.0, 0.0, 0.0]),
+                       body("planet", 0.5, 0.0025, [0.0, 0.0], [0.2, 0.0, 0.0])],
+                      [{"name": "hub", "type": "revolute", "body1": "ground", "point1": [0.0, 0.0], "body2": "arm",
+                        "point2": "o"},
+                       {"name": "pin", "type": "revolute", "body1": "arm", "point1": [0.2, 0.0], "body2": "planet",
+                        "point2": "o"},
+                       {"name": "mesh", "type": "gear_pair", "joint1": "hub", "joint2": "pin", "radius1": 0.3,
+                        "radius2": 0.1, "internal": True}])
+    traj = simulate(model_from_data(data), t_end=2.0, dt=0.05, **TIGHT)
+    assert traj.status == Status.FINISHED, traj.message
+    assert np.ptp(column(traj, "arm", "phi")) > 1.0
+    for q, v in zip(traj.frames.q, traj.frames.v):
+        centre = q[3 * traj.system.index["planet"]:3 * traj.system.index["planet"] + 2]
+        pitch = 0.3 * centre / np.linalg.norm(centre)
+        assert np.linalg.norm(material_velocity(traj, q, v, "planet", pitch)) < 1e-9
+    # the planet turns backwards: phi_planet = (1 - r1/r2) phi_arm = -2 phi_arm
+    np.testing.assert_allclose(column(traj, "planet", "phi"), -2.0 * column(traj, "arm", "phi"), atol=1e-9)
+    assert np.ptp(traj.frames.total) < 1e-8
+
+
+@pytest.mark.parametrize("slide_on", ["arm", "rack"])
+def test_rack_on_a_swinging_arm_rolls_on_a_fixed_pinion(slide_on):
+    """A fixed pinion (r = 0.1 m, the ground) and an arm swinging about its centre carrying a rack below its axis
+    (on the right of +x): the rack rolls on the pinion, so its material point at the pitch point P = O - r
+    perp(u) is at rest. The prismatic joint is given either on the arm (body1) or on the rack (body1, its axis
+    in the rack's frame turned by 0.3 rad), which must give the same motion."""
+    rack_phi = 0.0 if slide_on == "arm" else -0.3
+    if slide_on == "arm":
+        slide = {"name": "slide", "type": "prismatic", "body1": "arm", "point1": [0.0, -0.1], "body2": "rack",
+                 "point2": "o", "axis": [1.0, 0.0], "angle": 0.0}
+    else:
+        slide = {"name": "slide", "type": "prismatic", "body1": "rack", "point1": "o", "body2": "arm",
+                 "point2": [0.3, -0.1], "axis": [math.cos(0.3), math.sin(0.3)], "angle": 0.3}
+    data = model_with([body("arm", 1.0, 0.05, [0.3, 0.0], [0.0, 0.0, 0.0]),
+                       body("rack", 0.5, 0.004, [0.0, 0.0], [0.3, -0.1, rack_phi])],
+                      [{"name": "hub", "type": "revolute", "body1": "ground", "point1": [0.0, 0.0], "body2": "arm",
+                        "point2": "o"}, slide,
+                       {"name": "mesh", "type": "rack_pinion", "joint1": "hub", "joint2": "slide", "radius": 0.1,
+                        "offset": 0.3}])
+    traj = simulate(model_from_data(data), t_end=1.5, dt=0.05, **TIGHT)
+    assert traj.status == Status.FINISHED, traj.message
+    beta = column(traj, "arm", "phi")
+    assert np.ptp(beta) > 0.5
+    for q, v, b in zip(traj.frames.q, traj.frames.v, beta):
+        pitch = 0.1 * np.array([math.sin(b), -math.cos(b)])  # O - r perp(u), u = (cos b, sin b)
+        assert np.linalg.norm(material_velocity(traj, q, v, "rack", pitch)) < 1e-9
+    k = traj.system.index["rack"]
+    travel = traj.frames.q[:, 3 * k] * np.cos(beta) + traj.frames.q[:, 3 * k + 1] * np.sin(beta)
+    np.testing.assert_allclose(travel, 0.3 - 0.1 * beta, atol=1e-9)  # s = -r beta + 0.3 along the arm
+    assert np.ptp(traj.frames.total) < 1e-8
