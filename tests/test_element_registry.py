@@ -198,12 +198,12 @@ def test_every_schema_type_has_its_element_module_with_schema_fields():
 
 def test_unknown_type_fails_loudly_naming_it_and_the_valid_ones():
     with pytest.raises(UnknownNameError) as info:
-        element_type("gear_pair", "joints")
-    assert "gear_pair" in str(info.value) and "revolute" in str(info.value) and "pin_in_slot" in str(info.value)
+        element_type("worm_gear", "joints")
+    assert "worm_gear" in str(info.value) and "revolute" in str(info.value) and "pin_in_slot" in str(info.value)
     # a type that reaches the compiler without the loader (e.g. a new schema type nobody registered) is refused
     data = fixture_data("revolute")
-    data["joints"][0]["type"] = "gear_pair"
-    with pytest.raises(UnknownNameError, match="gear_pair"):
+    data["joints"][0]["type"] = "worm_gear"
+    with pytest.raises(UnknownNameError, match="worm_gear"):
         compile_model(Model(data))
 
 
