@@ -10,7 +10,9 @@ perp(a) = (-a_y, a_x) = B(phi) s'.
   point coincidence  r_i + A_i s_i - r_j - A_j s_j;
   point-line         v^T d - f(t),  v = A_i v'_i,  d = r_j + A_j s_j - r_i - A_i s_i;
   relative angle     phi_j - phi_i - f(t);   coordinate driver  q_k - f(t);
-  knife edge row     n^T (r' + perp(A s') phi') = 0,  n = A n'.
+  knife edge row     n^T (r' + perp(A s') phi') = 0,  n = A n';
+  gear mesh          r_1 (phi_i - phi_c) + rho_2 (phi_j - phi_c) - (r_1 + rho_2) atan2(e x d, e . d),  e = A_c e';
+  rack mesh          u^T (P_b - O_p) - rho (phi_p - phi_c) - s_0,  u = A_c u'.
 * :func:`k_velocity_terms`: h(q, q', t) (gravity, spring-dampers, rotational spring-dampers, applied forces and
   torques), eta = C' q' + xi' (-gamma for the holonomic rows, eq. (3.11) of [003] with f''(t)), and the
   power of the non-conservative forces P_nc (dampers, applied loads).
@@ -67,10 +69,27 @@ class PlanarGeometry(NamedTuple):
     kn_b: IntArray
     kn_s: FloatArray
     kn_n: FloatArray
+    gm_r: IntArray  # gear mesh (gear_mesh.py): row, gear bodies, carrier, centres, unit line of centres in the
+    gm_bi: IntArray  # carrier's frame, (r_1, rho_2) pitch radii
+    gm_bj: IntArray
+    gm_bc: IntArray
+    gm_si: FloatArray
+    gm_sj: FloatArray
+    gm_e: FloatArray
+    gm_radii: FloatArray
+    rk_r: IntArray  # rack mesh (rack_mesh.py): row, carrier, pinion, rack, unit axis (carrier frame), pinion
+    rk_bc: IntArray  # centre, rack point, (0, rho)
+    rk_bp: IntArray
+    rk_bb: IntArray
+    rk_u: FloatArray
+    rk_sp: FloatArray
+    rk_sb: FloatArray
+    rk_rho: FloatArray
 
 
 #: fields of PlanarGeometry that hold (K, 2) body vectors (the others after mh: (K,) int64 indices)
 GEOMETRY_VECTORS = frozenset({"co_si", "co_sj", "pl_si", "pl_sj", "pl_vi", "kn_s", "kn_n"})
+GEOMETRY_VECTORS = GEOMETRY_VECTORS | {"gm_si", "gm_sj", "gm_e", "gm_radii", "rk_u", "rk_sp", "rk_sb", "rk_rho"}
 GEO_NB = PlanarGeometry._fields.index("nb")
 GEO_MH = PlanarGeometry._fields.index("mh")
 
@@ -97,11 +116,16 @@ class PlanarForces(NamedTuple):
 
 
 class PlanarReactions(NamedTuple):
-    """Reaction sites (``PlanarSystem._compile_reactions``): rows (padded with m), sign, body, arm (K, 2)."""
+    """Reaction sites (``PlanarSystem._compile_reactions``): rows (padded with m), sign, body, arm (K, 2);
+    gears (``PlanarSystem._radial_sites``): carrier index, unit radial n' in its frame (K, 2), tan(alpha) (0:
+    none) of the force along the pressure line."""
     rows: IntArray
     sign: FloatArray
     body: IntArray
     arm: FloatArray
+    radial_body: IntArray
+    radial_n: FloatArray
+    radial_tan: FloatArray
 
 
 FORCES_MASS_DIAGONAL = PlanarForces._fields.index("mass_diagonal")
@@ -160,7 +184,9 @@ def _put(C, r, col, val):  # noqa: ANN001, ANN201
 def k_position_terms(q, geo, fval):  # noqa: ANN001, ANN201
     """(C (m, n), Phi (m_h,)) at q; fval (m_h,) the f(t) of every holonomic row (0 where there is none)."""
     (nb, m, mh, co_rx, co_ry, co_bi, co_bj, co_si, co_sj, pl_r, pl_bi, pl_bj, pl_si, pl_sj, pl_vi,
-     an_r, an_bi, an_bj, cd_r, cd_k, kn_r, kn_b, kn_s, kn_n) = geo
+     an_r, an_bi, an_bj, cd_r, cd_k, kn_r, kn_b, kn_s, kn_n,
+     gm_r, gm_bi, gm_bj, gm_bc, gm_si, gm_sj, gm_e, gm_radii,
+     rk_r, rk_bc, rk_bp, rk_bb, rk_u, rk_sp, rk_sb, rk_rho) = geo
     n = 3 * nb
     c, s = _trig(q, nb)
     qe = _ext(q, nb)
@@ -210,6 +236,42 @@ def k_position_terms(q, geo, fval):  # noqa: ANN001, ANN201
         C[r, 3 * b] = nx
         C[r, 3 * b + 1] = ny
         C[r, 3 * b + 2] = -nx * ay + ny * ax  # n . perp(A s')
+    for e in range(gm_r.shape[0]):  # gear mesh: r_1 (phi_i - phi_c) + rho_2 (phi_j - phi_c) - k delta
+        i, j, cb, r = gm_bi[e], gm_bj[e], gm_bc[e], gm_r[e]
+        r1, rho2 = gm_radii[e, 0], gm_radii[e, 1]
+        k = r1 + rho2
+        aix, aiy = _rot(c, s, i, gm_si, e)
+        ajx, ajy = _rot(c, s, j, gm_sj, e)
+        ex, ey = _rot(c, s, cb, gm_e, e)
+        dx = qe[3 * j] + ajx - qe[3 * i] - aix
+        dy = qe[3 * j + 1] + ajy - qe[3 * i + 1] - aiy
+        pc = qe[3 * cb + 2]
+        phi[r] = (r1 * (qe[3 * i + 2] - pc) + rho2 * (qe[3 * j + 2] - pc)
+                  - k * math.atan2(ex * dy - ey * dx, ex * dx + ey * dy))
+        d2 = dx * dx + dy * dy
+        gx, gy = -k * dy / d2, k * dx / d2  # k perp(d) / |d|^2
+        _put(C, r, 3 * i, gx)
+        _put(C, r, 3 * i + 1, gy)
+        _put(C, r, 3 * j, -gx)
+        _put(C, r, 3 * j + 1, -gy)
+        _put(C, r, 3 * i + 2, r1 + (-gx * aiy + gy * aix))  # r_1 + k g . perp(a_i)
+        _put(C, r, 3 * j + 2, rho2 - (-gx * ajy + gy * ajx))
+    for e in range(rk_r.shape[0]):  # rack mesh: u . (P_b - O_p) - rho (phi_p - phi_c) - s_0
+        cb, p, b, r = rk_bc[e], rk_bp[e], rk_bb[e], rk_r[e]
+        rho = rk_rho[e, 1]
+        apx, apy = _rot(c, s, p, rk_sp, e)
+        abx, aby = _rot(c, s, b, rk_sb, e)
+        ux, uy = _rot(c, s, cb, rk_u, e)
+        dx = qe[3 * b] + abx - qe[3 * p] - apx
+        dy = qe[3 * b + 1] + aby - qe[3 * p + 1] - apy
+        phi[r] = ux * dx + uy * dy - rho * (qe[3 * p + 2] - qe[3 * cb + 2]) - fval[r]
+        _put(C, r, 3 * b, ux)
+        _put(C, r, 3 * b + 1, uy)
+        _put(C, r, 3 * p, -ux)
+        _put(C, r, 3 * p + 1, -uy)
+        _put(C, r, 3 * b + 2, -ux * aby + uy * abx)  # u . perp(a_b)
+        _put(C, r, 3 * p + 2, -(-ux * apy + uy * apx) - rho)
+        _put(C, r, 3 * cb + 2, (-uy * dx + ux * dy) + rho)  # perp(u) . d + rho
     return C, phi
 
 
@@ -217,7 +279,9 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
     """(h (n,), eta (m,), P_nc [W]) at (q, q'); faccel (m_h,) the f''(t) of every holonomic row, load_f (L, 2)
     the applied forces [N], torque (T,) the applied torques [N m] at t."""
     (nb, m, mh, co_rx, co_ry, co_bi, co_bj, co_si, co_sj, pl_r, pl_bi, pl_bj, pl_si, pl_sj, pl_vi,
-     an_r, an_bi, an_bj, cd_r, cd_k, kn_r, kn_b, kn_s, kn_n) = geo
+     an_r, an_bi, an_bj, cd_r, cd_k, kn_r, kn_b, kn_s, kn_n,
+     gm_r, gm_bi, gm_bj, gm_bc, gm_si, gm_sj, gm_e, gm_radii,
+     rk_r, rk_bc, rk_bp, rk_bb, rk_u, rk_sp, rk_sb, rk_rho) = geo
     (Md, h0, sp_b1, sp_b2, sp_s1, sp_s2, sp_k, sp_c, sp_l0, rt_b1, rt_b2, rt_k, rt_c, rt_th0, ld_b, ld_s,
      tq_b) = frc
     n = 3 * nb
@@ -258,6 +322,31 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
         bnx, bny = -ny, nx  # perp(n)
         eta[kn_r[e]] = (w * (bnx * ve[3 * b] + bny * ve[3 * b + 1])
                         + w * w * ((bnx * -ay + bny * ax) - (nx * ax + ny * ay)))
+    for e in range(gm_r.shape[0]):  # gear mesh: eta = -gamma (gear_mesh.py)
+        i, j = gm_bi[e], gm_bj[e]
+        wi, wj = ve[3 * i + 2], ve[3 * j + 2]
+        aix, aiy = _rot(c, s, i, gm_si, e)
+        ajx, ajy = _rot(c, s, j, gm_sj, e)
+        dx = qe[3 * j] + ajx - qe[3 * i] - aix
+        dy = qe[3 * j + 1] + ajy - qe[3 * i + 1] - aiy
+        ddx = ve[3 * j] - ajy * wj - ve[3 * i] + aiy * wi
+        ddy = ve[3 * j + 1] + ajx * wj - ve[3 * i + 1] - aix * wi
+        cx, cy = aix * wi * wi - ajx * wj * wj, aiy * wi * wi - ajy * wj * wj
+        d2 = dx * dx + dy * dy
+        k = gm_radii[e, 0] + gm_radii[e, 1]
+        eta[gm_r[e]] = -k * ((dx * cy - dy * cx) / d2 - 2.0 * (dx * ddy - dy * ddx) * (dx * ddx + dy * ddy) / (d2 * d2))
+    for e in range(rk_r.shape[0]):  # rack mesh: eta = -gamma (rack_mesh.py)
+        cb, p, b, r = rk_bc[e], rk_bp[e], rk_bb[e], rk_r[e]
+        wc, wp, wb = ve[3 * cb + 2], ve[3 * p + 2], ve[3 * b + 2]
+        apx, apy = _rot(c, s, p, rk_sp, e)
+        abx, aby = _rot(c, s, b, rk_sb, e)
+        ux, uy = _rot(c, s, cb, rk_u, e)
+        dx = qe[3 * b] + abx - qe[3 * p] - apx
+        dy = qe[3 * b + 1] + aby - qe[3 * p + 1] - apy
+        ddx = ve[3 * b] - aby * wb - ve[3 * p] + apy * wp
+        ddy = ve[3 * b + 1] + abx * wb - ve[3 * p + 1] - apx * wp
+        eta[r] = -(wc * wc * (ux * dx + uy * dy) - 2.0 * wc * (-uy * ddx + ux * ddy)
+                   + ux * (abx * wb * wb - apx * wp * wp) + uy * (aby * wb * wb - apy * wp * wp)) - faccel[r]
     # applied forces
     he = np.zeros(n + 3)
     he[:n] = h0
@@ -322,7 +411,7 @@ def k_potential(q, geo, frc):  # noqa: ANN001, ANN201
 def k_reactions(q, C, lam, react):  # noqa: ANN001, ANN201
     """(n_constraints, 6) rows (Fx, Fy, 0, 0, 0, Mz): the force C_rows^T lambda on the reported body's (x, y, phi)
     times the sign, its moment moved from the centre of mass to the joint point (``PlanarSystem.reactions``)."""
-    rows, sign, body, arm = react  # PlanarReactions field order
+    rows, sign, body, arm, radial_body, radial_n, radial_tan = react  # PlanarReactions field order
     nc = rows.shape[0]
     m = C.shape[0]
     out = np.zeros((nc, 6))
@@ -342,4 +431,11 @@ def k_reactions(q, C, lam, react):  # noqa: ANN001, ANN201
         out[e, 0] = g0
         out[e, 1] = g1
         out[e, 5] = g2 - (ax * g1 - ay * g0)
+        if radial_tan[e] != 0.0:  # gears: F_t + tan(alpha) |F_t| A_c n' (along the pressure line)
+            rb = radial_body[e]
+            phc = q[3 * rb + 2] if 3 * rb < q.shape[0] else 0.0
+            cc, sc = math.cos(phc), math.sin(phc)
+            size = radial_tan[e] * math.sqrt(g0 * g0 + g1 * g1)
+            out[e, 0] += size * (cc * radial_n[e, 0] - sc * radial_n[e, 1])
+            out[e, 1] += size * (sc * radial_n[e, 0] + cc * radial_n[e, 1])
     return out

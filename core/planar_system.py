@@ -292,6 +292,11 @@ class PlanarSystem(ConstrainedSystem):
             if e.site.point is not None:
                 arm = rotate(np.array([q[3 * k + 2]]), np.array([self._local(e.site.body, e.site.point)]))[0]
                 moment = moment - (arm[0] * force[1] - arm[1] * force[0])
+            if e.site.radial is not None:  # gears: the force along the pressure line (ReactionSite)
+                carrier, normal, tan_alpha = e.site.radial
+                phi_c = 0.0 if carrier == GROUND else q[3 * self.index[carrier] + 2]
+                n = rotate(np.array([phi_c]), np.array([normal[:2]], float))[0]
+                force = force + tan_alpha * np.hypot(force[0], force[1]) * n
             out[c.name] = np.array([force[0], force[1], 0.0, 0.0, 0.0, moment])
         return out
 
@@ -356,6 +361,7 @@ class PlanarSystem(ConstrainedSystem):
         self._cache_q: tuple | None = None  # (q bytes, (cos, sin, ax, ay)) of the last q
         self._cache_C: tuple | None = None  # (q bytes, C) of the last q (C is independent of t here)
         self._react = None
+        self._radial: tuple | None = None  # gears' pressure-line data (_radial_sites)
 
     def _rot(self, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         """cos, sin of every body angle (ground appended: 1, 0) and the rotated points A s' of the point
@@ -523,7 +529,27 @@ class PlanarSystem(ConstrainedSystem):
         moment = g[:, 2] - (ax * g[:, 1] - ay * g[:, 0])
         out = np.zeros((len(names), 6))
         out[:, 0], out[:, 1], out[:, 5] = g[:, 0], g[:, 1], moment
+        rb, rn, rt = self._radial_sites()
+        if rt.any():  # gears: the force along the pressure line (ReactionSite.radial)
+            cb, sb = c[rb], s[rb]
+            size = rt * np.hypot(g[:, 0], g[:, 1])
+            out[:, 0] += size * (cb * rn[:, 0] - sb * rn[:, 1])
+            out[:, 1] += size * (sb * rn[:, 0] + cb * rn[:, 1])
         return dict(zip(names, out))
+
+    def _radial_sites(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(carrier index (nc,), unit n' in the carrier's frame (nc, 2), tan(alpha) (nc,)) of every constraint's
+        ReactionSite.radial (gears; tan = 0 elsewhere), build-once data."""
+        R = self._radial
+        if R is None:  # build-once data (see "Sharing" in the module docstring)
+            nc = len(self.entries)
+            body, normal, tan = np.full(nc, self.nb, np.int64), np.zeros((nc, 2)), np.zeros(nc)
+            for i, e in enumerate(self.entries):
+                if e.site.radial is not None:
+                    carrier, n, t = e.site.radial
+                    body[i], normal[i], tan[i] = self.index[carrier], n[:2], t
+            R = self._radial = (body, normal, tan)
+        return R
 
     def _compile_reactions(self) -> tuple:
         """(rows, cols, sign, body, arm, names) of every constraint from its element's reaction site: its rows
@@ -571,7 +597,7 @@ class PlanarSystem(ConstrainedSystem):
                            f1(self.rot_theta0), i8([b for b, _, _ in self.loads]), f2([s for _, s, _ in self.loads]),
                            i8([b for b, _ in self.torques]))
         rows, cols, sign, body, arm, _ = self._compile_reactions()
-        react = PlanarReactions(np.ascontiguousarray(rows), f1(sign), i8(body), f2(arm))
+        react = PlanarReactions(np.ascontiguousarray(rows), f1(sign), i8(body), f2(arm), *self._radial_sites())
         # time functions: one evaluator for the rheonomic rows, the load components and the torques
         fval = np.zeros(self.m_holonomic)
         timed: list[tuple[int, Any]] = []

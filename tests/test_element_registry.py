@@ -111,18 +111,50 @@ ELEMENT_ITEMS: dict[str, tuple[str, list[dict[str, Any]], dict[str, Any]]] = {
     "applied_torque": ("forces", [], {"name": "Tq", "type": "applied_torque", "body": "A",
                                       "torque": {"type": "expression", "expression": "sin(t)"}}),
 }
+# gears (issue 15): gear 1 = A and gear 2 = B on revolutes to the ground (carrier), centres 0.5 m apart;
+# pinion A on a ground revolute, rack B on a ground prismatic
+GEAR_REVOLUTES = [{"name": "RA", "type": "revolute", "body1": "ground", "point1": [0.0, 0.0], "body2": "A",
+                   "point2": "p"},
+                  {"name": "RB", "type": "revolute", "body1": "B", "point1": "q", "body2": "ground",
+                   "point2": [0.3, 0.4]}]
+RACK_SLIDE = {"name": "PB", "type": "prismatic", "body1": "ground", "point1": [0.0, -0.3], "body2": "B",
+              "point2": "q", "axis": [0.8, 0.6], "angle": -0.7}
+ELEMENT_ITEMS.update({
+    "gear_pair": ("joints", GEAR_REVOLUTES, {"name": "GP", "type": "gear_pair", "joint1": "RA", "joint2": "RB",
+                                             "radius1": 0.2, "radius2": 0.3, "pressure_angle": 0.35}),
+    "rack_pinion": ("joints", [GEAR_REVOLUTES[0], RACK_SLIDE],
+                    {"name": "RP", "type": "rack_pinion", "joint1": "RA", "joint2": "PB", "radius": 0.25,
+                     "offset": 0.1}),
+})
 #: the same types attached to the ground (other reaction sites and ground columns)
 GROUND_VARIANTS = {
     "revolute_on_ground": {"name": "RG", "type": "revolute", "body1": "A", "point1": "q", "body2": "ground",
                            "point2": "G"},
     "pin_in_ground_slot": {"name": "SG", "type": "pin_in_slot", "body1": "ground", "point1": "G", "body2": "A",
                            "point2": "p", "axis": [1.0, 0.5]},
+    # a ring gear fixed to the ground (gear 1) and a planet B on the moving carrier A (internal gearing)
+    "gear_pair_ring_on_ground": {"name": "GR", "type": "gear_pair", "joint1": "RC", "joint2": "RD", "radius1": 0.8,
+                                 "radius2": 0.3, "internal": True},
+    # the pinion fixed to the ground, the rack B sliding on the moving carrier A (prismatic body1 = the rack)
+    "rack_on_moving_carrier": {"name": "RM", "type": "rack_pinion", "joint1": "RC", "joint2": "PA",
+                               "radius": 0.2, "side": "left"},
+}
+#: joints the ground variants rely on
+VARIANT_SUPPORT = {
+    "gear_pair_ring_on_ground": [
+        {"name": "RC", "type": "revolute", "body1": "ground", "point1": [0.0, 0.0], "body2": "A", "point2": [0.0, 0.0]},
+        {"name": "RD", "type": "revolute", "body1": "A", "point1": [0.5, 0.0], "body2": "B", "point2": "q"}],
+    "rack_on_moving_carrier": [
+        {"name": "RC", "type": "revolute", "body1": "ground", "point1": [0.0, 0.0], "body2": "A", "point2": [0.0, 0.0]},
+        {"name": "PA", "type": "prismatic", "body1": "B", "point1": "p", "body2": "A", "point2": "q",
+         "axis": [0.6, 0.8], "angle": 0.4}],
 }
 
 
 def fixture_data(type_: str, with_element: bool = True) -> dict[str, Any]:
     data = base_data()
     if type_ in GROUND_VARIANTS:
+        data["joints"] += copy.deepcopy(VARIANT_SUPPORT.get(type_, []))
         if with_element:
             data["joints"].append(copy.deepcopy(GROUND_VARIANTS[type_]))
         return data
@@ -166,12 +198,12 @@ def test_every_schema_type_has_its_element_module_with_schema_fields():
 
 def test_unknown_type_fails_loudly_naming_it_and_the_valid_ones():
     with pytest.raises(UnknownNameError) as info:
-        element_type("gear_pair", "joints")
-    assert "gear_pair" in str(info.value) and "revolute" in str(info.value) and "pin_in_slot" in str(info.value)
+        element_type("worm_gear", "joints")
+    assert "worm_gear" in str(info.value) and "revolute" in str(info.value) and "pin_in_slot" in str(info.value)
     # a type that reaches the compiler without the loader (e.g. a new schema type nobody registered) is refused
     data = fixture_data("revolute")
-    data["joints"][0]["type"] = "gear_pair"
-    with pytest.raises(UnknownNameError, match="gear_pair"):
+    data["joints"][0]["type"] = "worm_gear"
+    with pytest.raises(UnknownNameError, match="worm_gear"):
         compile_model(Model(data))
 
 
@@ -294,6 +326,32 @@ def test_compiled_path_and_reactions_equal_numeric(case):
                 axis = np.array(j.axis) / np.linalg.norm(j.axis)
                 along = np.array([[math.cos(phi1), -math.sin(phi1)], [math.sin(phi1), math.cos(phi1)]]) @ axis
                 assert abs(along @ r[:2]) < 1e-12 * max(1.0, np.linalg.norm(r[:2]))  # no force along the slot
+        if element_of(case) in ("gear_pair", "rack_pinion"):  # the tooth force along the pressure line
+            j = next(j for j in model.entities.joints if j.name == name_of(case))
+            r = ref[name_of(case)]
+            c1, c2 = (s.point_position(q, b, p) if b != "ground" else np.asarray(p[:2])
+                      for b, p in ((j.body1, j.point1), (j.body2, j.point2)))
+            phic = 0.0 if j.carrier == "ground" else q[3 * s.index[j.carrier] + 2]
+            turn = np.array([[math.cos(phic), -math.sin(phic)], [math.sin(phic), math.cos(phic)]])
+            u = turn @ np.array(j.axis)
+            # the tangential force F_t: C_rows^T lambda on the reported body's x, y, times the site's sign
+            info = next(c for c in s.constraints if c.name == name_of(case))
+            body = j.body2 if j.body2 != "ground" else j.body1
+            k = s.index[body]
+            ft = (C[list(info.rows)][:, 3 * k:3 * k + 2].T @ lam[list(info.rows)]) * (1 if body == j.body2 else -1)
+            scale = 1e-12 * max(1.0, np.linalg.norm(ft))
+            if element_of(case) == "gear_pair":  # F_t perpendicular to the line of centres
+                assert abs((c2 - c1) @ ft) < scale * np.linalg.norm(c2 - c1)
+                radial = u if not j.internal else -u  # pushes gear 2 away from gear 1
+            else:  # F_t along the rack's axis; the radial part pushes the rack away from the pinion
+                assert abs(u[0] * ft[1] - u[1] * ft[0]) < scale
+                eps = -1.0 if j.side == "left" else 1.0
+                radial = eps * np.array([u[1], -u[0]])
+            np.testing.assert_allclose(r[:2], ft + math.tan(j.pressure_angle) * np.linalg.norm(ft) * radial,
+                                       atol=1e-12 * max(1.0, np.linalg.norm(ft)))
+            assert np.linalg.norm(ft) > 1e-3
+            if element_of(case) == "rack_pinion" and j.body2 != "ground":
+                assert abs(r[5]) < 1e-12  # about the rack's point: the tangential force along the axis through it
 
 
 # ---- spatial types ------------------------------------------------------------------------------------------
@@ -339,7 +397,8 @@ def test_editor_places_every_type_from_its_palette_entry(section, type_):
         assert info.no_palette, f"{type_}: neither a palette entry nor where else it is created"
         return
     assert info.palette in placement.PALETTE, f"{type_}: palette kind {info.palette!r} missing in placement"
-    support = {"joint_angle": [REVOLUTE], "joint_distance": [PRISMATIC], "rotational_spring_damper": [REVOLUTE]}
+    support = {"joint_angle": [REVOLUTE], "joint_distance": [PRISMATIC], "rotational_spring_damper": [REVOLUTE],
+               "gear_pair": GEAR_REVOLUTES, "rack_pinion": [GEAR_REVOLUTES[0], RACK_SLIDE]}
     data = base_data()
     data["joints"] += copy.deepcopy(support.get(type_, []))
     model = model_from_data(data)
@@ -349,6 +408,11 @@ def test_editor_places_every_type_from_its_palette_entry(section, type_):
         a = placement.Attach("A", "p", sg.body("A").points["p"])
         b = placement.Attach("B", "q", sg.body("B").points["q"])
         result = placement.connect(model, info.palette, a, b)
+    elif info.palette in placement.COUPLING_KINDS:  # gears (issue 15): click the two joints they couple
+        first, second = (next(g for g in sg.joints if g.name == j["name"]) for j in support[type_])
+        pending = placement.place(model, sg, info.palette, first.p2, 0.05)
+        assert isinstance(pending, placement.Pending), pending
+        result = placement.complete(model, sg, pending, second.p2, 0.05)
     elif support.get(type_):
         result = placement.place(model, sg, info.palette, sg.joints[0].p2, 0.05)
     else:
@@ -378,6 +442,16 @@ def test_2d_drawing_has_a_record_for_every_planar_element(case):
             (x0, y0), (x1, y1) = rec.slot
             assert math.hypot(x1 - x0, y1 - y0) == pytest.approx(j["length"])
             assert ((x0 + x1) / 2, (y0 + y1) / 2) == pytest.approx(rec.p1)
+    if element_of(case) == "gear_pair":  # pitch circles about the gears' centres, the pitch point between them
+        j = GROUND_VARIANTS.get(case) or ELEMENT_ITEMS[case][2]
+        (c1, r1), (c2, r2) = rec.circles
+        assert (r1, r2) == (j["radius1"], j["radius2"]) and rec.p1 == c1
+        assert math.dist(rec.p2, c1) == pytest.approx(r1) and math.dist(rec.p2, c2) == pytest.approx(r2)
+    if element_of(case) == "rack_pinion":  # the pinion's pitch circle tangent to the rack's pitch line
+        (c, r), = rec.circles
+        (x0, y0), (x1, y1) = rec.rack
+        dist = abs((x1 - x0) * (c[1] - y0) - (y1 - y0) * (c[0] - x0)) / math.hypot(x1 - x0, y1 - y0)
+        assert dist == pytest.approx(r) and math.dist(rec.p2, c) == pytest.approx(r)
 
 
 def test_2d_drawing_of_spatial_joints():

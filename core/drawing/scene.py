@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from core.elements import element_type
+from core.elements.gear_pair import pitch_point
 from core.model import GROUND, Model
 
 Vec2 = tuple[float, float]
@@ -73,6 +74,10 @@ class JointGeom:
     axis: Vec2 | None = None  # prismatic / slot / knife edge direction, global
     symbol: str = ""  # the element type's drawing symbol (core/elements: editor.drawing)
     slot: tuple[Vec2, Vec2] | None = None  # pin in slot with a length: the slot's ends, global
+    # gear pair, rack and pinion (issue 15): the joints coupled, pitch circles (centre, radius), rack pitch line
+    couples: tuple[str, str] | None = None
+    circles: tuple[tuple[Vec2, float], ...] = ()
+    rack: tuple[Vec2, Vec2] | None = None
 
 
 @dataclass
@@ -245,6 +250,9 @@ def scene_geometry(model: Model, frames: dict[str, tuple[np.ndarray, np.ndarray]
                              f"{et.name}; known: {', '.join(sorted(JOINT_BUILDERS))}")
         sg.joints.append(builder(sg, j, et.editor.drawing))
     joints = {jg.name: jg for jg in sg.joints}
+    for jg, j in zip(sg.joints, data.get("joints", [])):  # gears: drawn from their joints, once all are built
+        if jg.couples is not None:
+            _gear_drawing(sg, joints, jg, j)
     for f in data.get("forces", []):
         t = element_type(f["type"], "forces").name
         if t == "spring_damper":
@@ -324,11 +332,55 @@ def _slot_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointGeom:
     return jg
 
 
+def _coupling_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointGeom:
+    """Gear pair, rack and pinion: a record naming the two joints; :func:`_gear_drawing` fills it in."""
+    return JointGeom(j["name"], j["type"], GROUND, GROUND, (0.0, 0.0), (0.0, 0.0), None, symbol,
+                     couples=(str(j.get("joint1", "")), str(j.get("joint2", ""))))
+
+
+def _gear_drawing(sg: SceneGeometry, joints: dict[str, JointGeom], jg: JointGeom, j: dict[str, Any]) -> None:
+    """Gear pair: the two pitch circles about the gear centres where the carrier holds them (p1: gear 1's
+    centre, p2: the pitch point).
+    Rack and pinion: the pinion's pitch circle and the rack's pitch line along the sliding axis, tangent to it
+    on the rack's side (p1: the pinion's centre, p2: the pitch point). Nothing when the joints are missing."""
+    g1, g2 = joints.get(jg.couples[0]), joints.get(jg.couples[1])
+    if g1 is None or g2 is None:
+        return
+    common = {g1.body1, g1.body2} & {g2.body1, g2.body2}
+    if len(common) != 1:
+        return
+    carrier = common.pop()
+
+    def mounted(g: JointGeom) -> tuple[str, Vec2, Vec2]:  # (body, its joint point, the carrier's point)
+        return (g.body2, g.p2, g.p1) if g.body1 == carrier else (g.body1, g.p1, g.p2)
+    (b1, _, c1), (b2, rack_point, c2) = mounted(g1), mounted(g2)  # centres: where the carrier holds them
+    jg.body1, jg.body2, jg.p1 = b1, b2, c1
+    if jg.type == "gear_pair":
+        r1, r2 = float(j.get("radius1", 0.0)), float(j.get("radius2", 0.0))
+        if c1 != c2:
+            x, y = pitch_point(c1, c2, r1, r2, bool(j.get("internal", False)))
+            jg.p2 = (float(x), float(y))
+        jg.circles = ((c1, r1), (c2, r2))
+        return
+    r = float(j.get("radius", 0.0))
+    ax = g2.axis or (1.0, 0.0)
+    n = math.hypot(*ax) or 1.0
+    u = (ax[0] / n, ax[1] / n)
+    rho = -r if j.get("side") == "left" else r
+    pitch = (c1[0] + rho * u[1], c1[1] - rho * u[0])  # O - rho perp(u)
+    jg.p2, jg.axis, jg.circles = pitch, u, ((c1, r),)
+    along = u[0] * (rack_point[0] - pitch[0]) + u[1] * (rack_point[1] - pitch[1])  # the rack's point along it
+    half = max(4.0 * r, 0.2)
+    mid = (pitch[0] + along * u[0], pitch[1] + along * u[1])
+    jg.rack = ((mid[0] - half * u[0], mid[1] - half * u[1]), (mid[0] + half * u[0], mid[1] + half * u[1]))
+
+
 SLOT_WIDTH = 0.04  # [m] drawn width of a slot
 #: drawing symbol of an element type (core/elements: editor.drawing) -> builder of its JointGeom record
 JOINT_BUILDERS = {"pin": _two_body_joint, "weld": _two_body_joint, "ball": _two_body_joint,
                   "slider": _two_body_joint, "slot": _slot_joint, "blade": _single_body_joint,
                   "disk": _single_body_joint}
+JOINT_BUILDERS.update({"gears": _coupling_joint, "rack": _coupling_joint})  # issue 15
 
 
 def _spatial_geometry(data: dict[str, Any], solved: dict[str, Any] | None = None) -> SceneGeometry:

@@ -45,10 +45,16 @@ class EditorInfo:
 class ReactionSite:
     """Where a constraint's reaction is reported: on ``body`` (never the ground), moment about body-frame
     ``point`` (None: about the centre of mass), multiplied by ``sign`` (-1: what it applies to the ground is
-    minus what it applies to ``body``)."""
+    minus what it applies to ``body``).
+
+    ``radial`` (gears, issue 15): (carrier, n', tan(alpha)) turns the reported force F_t (a tangential tooth
+    force) into the force along the pressure line, F = F_t + tan(alpha) |F_t| A_c n', n' a unit vector in the
+    carrier's frame (the moment is left as the tangential force's: the radial part passes through the gear's
+    centre)."""
     body: str
     point: Vec | None
     sign: float
+    radial: tuple[str, Vec, float] | None = None
 
 
 class ElementType:
@@ -82,6 +88,12 @@ class ElementType:
     def force_specs(self, element: Any, entities: Any) -> list[Any]:
         """Force primitive specs of a force element (planar models)."""
         raise NotImplementedError(f"{self.name} is a {self.dimension} element: a planar model cannot use it")
+
+    def resolve(self, element: Any, joints: dict[str, Any], pointer: str, problems: list[tuple[str, str]]) -> Any:
+        """The parsed element with what it takes from other joints filled in (elements that couple joints, e.g.
+        gear_pair: its gears and centres from its revolutes); problems appended as (JSON pointer, message).
+        Called by the loader once every joint is parsed; default: the element unchanged."""
+        return element
 
     def bodies(self, element: Any, entities: Any) -> tuple[str, str]:
         """(body1, body2) the element connects (single-body elements: the ground and the body)."""

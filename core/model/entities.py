@@ -20,6 +20,8 @@ from core.model.timefunc import ExpressionError, TimeFunction, time_function
 
 Vec = tuple[float, ...]
 Problems = list[tuple[str, str]]
+#: gear_pair / rack_pinion pressure angle when the file gives none: 20 degrees [rad]
+DEFAULT_PRESSURE_ANGLE = 0.3490658503988659
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,17 @@ class Joint:
     damping: float = 0.0  # spherical joint rotational damper [N m s/rad]
     torque: tuple[TimeFunction, ...] = ()
     index: int = 0
+    # gear_pair, rack_pinion (issue 15): the joints they couple and the carrier they share (resolved by the
+    # element type from the two joints; body1/point1, body2/point2 then hold gear 1 / the pinion and gear 2 /
+    # the rack with their centre / reference point), radius2 of gear 2 [m] (radius: gear 1's or the pinion's)
+    joint1: str = ""
+    joint2: str = ""
+    carrier: str = ""
+    radius2: float = 0.0
+    internal: bool = False  # gear_pair: internal gearing (one gear is a ring gear)
+    pressure_angle: float = 0.0  # [rad]
+    side: str = ""  # rack_pinion: "right" or "left", the rack's side of its axis seen from the pinion
+    offset: float = 0.0  # rack_pinion: the rack's travel at zero pinion angle [m]
 
     @property
     def body(self) -> str:  # single-body elements (knife edge, rolling disk) keep the body in body2
@@ -215,6 +228,13 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
         unique(j["name"], f"{ptr}/name", constraint_names, "joint/driver")
         jt = j["type"]
         fields = element_type(jt, "joints").fields
+        if "joint1" in fields:  # couples two other joints (gear_pair, rack_pinion): bodies resolved below
+            joints.append(Joint(name=j["name"], type=jt, joint1=j["joint1"], joint2=j["joint2"],
+                                radius=float(j.get("radius1", j.get("radius", 0.0))),
+                                radius2=float(j.get("radius2", 0.0)), internal=bool(j.get("internal", False)),
+                                pressure_angle=float(j.get("pressure_angle", DEFAULT_PRESSURE_ANGLE)),
+                                side=str(j.get("side", "right")), offset=float(j.get("offset", 0.0)), index=i))
+            continue
         if "body" in fields:  # single-body elements (knife edge, rolling disk)
             ok = body_ref(j["body"], f"{ptr}/body")
             if ok and j["body"] == GROUND:
@@ -241,6 +261,9 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
                             axis=axis, angle=float(j.get("angle", 0.0)), length=float(j.get("length", 0.0)),
                             spring=float(j.get("spring", 0.0)),
                             damping=float(j.get("damping", 0.0)), torque=torque, index=i))
+    by_name = {j.name: j for j in joints}
+    for k, j in enumerate(joints):  # elements that couple joints (gear_pair, rack_pinion) take their bodies
+        joints[k] = element_type(j.type, "joints").resolve(j, by_name, f"/joints/{j.index}", problems)
     if kind == "spatial" and any(j.type == "spherical" for j in joints):  # spherical-joint tree (issue 4)
         from types import SimpleNamespace
 

@@ -108,7 +108,9 @@ def holonomic_terms(Phi: sp.Matrix, q: list[sp.Symbol], qd: list[sp.Symbol]) -> 
     J = Phi.jacobian(q)
     Pt = Phi.diff(T)
     gamma = -velocity_derivative(J * sp.Matrix(qd) + Pt, q, qd)
-    return J, Pt, gamma.applyfunc(sp.expand)
+    # rows of an angle atan2(...) (gear mesh, issue 15) stay unexpanded: expanding the second derivative of
+    # the angle of a rotating vector multiplies out thousands of trigonometric products (minutes, no gain)
+    return J, Pt, sp.Matrix([g if Phi[k].has(sp.atan2) else sp.expand(g) for k, g in enumerate(gamma)])
 
 
 class PlanarSymbols:
@@ -123,6 +125,7 @@ class PlanarSymbols:
         self.q, self.qd = q, qd
         self.Q: list[sp.Expr] = [sp.Integer(0)] * len(q)
         self.num, self.rot, self.sqrt, self.matrix = num, rot, sp.sqrt, sp.Matrix
+        self.atan2 = sp.atan2  # gear_mesh (issue 15, gears)
 
     def r(self, body: str) -> sp.Matrix:
         if body == GROUND:

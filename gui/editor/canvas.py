@@ -297,9 +297,39 @@ class PlanarCanvas(PointTools, QGraphicsView):
                                        self._pen(color, 1.5, Qt.PenStyle.DashDotLine))
             line.setZValue(29)
             self._marker(j.p2, "square", color, QColor("white"), 5.0, z=30)
+        elif j.symbol in ("gears", "rack"):
+            self._draw_gearing(j, color)
         else:
             self._marker(j.p2, "circle", color, QColor("#eee"), 5.0, z=30)
         self._label(j.name, j.p2, "#d9000f" if offending else "#222", dx=7, dy=2)
+
+    def _draw_gearing(self, j: Any, color: QColor) -> None:
+        """Gear pair / rack and pinion (issue 15): dashed pitch circles, the rack's pitch line with tooth ticks
+        (one per pitch-circle twelfth of the pinion), a diamond at the pitch point."""
+        pen = self._pen(color, 1.2, Qt.PenStyle.DashLine)
+        for c, r in j.circles:
+            item = self._scene.addEllipse(QRectF(c[0] - r, c[1] - r, 2 * r, 2 * r), pen)
+            item.setZValue(29)
+        if j.rack is not None:
+            (x0, y0), (x1, y1) = j.rack
+            line = self._scene.addLine(QLineF(QPointF(x0, y0), QPointF(x1, y1)), self._pen(color, 1.5))
+            line.setZValue(29)
+            length = math.hypot(x1 - x0, y1 - y0) or 1.0
+            ux, uy = (x1 - x0) / length, (y1 - y0) / length
+            r = j.circles[0][1] if j.circles else 0.1
+            pitch = max(2 * math.pi * r / 12, 1e-3)  # tooth spacing hint [m]
+            # ticks on the rack's side: away from the pinion's centre
+            cx, cy = j.circles[0][0] if j.circles else (x0, y0)
+            nx, ny = -uy, ux
+            if nx * (x0 - cx) + ny * (y0 - cy) < 0:
+                nx, ny = -nx, -ny
+            depth = 0.4 * pitch
+            for k in range(int(length / pitch) + 1):
+                px, py = x0 + ux * k * pitch, y0 + uy * k * pitch
+                tick = self._scene.addLine(QLineF(QPointF(px, py), QPointF(px + nx * depth, py + ny * depth)),
+                                           self._pen(color, 1.0))
+                tick.setZValue(29)
+        self._marker(j.p2, "square", color, QColor("#eee"), 3.5, z=30)
 
     def _draw_force(self, f: Any, selected: bool) -> None:
         color = "#ff9900" if selected else "#7a3db8"

@@ -41,6 +41,9 @@ PALETTE = {
     "torque": _element_entry("applied_torque"),
     "knife_edge": _element_entry("knife_edge"),
 }
+# gears (issue 15): placed by clicking the two joints they couple (first type, second type)
+PALETTE.update({"gear_pair": _element_entry("gear_pair"), "rack_pinion": _element_entry("rack_pinion")})
+COUPLING_KINDS = {"gear_pair": ("revolute", "revolute"), "rack_pinion": ("revolute", "prismatic")}
 BODY_KINDS = ("bar", "disk", "block")
 CONNECTOR_KINDS = ("revolute", "prismatic", "weld", "pin_in_slot", "spring")
 
@@ -196,6 +199,12 @@ def place(model: Model, sg: SceneGeometry, kind: str, p: Vec2, tol: float) -> Pl
                    "function": {"type": "constant_speed", "initial": dist, "speed": 0.1}}
         data.setdefault("drivers", []).append(drv)
         return Placed(edit.model_from_data(data, model.source), f"Add driver {name}", ("drivers", name))
+    if kind in COUPLING_KINDS:  # gear pair, rack and pinion: the first joint now, the second one next click
+        first = COUPLING_KINDS[kind][0]
+        jname = joint_at(sg, p, tol * 1.5, (first,))
+        if jname is None:
+            return f"click the {first} joint of the {'first gear' if kind == 'gear_pair' else 'pinion'}"
+        return Pending(kind, Attach("", jname, next(g.p2 for g in sg.joints if g.name == jname)))
     # force, torque, knife edge: on a body
     hits = [h for h in attachments_at(model, sg, p, tol) if h.body != GROUND]
     if not hits:
@@ -219,8 +228,56 @@ def place(model: Model, sg: SceneGeometry, kind: str, p: Vec2, tol: float) -> Pl
 
 def complete(model: Model, sg: SceneGeometry, pending: Pending, p: Vec2, tol: float) -> Placed | str:
     """Finish a pending connection with the click at ``p`` (on nothing: a new ground point there)."""
+    if pending.kind in COUPLING_KINDS:
+        return couple(model, sg, pending, p, tol)
     hits = [h for h in attachments_at(model, sg, p, tol) if h.body != pending.first.body]
     second = hits[0] if hits else Attach(GROUND, None, (float(p[0]), float(p[1])))
     if pending.first.body == GROUND and second.body == GROUND:
         return "connect at least one moving body"
     return connect(model, pending.kind, pending.first, second)
+
+
+def couple(model: Model, sg: SceneGeometry, pending: Pending, p: Vec2, tol: float) -> Placed | str:
+    """A gear pair (two revolutes) or rack and pinion (a revolute, then a prismatic) coupling the joint of the
+    pending click with the joint at ``p``, both on one carrier. Gear pair: external, equal pitch radii half the
+    centre distance. Rack and pinion: pitch radius the distance of the pinion's centre from the rack's sliding
+    line (0.1 m when the line passes through it), on that line's side, offset so the mechanism stays as posed."""
+    second = COUPLING_KINDS[pending.kind][1]
+    name2 = joint_at(sg, p, tol * 1.5, (second,))
+    if name2 is None or name2 == pending.first.ref:
+        return f"click the {second} joint of the {'second gear' if pending.kind == 'gear_pair' else 'rack'}"
+    g1 = next(g for g in sg.joints if g.name == pending.first.ref)
+    g2 = next(g for g in sg.joints if g.name == name2)
+    common = {g1.body1, g1.body2} & {g2.body1, g2.body2}
+    if len(common) != 1:
+        return "the two joints must share one body (the carrier, or the ground)"
+    carrier = common.pop()
+
+    def on_carrier(g: Any) -> Vec2:
+        return g.p1 if g.body1 == carrier else g.p2
+    data = model.copy_data()
+    if pending.kind == "gear_pair":
+        half = round(math.dist(on_carrier(g1), on_carrier(g2)) / 2, 12)
+        if half <= 0.0:
+            return "the two revolute joints are at the same place: gears need distinct centres"
+        name = edit.unique_name(data, "GP", "joints")
+        data.setdefault("joints", []).append({"name": name, "type": "gear_pair", "joint1": g1.name,
+                                              "joint2": g2.name, "radius1": half, "radius2": half})
+        return Placed(edit.model_from_data(data, model.source), f"Add gear pair {name}", ("joints", name))
+    ax = g2.axis or (1.0, 0.0)
+    n = math.hypot(*ax)
+    u = (ax[0] / n, ax[1] / n)
+    centre = g1.p2 if g1.body1 == carrier else g1.p1  # the pinion's point
+    line = on_carrier(g2)
+    h = -u[1] * (line[0] - centre[0]) + u[0] * (line[1] - centre[1])  # perp(u) . (line - centre)
+    radius = round(abs(h), 12) if abs(h) > 1e-9 else 0.1
+    side = "right" if h <= 0.0 else "left"
+    rho = radius if side == "right" else -radius
+    pinion = g1.body2 if g1.body1 == carrier else g1.body1
+    rack_point = g2.p2 if g2.body1 == carrier else g2.p1
+    travel = u[0] * (rack_point[0] - centre[0]) + u[1] * (rack_point[1] - centre[1])
+    offset = travel - rho * (_phi(data, pinion) - _phi(data, carrier))
+    name = edit.unique_name(data, "RP", "joints")
+    data.setdefault("joints", []).append({"name": name, "type": "rack_pinion", "joint1": g1.name, "joint2": g2.name,
+                                          "radius": radius, "side": side, "offset": round(offset, 12)})
+    return Placed(edit.model_from_data(data, model.source), f"Add rack and pinion {name}", ("joints", name))

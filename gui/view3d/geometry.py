@@ -191,10 +191,43 @@ def _slot_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: floa
     return box_mesh(p, np.array([length, 2.2 * jr, 0.5 * jr]), rot_z(ang))
 
 
+def ring_mesh(c: FloatArray, r: float, width: float, height: float, n: int = 48) -> Marker:
+    """A flat ring (annulus of radial ``width`` and axial ``height``) of mid radius r about c, in the x-y plane."""
+    ang = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    cs = np.stack((np.cos(ang), np.sin(ang), np.zeros(n)), axis=1)
+    z = np.array([0.0, 0.0, height / 2])
+    ri, ro = max(r - width / 2, 0.0), r + width / 2
+    v = np.vstack((c + ri * cs - z, c + ro * cs - z, c + ro * cs + z, c + ri * cs + z))  # 4 loops of n
+    f = []
+    for i in range(n):
+        j = (i + 1) % n
+        for a, b in ((0, 1), (1, 2), (2, 3), (3, 0)):  # bottom, outer, top, inner faces
+            f += [(a * n + i, b * n + i, b * n + j), (a * n + i, b * n + j, a * n + j)]
+    return v, np.array(f)
+
+
+def _gear_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: float, extent: float) -> Marker:
+    """Gear pair (issue 15): each gear's pitch circle as a thin ring about its centre (its body's frame)."""
+    r = j.radius if end == 0 else j.radius2
+    return ring_mesh(p, r, 0.8 * jr, 0.5 * jr)
+
+
+def _rack_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: float, extent: float) -> Marker:
+    """Rack and pinion (issue 15): the pinion's pitch circle as a ring; on the rack a flat bar along its axis
+    (the carrier-frame axis turned into the rack's frame by the held angle phi_rack - phi_carrier)."""
+    if end == 0:
+        return ring_mesh(p, j.radius, 0.8 * jr, 0.5 * jr)
+    c, s = np.cos(-j.angle), np.sin(-j.angle)
+    ax = (c * j.axis[0] - s * j.axis[1], s * j.axis[0] + c * j.axis[1])
+    length = max(8.0 * j.radius, 0.6 * extent)
+    return box_mesh(p, np.array([length, 1.6 * jr, 0.5 * jr]), rot_z(float(np.arctan2(ax[1], ax[0]))))
+
+
 #: drawing symbol -> mesh of the joint at one end (in that body's frame); "disk" (rolling disks) is drawn as
 #: a contact, not a marker
 JOINT_MARKERS = {"pin": _pin_marker, "ball": _pin_marker, "weld": _dot_marker, "blade": _dot_marker,
                  "slider": _slider_marker, "slot": _slot_marker}
+JOINT_MARKERS.update({"gears": _gear_marker, "rack": _rack_marker})  # issue 15
 
 
 def build_scene(model: Model) -> SceneSpec:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from core.elements.primitives import coordinate_driver, knife_edge, point_coincidence, point_line, relative_angle
+from core.elements.primitives import gear_mesh, rack_mesh  # gears (issue 15)
 
 Primitive = tuple[type, Callable[..., list[Any]], str]
 
@@ -21,6 +22,11 @@ HOLONOMIC: dict[type, Primitive] = {
     coordinate_driver.CoordinateDriverSpec: (coordinate_driver.CoordinateDriver, coordinate_driver.symbolic,
                                              coordinate_driver.COMPILED),
 }
+# gear pair and rack and pinion (issue 15, gears)
+HOLONOMIC.update({
+    gear_mesh.GearMeshSpec: (gear_mesh.GearMesh, gear_mesh.symbolic, gear_mesh.COMPILED),
+    rack_mesh.RackMeshSpec: (rack_mesh.RackMesh, rack_mesh.symbolic, rack_mesh.COMPILED),
+})
 NONHOLONOMIC: dict[type, Primitive] = {
     knife_edge.KnifeEdgeSpec: (knife_edge.KnifeEdge, knife_edge.symbolic, knife_edge.COMPILED),
 }

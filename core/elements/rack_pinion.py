@@ -1,0 +1,74 @@
+"""Rack and pinion (planar; 1 row ``tooth``): a pinion turning about revolute joint ``joint1`` on a carrier (a
+body or the ground) drives a rack sliding on prismatic joint ``joint2`` of the same carrier:
+
+    s = rho (phi_p - phi_c) + s_0,   rho = +r (``side`` right) or -r (left),
+
+s [m] the rack's travel along the prismatic axis u (from the pinion's centre to the rack's prismatic-joint
+point, projected on u), r = ``radius`` the pinion's pitch radius, s_0 = ``offset`` the travel at phi_p = phi_c.
+``side``: where the rack's pitch line lies seen from the pinion's centre looking along u (right: a
+counter-clockwise pinion pushes the rack along +u). One rack-mesh row (core/elements/primitives/rack_mesh.py).
+u is the prismatic joint's axis, taken into the carrier's frame (the axis is in the prismatic's body1 frame,
+turned by -angle when the carrier is its body2); the resolved element keeps it in ``axis`` and the held angle
+phi_rack - phi_carrier in ``angle`` (for drawing).
+
+Reaction (the tooth force): lambda [N] is the tangential tooth force F_t = lambda u the pinion applies to the
+rack. It is reported on the rack (at its prismatic-joint point; on the pinion at its centre, sign -1, when the
+rack is the ground) along the pressure line (``pressure_angle`` alpha, default 20 degrees): (Fx, Fy) = F_t +
+|F_t| tan(alpha) n, |F| = |F_t| / cos(alpha), n the unit normal of the axis pointing away from the pinion; Mz =
+the tangential force's moment about the reported point (0 on the rack).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Any
+
+from core.elements.base import EditorInfo, ElementType, ReactionSite
+from core.elements.coupled_joints import joints_on_carrier
+from core.elements.primitives.rack_mesh import RackMeshSpec
+
+
+class RackPinion(ElementType):
+    name = "rack_pinion"
+    fields = ("joint1", "joint2", "radius", "side", "offset", "pressure_angle")
+    components = ("tooth",)
+    editor = EditorInfo("Rack and pinion", "A pinion driving a rack: click the pinion's revolute joint, then the "
+                                           "rack's prismatic joint (both on the same carrier body or the ground)",
+                        "rack", palette="rack_pinion", icon="rack_pinion")
+
+    def resolve(self, element: Any, joints: dict[str, Any], pointer: str, problems: list[tuple[str, str]]) -> Any:
+        """Pinion, rack, carrier and the rack axis in the carrier's frame from the two joints."""
+        found = joints_on_carrier(element, joints, pointer, ("revolute", "prismatic"), problems)
+        if found is None:
+            return element
+        carrier, pinion, rack = found
+        slide = rack.joint
+        ax = slide.axis[:2]
+        if slide.body1 != carrier:  # axis in the rack's frame: phi_carrier - phi_rack = angle
+            c, s = math.cos(-slide.angle), math.sin(-slide.angle)
+            ax = (c * ax[0] - s * ax[1], s * ax[0] + c * ax[1])
+        norm = math.hypot(*ax)
+        if pinion.body == rack.body:
+            problems.append((f"{pointer}/joint2", f"rack_pinion {element.name!r}: the pinion and the rack are both "
+                                                  f"{rack.body!r}"))
+            return element
+        turn = slide.angle if slide.body1 == carrier else -slide.angle  # phi_rack - phi_carrier, held
+        return replace(element, body1=pinion.body, point1=pinion.point, body2=rack.body, point2=rack.point,
+                       carrier=carrier, axis=(ax[0] / norm, ax[1] / norm), angle=turn)
+
+    def reaction_site(self, element: Any, entities: Any) -> ReactionSite:
+        """The default site (the rack at its point; the pinion at its centre, sign -1, when the rack is the
+        ground) with the force along the pressure line: the radial part pushes the rack away from the pinion,
+        -eps perp(u) in the carrier's frame (eps = +1 on the right, -1 on the left)."""
+        site = super().reaction_site(element, entities)
+        eps = -1.0 if element.side == "left" else 1.0
+        away = (eps * element.axis[1], -eps * element.axis[0])
+        return replace(site, radial=(element.carrier, away, math.tan(element.pressure_angle)))
+
+    def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
+        rho = element.radius if element.side != "left" else -element.radius
+        return [RackMeshSpec(element.carrier, element.axis, element.body1, element.point1, element.body2,
+                             element.point2, rho, element.offset)]
+
+
+ELEMENT = RackPinion()
