@@ -380,9 +380,28 @@ def k_output(a, w, F, mom, Pb, Pbd, Pbdd, correction, Vb, eb, Kb, par, pi, pj, p
     return 0, q, v, qdd, R, scal
 
 
+def k_output_packed(a, w, F, mom, Pb, Pbd, Pbdd, correction, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt,  # noqa: ANN001
+                    c_in, c_out, root, order, mass, Jb, gravity, joint_child, rep_body, rep_parent, rep_sign,
+                    rep_arm, n_rows):  # noqa: ANN201
+    """:func:`k_output` with its arrays returned in one: (status, [q; q'; q''; reactions (row-major); scalars]).
+    Numba boxes every returned array separately (about a microsecond each); the caller takes the views apart."""
+    status, q, v, qdd, R, scal = k_output(a, w, F, mom, Pb, Pbd, Pbdd, correction, Vb, eb, Kb, par, pi, pj, pc, T,
+                                          P, Tt, c_in, c_out, root, order, mass, Jb, gravity, joint_child,
+                                          rep_body, rep_parent, rep_sign, rep_arm, n_rows)
+    n = q.shape[0]
+    nr = R.shape[0] * 6
+    out = np.empty(3 * n + nr + scal.shape[0])
+    out[:n] = q
+    out[n:2 * n] = v
+    out[2 * n:3 * n] = qdd
+    out[3 * n:3 * n + nr] = R.ravel()
+    out[3 * n + nr:] = scal
+    return status, out
+
+
 @kernel_set
 def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
-    """(k_omega_dot, k_output) compiled, or None without numba (the formulation's numpy paths)."""
+    """(k_omega_dot, k_output_packed) compiled, or None without numba (the formulation's numpy paths)."""
     g = globals()
     g["cholesky_solve"] = dense_kernels.compiled()["cholesky_solve"]  # the kernels call the compiled one
     f8_1, f8_2, f8_3, i8_1, _, _ = array_types()
@@ -391,4 +410,5 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     g["k_omega_dot"] = omega_dot
     for name in ("_cross", "_quad", "_dquad_rate", "_dquad_transpose", "_half_Et"):
         g[name] = compile_helper(g[name])
-    return omega_dot, compile_helper(k_output)
+    g["k_output"] = compile_helper(k_output)
+    return omega_dot, compile_helper(k_output_packed)

@@ -153,6 +153,7 @@ class WittenburgFormulation(Formulation):
             self.T_c, self.P_c, self.Tt = c(self.T, float), c(self.P, float), c(self.Tt, float)
             self._zeros3 = np.zeros((n, 3))
             self._output_args = self._output_tables()
+            self._packed_reactions_end = 3 * system.n + 6 * len(system.constraints)  # in k_output_packed's array
 
     def _output_tables(self) -> tuple[Any, ...]:
         """The constant arguments of the fused output kernel (``core.tree.kernels.k_output``): tree data, and per
@@ -339,12 +340,13 @@ class WittenburgFormulation(Formulation):
             F, mom = np.ascontiguousarray(F, dtype=float), np.ascontiguousarray(mom, dtype=float)
         Pb, Pbd, Pbdd = self._base_points(t)
         try:
-            status, q, v, qdd, R, scalars = self._k_output(a, w, F, mom, Pb, Pbd, Pbdd, bool(correction),
-                                                           *self._output_args)
+            status, out = self._k_output(a, w, F, mom, Pb, Pbd, Pbdd, bool(correction), *self._output_args)
         except np.linalg.LinAlgError:
             return None
         if status != 0:
             return None
+        n, n3, nr = self.system.n, 3 * self.system.n, self._packed_reactions_end
+        q, v, qdd, R, scalars = out[:n], out[n:2 * n], out[2 * n:n3], out[n3:nr].reshape(-1, 6), out[nr:]
         if self.has_spring:  # the springs' potential (rotation vectors): the system's own method
             scalars[OutputScalar.POTENTIAL] = self.system.potential_energy(q, t)
         return q, v, qdd, R, scalars
