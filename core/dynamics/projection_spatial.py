@@ -30,7 +30,8 @@ from typing import Any, Callable
 import numpy as np
 
 from core import spatial_kernels
-from core.dynamics import projection_fused
+from core.dynamics import packed_output, projection_fused
+from core.dynamics.packed_output import unpack_frame
 from core.dynamics.correction import MAX_ITER, POSITION_TOL
 from core.jit import compile_helper, kernel_set
 from core.spatial_system import SpatialSystem
@@ -131,20 +132,13 @@ def k_output_packed(y, correction, basis, mass, J, mg, disk_body, disk_radius, z
     Returning one array instead of five saves the boxing of four (a few microseconds per output frame, as much
     as the frame's arithmetic for one disk); :meth:`FusedPath.output` takes the views apart."""
     status, q, v, qdd, R, scal = k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh)
-    n = q.shape[0]
-    nr = R.shape[0] * 6
-    out = np.empty(3 * n + nr + scal.shape[0])
-    out[:n] = q
-    out[n:2 * n] = v
-    out[2 * n:3 * n] = qdd
-    out[3 * n:3 * n + nr] = R.ravel()
-    out[3 * n + nr:] = scal
-    return status, out
+    return status, pack_frame(q, v, qdd, R, scal)
 
 
 # helpers the kernels call: compiled versions (bound at build; plain Python without numba)
 _norm = _residual = _min_norm_step = _state = _rhs = _recorded = _multipliers = None
 _newton_done = _project_velocity = _scalars = None
+pack_frame = packed_output.pack_frame
 _position_terms = _velocity_terms = None
 
 
@@ -158,6 +152,7 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     _position_terms = compile_helper(spatial_kernels.k_position_terms)
     _velocity_terms = compile_helper(spatial_kernels.k_velocity_terms)
     g["_xi"] = compile_helper(_xi)
+    g["pack_frame"] = compile_helper(packed_output.pack_frame)
     g["k_output"] = compile_helper(k_output)
     return compile_helper(k_rhs), compile_helper(k_output_packed)
 
@@ -174,8 +169,7 @@ class FusedPath:
         self.system = system
         self.k_rhs, self.k_output = kernels()
         self.args = (system.mass, system._J3, system._mg3, system.disk_body, system.disk_radius)
-        self.n, self.n3 = system.n, 3 * system.n  # offsets in the packed output (k_output_packed)
-        self.n_reaction = 3 * system.n + 6 * len(system.disk_body)
+        self.n_disks = len(system.disk_body)  # reaction rows of the packed output frame
 
     def rhs(self, y: np.ndarray, basis: tuple, t: float) -> tuple[int, np.ndarray]:
         zp, vp, ap = self.system.plane_arrays(t)
@@ -185,5 +179,4 @@ class FusedPath:
         """(status, q, q', q'', reactions (n_disks, 6), scalars) of :func:`k_output` (views of one array)."""
         zp, vp, ap = self.system.plane_arrays(t)
         status, out = self.k_output(y, correction, basis, *self.args, zp, vp, ap, self.system.m_holonomic)
-        n, n3, nr = self.n, self.n3, self.n_reaction
-        return status, out[:n], out[n:2 * n], out[2 * n:n3], out[n3:nr].reshape(-1, 6), out[nr:]
+        return (status, *unpack_frame(out, self.system.n, self.n_disks))

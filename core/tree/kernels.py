@@ -36,13 +36,15 @@ from typing import Any, Callable
 import numpy as np
 
 from core import dense_kernels
+from core.dynamics import packed_output
 from core.dynamics.correction import POSITION_TOL, VELOCITY_TOL
 from core.jit import array_types, compile_helper, compile_kernel, kernel_set
 
 #: status of :func:`k_output`: 0 frame computed; 1 the state needs the drift correction (generic path)
 OUTPUT_NEEDS_CORRECTION = 1
 
-cholesky_solve = dense_kernels.cholesky_solve  # the compiled one is bound by kernels() before compiling
+cholesky_solve = dense_kernels.cholesky_solve  # the compiled ones are bound by kernels() before compiling
+pack_frame = packed_output.pack_frame
 
 
 # --- omega' (eqs. (59)-(63)) -------------------------------------------------------------------------------------
@@ -384,19 +386,11 @@ def k_output_packed(a, w, F, mom, Pb, Pbd, Pbdd, correction, Vb, eb, Kb, par, pi
                     c_in, c_out, root, order, mass, Jb, gravity, joint_child, rep_body, rep_parent, rep_sign,
                     rep_arm, n_rows):  # noqa: ANN201
     """:func:`k_output` with its arrays returned in one: (status, [q; q'; q''; reactions (row-major); scalars]).
-    Numba boxes every returned array separately (about a microsecond each); the caller takes the views apart."""
+    Numba boxes every returned array separately (about a microsecond each; ``core.dynamics.packed_output``)."""
     status, q, v, qdd, R, scal = k_output(a, w, F, mom, Pb, Pbd, Pbdd, correction, Vb, eb, Kb, par, pi, pj, pc, T,
                                           P, Tt, c_in, c_out, root, order, mass, Jb, gravity, joint_child,
                                           rep_body, rep_parent, rep_sign, rep_arm, n_rows)
-    n = q.shape[0]
-    nr = R.shape[0] * 6
-    out = np.empty(3 * n + nr + scal.shape[0])
-    out[:n] = q
-    out[n:2 * n] = v
-    out[2 * n:3 * n] = qdd
-    out[3 * n:3 * n + nr] = R.ravel()
-    out[3 * n + nr:] = scal
-    return status, out
+    return status, pack_frame(q, v, qdd, R, scal)
 
 
 @kernel_set
@@ -410,5 +404,6 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     g["k_omega_dot"] = omega_dot
     for name in ("_cross", "_quad", "_dquad_rate", "_dquad_transpose", "_half_Et"):
         g[name] = compile_helper(g[name])
+    g["pack_frame"] = compile_helper(packed_output.pack_frame)
     g["k_output"] = compile_helper(k_output)
     return omega_dot, compile_helper(k_output_packed)

@@ -35,10 +35,15 @@ pairs are non-zero, d_ij = 0 off the path), O(n^2) for the sums along paths (pro
 Cholesky factorisation of the 3n x 3n matrix, O(n^3) flops but done by LAPACK (about 10 us for n = 10, 1 ms
 for n = 100); the Python overhead is a fixed number (~60) of vectorised numpy operations, independent of n.
 
-Speed: omega_dot is also compiled as one numba kernel (``_k_omega_dot``, the same equations in loops, K solved
-by its Cholesky factor), used by default; ``kernels="numpy"`` keeps the vectorised numpy path, which stays the
-reference (tests/test_performance_equivalence.py: equal to 1e-12). The kernel brings a 10-body chain from ~120 us
-to ~25 us per right-hand side (issue 4 targets: 10-body >= 10x real time, 30-body >= 1x).
+Speed: omega_dot is also compiled as one numba kernel (``core.tree.kernels.k_omega_dot``, the same equations in
+loops, K solved by its Cholesky factor), used by default; ``kernels="numpy"`` keeps the vectorised numpy path,
+which stays the reference (tests/test_performance_equivalence.py: equal to 1e-12). The kernel brings a 10-body
+chain from ~120 us to ~25 us per right-hand side (issue 4 targets: 10-body >= 10x real time, 30-body >= 1x).
+The simulation driver's output frame (maximal coordinates, the drift correction's residuals, q'', reactions,
+energies) is one compiled call too, :meth:`WittenburgFormulation.fast_output` (``core.tree.kernels.k_output``):
+a Wittenburg state is on the constraint manifold by construction, so the correction only measures; the frame is
+tested equal to the generic path (tests/test_tree_fused_output.py). Issue 17: a full run keeps >= 80 % of the
+speed of the bare formulation (``mechstudio bench --suite trees``, last row).
 """
 from __future__ import annotations
 
@@ -49,6 +54,7 @@ import numpy as np
 from scipy.linalg.lapack import dposv as _dposv
 
 from core.dynamics.base import Accelerations, FastOutput, Formulation, OutputScalar, SolverFailure, register_formulation
+from core.dynamics.packed_output import unpack_frame
 from core.model.document import GROUND
 from core.system import ConstrainedSystem
 from core.tree import kernels as tree_kernels
@@ -153,7 +159,6 @@ class WittenburgFormulation(Formulation):
             self.T_c, self.P_c, self.Tt = c(self.T, float), c(self.P, float), c(self.Tt, float)
             self._zeros3 = np.zeros((n, 3))
             self._output_args = self._output_tables()
-            self._packed_reactions_end = 3 * system.n + 6 * len(system.constraints)  # in k_output_packed's array
 
     def _output_tables(self) -> tuple[Any, ...]:
         """The constant arguments of the fused output kernel (``core.tree.kernels.k_output``): tree data, and per
@@ -311,16 +316,29 @@ class WittenburgFormulation(Formulation):
             raise SolverFailure(f"the matrix K_ij of the tree is not positive definite at t = {t:.6g} s")
         return wd.reshape(n, 3), F
 
-    def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
+    def derivative_and_power(self, t: float, y: FloatArray) -> FloatArray:
+        """[y'; P] in one array: y' = [orientation rates; omega'] and the power P of the non-conservative loads
+        and of the base (0 for a still base without loads). The integrator's right-hand side (the work W is
+        integrated alongside y) and :meth:`rhs_and_power` share it."""
         self.rhs_evaluations += 1
         a, w = self.split(y)
         A = self.matrices(a)
         wd, F = self.omega_dot(A, w, t)
         wb = (w[:, None, :] @ A)[:, 0, :]  # omega^(i) = A^T omega
-        ydot = np.concatenate((self.param.rates(a, wb).ravel(), wd.ravel()))
-        if self.simple and not self.base.moving:
-            return ydot, 0.0
-        return ydot, self.power_at(A, w, wd, F, t)
+        nk = self.nk
+        out = np.empty(nk + 3 * self.n + 1)
+        out[:nk] = self.param.rates(a, wb).ravel()
+        out[nk:-1] = wd.ravel()
+        out[-1] = 0.0 if self.simple and not self.base.moving else self.power_at(A, w, wd, F, t)
+        return out
+
+    def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
+        out = self.derivative_and_power(t, y)
+        return out[:-1], float(out[-1])
+
+    def rhs_augmented(self, t: float, yy: FloatArray) -> FloatArray:
+        """[y'; P] for the integrators, yy = [y; W] (as the base class, without appending P to a copy)."""
+        return self.derivative_and_power(t, yy[:-1])
 
     def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         """The recorded output frame in one compiled call (``core.tree.kernels.k_output``: the same numbers as
@@ -345,8 +363,7 @@ class WittenburgFormulation(Formulation):
             return None
         if status != 0:
             return None
-        n, n3, nr = self.system.n, 3 * self.system.n, self._packed_reactions_end
-        q, v, qdd, R, scalars = out[:n], out[n:2 * n], out[2 * n:n3], out[n3:nr].reshape(-1, 6), out[nr:]
+        q, v, qdd, R, scalars = unpack_frame(out, self.system.n, len(self.system.constraints))
         if self.has_spring:  # the springs' potential (rotation vectors): the system's own method
             scalars[OutputScalar.POTENTIAL] = self.system.potential_energy(q, t)
         return q, v, qdd, R, scalars
