@@ -148,3 +148,14 @@ def test_runs_with_and_without_the_fused_output_agree(name, monkeypatch):
     for f in ("violation_position", "violation_velocity", "violation_position_before",
               "violation_velocity_before"):
         assert np.abs(getattr(fused.frames, f) - getattr(generic.frames, f)).max() < 1e-14
+
+
+def test_the_trees_bench_row_compares_the_same_integration():
+    """The trees suite's run()/bare row (core.tree.bench.run_versus_bare) times the same integration both ways:
+    the same steps (right-hand-side counts within the dense-output evaluations of one step) and a finished run.
+    No speed is asserted (benchmarks are printed, never timed in tests)."""
+    from core.tree.bench import run_versus_bare
+    row = run_versus_bare(3, rounds=1, t_end=0.2)
+    assert row["status"] == "finished"
+    assert abs(row["run_rhs_evaluations"] - row["bare_rhs_evaluations"]) <= 15
+    assert row["run_over_bare_speed"] == pytest.approx(row["bare_cpu_s"] / row["run_cpu_s"])
