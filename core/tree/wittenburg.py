@@ -147,6 +147,7 @@ class WittenburgFormulation(Formulation):
         self.simple = not (system.loads or system.torques or system.has_joint_moments)
         self.Pdd_zero = not system.base.moving
         self.has_spring = bool(np.any(system.spring))
+        self._base_still: tuple[FloatArray, FloatArray, FloatArray] | None = None  # base points of a still base
         # compiled kernel (numba) of omega_dot; options kernels="numpy" keeps the numpy path
         kernels = str(options.get("kernels", "numba"))
         compiled = tree_kernels.kernels() if kernels == "numba" else None
@@ -189,9 +190,8 @@ class WittenburgFormulation(Formulation):
     def _base_points(self, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Position, velocity, acceleration (n, 3) of the base point each root-level body hangs from (rows of the
         other bodies zero), cached when the base does not move."""
-        cached = getattr(self, "_base_still", None)
-        if cached is not None:
-            return cached
+        if self._base_still is not None:
+            return self._base_still
         out = (np.zeros((self.n, 3)), np.zeros((self.n, 3)), np.zeros((self.n, 3)))
         for arr, val in zip(out, self.base.point(self.tree.c_out[self.roots], t)):
             arr[self.roots] = val
