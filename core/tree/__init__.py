@@ -7,5 +7,6 @@
 * :mod:`core.tree.base_motion` the prescribed motion r0(t), omega0(t) of body 0;
 * :mod:`core.tree.maximal`     the same tree in maximal coordinates (a ConstrainedSystem, cross-check);
 * :mod:`core.tree.wittenburg`  the formulation "wittenburg": K_ij omega'_j = M'_i + M_i + S Y;
+* :mod:`core.tree.kernels`     its compiled kernels: omega' and the fused output frame of the driver;
 * :mod:`core.tree.bench`       benchmark rows for N-body chains.
 """

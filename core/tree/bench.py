@@ -21,6 +21,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from core.model.io import model_from_data
+from core.simulate import SimulationSettings, initial_state, run
 from core.system import compile_model
 from core.tree.orientation import quat_from_rotation_vector
 from core.tree.wittenburg import WittenburgFormulation
@@ -72,6 +73,48 @@ def chain_row(n: int, t_end: float = 2.0, rtol: float = 1e-8, parametrization: s
             "rtol": rtol, "rhs_us": best * 1e6, "rhs_evaluations": int(sol.nfev), "cpu_seconds": cpu,
             "real_time_factor": t_end / cpu if cpu > 0 else float("inf"), "energy_drift": drift,
             "status": "ok" if sol.success else sol.message}
+
+
+def run_versus_bare(n: int = 10, rounds: int = 5, t_end: float = 2.0, dt: float = 0.01, rtol: float = 1e-8,
+                    atol: float = 1e-10) -> dict[str, Any]:
+    """The chain of ``n`` links through the application's driver (``core.simulate.run``: Wittenburg, DOP853,
+    outputs every ``dt`` with q'', reactions, energies, violations, drift correction on) against the same
+    formulation's right-hand side integrated bare (scipy ``solve_ivp`` DOP853 with the same rtol/atol and the
+    same output times as ``t_eval``; no frames, no correction). ``rounds`` interleaved pairs in this process
+    (the machine is shared: only the ratio of the best process CPU times is meaningful).
+
+    ``run_over_bare_speed`` = bare CPU / run() CPU: the fraction of the bare formulation's speed that a full run
+    keeps (issue 17 target: >= 0.8)."""
+    system = compile_model(model_from_data(chain_model_data(n)))
+    init = initial_state(system)
+    settings = SimulationSettings(t_end=t_end, dt=dt, formulation="wittenburg", integrator="dop853", rtol=rtol,
+                                  atol=atol, correction=True)
+    times = np.linspace(0.0, t_end, int(round(t_end / dt)) + 1)
+
+    def bare() -> Any:
+        form = WittenburgFormulation(system, parametrization="quaternion")
+        y0 = form.pack(init.q, init.v, 0.0)
+        return solve_ivp(lambda t, y: form.rhs_and_power(t, y)[0], (0.0, t_end), y0, method="DOP853", rtol=rtol,
+                         atol=atol, t_eval=times)
+
+    def full() -> Any:
+        return run(system, settings, q0=init.q, v0=init.v)
+
+    bare()  # warm-up: first calls, compiled kernels loaded
+    full()
+    cpu_bare, cpu_run = np.inf, np.inf
+    for _ in range(max(1, rounds)):
+        c0 = time.process_time()
+        sol = bare()
+        cpu_bare = min(cpu_bare, time.process_time() - c0)
+        c0 = time.process_time()
+        traj = full()
+        cpu_run = min(cpu_run, time.process_time() - c0)
+    return {"case": f"spherical chain N={n}: run() vs bare", "bodies": n, "t_end": t_end, "rtol": rtol,
+            "bare_cpu_s": cpu_bare, "run_cpu_s": cpu_run, "bare_rtf": t_end / cpu_bare, "run_rtf": t_end / cpu_run,
+            "bare_rhs_evaluations": int(sol.nfev), "run_rhs_evaluations": int(traj.stats["rhs_evaluations"]),
+            "run_over_bare_speed": cpu_bare / cpu_run,
+            "status": traj.status.value if sol.success else f"bare: {sol.message}"}
 
 
 def tree_benchmark(sizes: tuple[int, ...] = (1, 3, 10, 30, 100), rtol: float = 1e-8,

@@ -35,10 +35,15 @@ pairs are non-zero, d_ij = 0 off the path), O(n^2) for the sums along paths (pro
 Cholesky factorisation of the 3n x 3n matrix, O(n^3) flops but done by LAPACK (about 10 us for n = 10, 1 ms
 for n = 100); the Python overhead is a fixed number (~60) of vectorised numpy operations, independent of n.
 
-Speed: omega_dot is also compiled as one numba kernel (``_k_omega_dot``, the same equations in loops, K solved
-by its Cholesky factor), used by default; ``kernels="numpy"`` keeps the vectorised numpy path, which stays the
-reference (tests/test_performance_equivalence.py: equal to 1e-12). The kernel brings a 10-body chain from ~120 us
-to ~25 us per right-hand side (issue 4 targets: 10-body >= 10x real time, 30-body >= 1x).
+Speed: omega_dot is also compiled as one numba kernel (``core.tree.kernels.k_omega_dot``, the same equations in
+loops, K solved by its Cholesky factor), used by default; ``kernels="numpy"`` keeps the vectorised numpy path,
+which stays the reference (tests/test_performance_equivalence.py: equal to 1e-12). The kernel brings a 10-body
+chain from ~120 us to ~25 us per right-hand side (issue 4 targets: 10-body >= 10x real time, 30-body >= 1x).
+The simulation driver's output frame (maximal coordinates, the drift correction's residuals, q'', reactions,
+energies) is one compiled call too, :meth:`WittenburgFormulation.fast_output` (``core.tree.kernels.k_output``):
+a Wittenburg state is on the constraint manifold by construction, so the correction only measures; the frame is
+tested equal to the generic path (tests/test_tree_fused_output.py). Issue 17: a full run keeps >= 80 % of the
+speed of the bare formulation (``mechstudio bench --suite trees``, last row).
 """
 from __future__ import annotations
 
@@ -48,11 +53,11 @@ from typing import Any
 import numpy as np
 from scipy.linalg.lapack import dposv as _dposv
 
-from core import dense_kernels
-from core.dense_kernels import cholesky_solve
-from core.dynamics.base import Accelerations, Formulation, SolverFailure, register_formulation
-from core.jit import array_types, compile_kernel, kernel_set
+from core.dynamics.base import Accelerations, FastOutput, Formulation, OutputScalar, SolverFailure, register_formulation
+from core.dynamics.packed_output import unpack_frame
+from core.model.document import GROUND
 from core.system import ConstrainedSystem
+from core.tree import kernels as tree_kernels
 from core.tree.maximal import TreeMaximalSystem
 from core.tree.orientation import get_parametrization, matrix_to_quat, quat_E, quat_to_matrix
 from core.types import FloatArray
@@ -141,9 +146,12 @@ class WittenburgFormulation(Formulation):
         self.K_flat = np.zeros(9 * n * n)
         self.simple = not (system.loads or system.torques or system.has_joint_moments)
         self.Pdd_zero = not system.base.moving
+        self.has_spring = bool(np.any(system.spring))
+        self._base_still: tuple[FloatArray, FloatArray, FloatArray] | None = None  # base points of a still base
         # compiled kernel (numba) of omega_dot; options kernels="numpy" keeps the numpy path
         kernels = str(options.get("kernels", "numba"))
-        self._nb = _kernel() if kernels == "numba" else None
+        compiled = tree_kernels.kernels() if kernels == "numba" else None
+        self._nb, self._k_output = compiled if compiled is not None else (None, None)
         if self._nb is not None:
             c = np.ascontiguousarray
             self._Vb_c, self._eb_c, self.Kb_c = c(self.Vb, float), c(tr.e, float), c(self.Kb, float)
@@ -151,6 +159,45 @@ class WittenburgFormulation(Formulation):
             self.pi_c, self.pj, self.pc = c(tr.pairs_i, np.int64), c(self.pj, np.int64), c(self.pc, np.int64)
             self.T_c, self.P_c, self.Tt = c(self.T, float), c(self.P, float), c(self.Tt, float)
             self._zeros3 = np.zeros((n, 3))
+            self._output_args = self._output_tables()
+
+    def _output_tables(self) -> tuple[Any, ...]:
+        """The constant arguments of the fused output kernel (``core.tree.kernels.k_output``): tree data, and per
+        joint in file order the body its reaction is reported on as ``TreeMaximalSystem.reactions`` does (the
+        file's body2, or body1 when body2 is the ground, with the sign reversed)."""
+        sysm, tr, n = self.system, self.tree, self.n
+        c = np.ascontiguousarray
+        joints = {j.name: j for j in sysm.entities.joints}
+        rows = [ci for ci in sysm.constraints if ci.type == "spherical"]
+        rep_body, rep_parent, rep_sign, rep_arm = [], [], [], []
+        for a, ci in enumerate(rows):
+            assert ci.rows[0] == 3 * a  # the joints' rows come first, in file order
+            j = joints[ci.name]
+            body, point, sign = (j.body1, j.point1, -1.0) if j.body2 == GROUND else (j.body2, j.point2, 1.0)
+            kb = sysm.index[body]
+            rep_body.append(kb)
+            rep_parent.append(int(kb != sysm.joint_child[a]))
+            rep_sign.append(sign)
+            rep_arm.append(np.asarray(point, float)[:3] - tr.com[kb])
+        order = np.asarray(tr.order, np.int64)
+        assert sorted(order.tolist()) == list(range(n))
+        return (self._Vb_c, self._eb_c, self.Kb_c, self.par, self.pi_c, self.pj, self.pc, self.T_c, self.P_c,
+                self.Tt, c(tr.c_in, float), c(tr.c_out, float), c(~self.nonroot, np.int64), order,
+                c(self.mass, float), c(sysm.Jb, float), c(sysm.gravity, float), c(sysm.joint_child, np.int64),
+                np.array(rep_body, np.int64), np.array(rep_parent, np.int64), np.array(rep_sign, float),
+                c(np.array(rep_arm, float).reshape(len(rows), 3)), len(sysm.constraints))
+
+    def _base_points(self, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Position, velocity, acceleration (n, 3) of the base point each root-level body hangs from (rows of the
+        other bodies zero), cached when the base does not move."""
+        if self._base_still is not None:
+            return self._base_still
+        out = (np.zeros((self.n, 3)), np.zeros((self.n, 3)), np.zeros((self.n, 3)))
+        for arr, val in zip(out, self.base.point(self.tree.c_out[self.roots], t)):
+            arr[self.roots] = val
+        if not self.base.moving:
+            self._base_still = out
+        return out
 
     # --- state ------------------------------------------------------------------------------------------------
     def split(self, y: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -269,16 +316,57 @@ class WittenburgFormulation(Formulation):
             raise SolverFailure(f"the matrix K_ij of the tree is not positive definite at t = {t:.6g} s")
         return wd.reshape(n, 3), F
 
-    def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
+    def derivative_and_power(self, t: float, y: FloatArray) -> FloatArray:
+        """[y'; P] in one array: y' = [orientation rates; omega'] and the power P of the non-conservative loads
+        and of the base (0 for a still base without loads). The integrator's right-hand side (the work W is
+        integrated alongside y) and :meth:`rhs_and_power` share it."""
         self.rhs_evaluations += 1
         a, w = self.split(y)
         A = self.matrices(a)
         wd, F = self.omega_dot(A, w, t)
         wb = (w[:, None, :] @ A)[:, 0, :]  # omega^(i) = A^T omega
-        ydot = np.concatenate((self.param.rates(a, wb).ravel(), wd.ravel()))
-        if self.simple and not self.base.moving:
-            return ydot, 0.0
-        return ydot, self.power_at(A, w, wd, F, t)
+        nk = self.nk
+        out = np.empty(nk + 3 * self.n + 1)
+        out[:nk] = self.param.rates(a, wb).ravel()
+        out[nk:-1] = wd.ravel()
+        out[-1] = 0.0 if self.simple and not self.base.moving else self.power_at(A, w, wd, F, t)
+        return out
+
+    def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
+        out = self.derivative_and_power(t, y)
+        return out[:-1], float(out[-1])
+
+    def rhs_augmented(self, t: float, yy: FloatArray) -> FloatArray:
+        """[y'; P] for the integrators, yy = [y; W] (as the base class, without appending P to a copy)."""
+        return self.derivative_and_power(t, yy[:-1])
+
+    def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
+        """The recorded output frame in one compiled call (``core.tree.kernels.k_output``: the same numbers as
+        the driver's generic path of unpack, correction residuals, accelerations, reactions and energies); None
+        (the generic path) without numba, when the state needs the drift correction, or when K is not positive
+        definite (the generic path raises the failure)."""
+        if self._k_output is None:
+            return None
+        a, w = self.split(y)
+        if self.param.name != "quaternion":
+            a = matrix_to_quat(self.matrices(a))
+        a, w = np.ascontiguousarray(a), np.ascontiguousarray(w)
+        if self.simple:
+            F, mom = self.F_gravity, self._zeros3
+        else:
+            F, mom = self.loads(quat_to_matrix(a), w, t)
+            F, mom = np.ascontiguousarray(F, dtype=float), np.ascontiguousarray(mom, dtype=float)
+        Pb, Pbd, Pbdd = self._base_points(t)
+        try:
+            status, out = self._k_output(a, w, F, mom, Pb, Pbd, Pbdd, bool(correction), *self._output_args)
+        except np.linalg.LinAlgError:
+            return None
+        if status != 0:
+            return None
+        q, v, qdd, R, scalars = unpack_frame(out, self.system.n, len(self.system.constraints))
+        if self.has_spring:  # the springs' potential (rotation vectors): the system's own method
+            scalars[OutputScalar.POTENTIAL] = self.system.potential_energy(q, t)
+        return q, v, qdd, R, scalars
 
     def power_at(self, A: FloatArray, w: FloatArray, wd: FloatArray, F: FloatArray, t: float) -> float:
         """Power of the non-conservative loads plus that of the base on the system (constraint forces at the
@@ -319,99 +407,6 @@ class WittenburgFormulation(Formulation):
         lam[3 * self.n:] = np.sum(p * resp, 1) / np.sum(p * p, 1)
         return Accelerations(qdd, lam, True, info={"omega_dot": wd, "joint_forces": X})
 
-
-
-# --- compiled kernel (numba) --------------------------------------------------------------------------------------
-# omega_dot of WittenburgFormulation written as one loop kernel: the same equations (59)-(63) in the same order of
-# operations as the numpy path (_omega_dot_numpy), which stays the fallback and the reference of the tests
-# (tests/test_performance_equivalence.py). One call instead of ~50 numpy operations per evaluation. K is solved by
-# its Cholesky factor (LAPACK through numba; not positive definite -> LinAlgError -> SolverFailure).
-@kernel_set
-def _kernel():
-    """The compiled omega_dot kernel, or None without numba."""
-    globals()["cholesky_solve"] = dense_kernels.compiled()["cholesky_solve"]  # the kernel calls the compiled one
-    f8_1, f8_2, f8_3, i8_1, _, _ = array_types()
-    return compile_kernel(_k_omega_dot, (f8_3, f8_2, f8_3, f8_2, f8_3, i8_1, i8_1, i8_1, i8_1, f8_2, f8_2, f8_2,
-                                         f8_2, f8_2, f8_2))
-
-
-def _k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, F, mom, base):
-    n = w.shape[0]
-    cin = np.empty((n, 3))
-    h = np.empty((n, 3))
-    e = np.empty((n, 3))
-    K = np.zeros((3 * n, 3 * n))
-    Kw = np.empty((n, 3))
-    u = np.empty((n, 3))
-    we = np.empty((n, 3))
-    for i in range(n):
-        p = par[i]
-        for r in range(3):
-            a0 = 0.0
-            a1 = 0.0
-            a2 = 0.0
-            for c in range(3):
-                a0 += A[i, r, c] * Vb[i, c, 0]
-                a1 += A[i, r, c] * Vb[i, c, 1]
-                a2 += A[p, r, c] * eb[i, c]
-            cin[i, r], h[i, r], e[i, r] = a0, a1, a2
-        AK = np.zeros((3, 3))
-        for r in range(3):
-            for c in range(3):
-                s = 0.0
-                for m in range(3):
-                    s += A[i, r, m] * Kb[i, m, c]
-                AK[r, c] = s
-        for r in range(3):
-            for c in range(3):
-                s = 0.0
-                for m in range(3):
-                    s += AK[r, m] * A[i, c, m]
-                K[3 * i + r, 3 * i + c] = s
-    for q in range(pi.shape[0]):
-        i, j, c = pi[q], pj[q], pc[q]
-        he = h[j, 0] * e[c, 0] + h[j, 1] * e[c, 1] + h[j, 2] * e[c, 2]
-        for r in range(3):
-            for s in range(3):
-                v = -h[j, r] * e[c, s]
-                if r == s:
-                    v += he
-                K[3 * i + r, 3 * j + s] = v  # (h_j . d_ij) E - h_j d_ij^T
-                K[3 * j + s, 3 * i + r] = v  # its transpose
-    for i in range(n):
-        w0, w1, w2 = w[i, 0], w[i, 1], w[i, 2]
-        for r in range(3):
-            Kw[i, r] = K[3 * i + r, 3 * i] * w0 + K[3 * i + r, 3 * i + 1] * w1 + K[3 * i + r, 3 * i + 2] * w2
-        h0, h1, h2 = h[i, 0], h[i, 1], h[i, 2]
-        wh0, wh1, wh2 = w1 * h2 - w2 * h1, w2 * h0 - w0 * h2, w0 * h1 - w1 * h0
-        u[i, 0], u[i, 1], u[i, 2] = w1 * wh2 - w2 * wh1, w2 * wh0 - w0 * wh2, w0 * wh1 - w1 * wh0
-        p = par[i]
-        p0, p1, p2 = w[p, 0], w[p, 1], w[p, 2]
-        e0, e1, e2 = e[i, 0], e[i, 1], e[i, 2]
-        c0, c1, c2 = p1 * e2 - p2 * e1, p2 * e0 - p0 * e2, p0 * e1 - p1 * e0
-        we[i, 0], we[i, 1], we[i, 2] = p1 * c2 - p2 * c1, p2 * c0 - p0 * c2, p0 * c1 - p1 * c0
-    anc = np.dot(Tt, we) - base
-    TuF = np.dot(T, u + F)
-    cr = np.empty((n, 3))
-    for i in range(n):
-        cr[i, 0] = TuF[i, 1] * e[i, 2] - TuF[i, 2] * e[i, 1]
-        cr[i, 1] = TuF[i, 2] * e[i, 0] - TuF[i, 0] * e[i, 2]
-        cr[i, 2] = TuF[i, 0] * e[i, 1] - TuF[i, 1] * e[i, 0]
-    rhs = np.dot(P, cr)
-    for i in range(n):
-        w0, w1, w2 = w[i, 0], w[i, 1], w[i, 2]
-        k0, k1, k2 = Kw[i, 0], Kw[i, 1], Kw[i, 2]
-        a0, a1, a2 = anc[i, 0], anc[i, 1], anc[i, 2]
-        h0, h1, h2 = h[i, 0], h[i, 1], h[i, 2]
-        c0, c1, c2 = cin[i, 0], cin[i, 1], cin[i, 2]
-        f0, f1, f2 = F[i, 0], F[i, 1], F[i, 2]
-        rhs[i, 0] += -(w1 * k2 - w2 * k1) + (a1 * h2 - a2 * h1) - (c1 * f2 - c2 * f1) + mom[i, 0]
-        rhs[i, 1] += -(w2 * k0 - w0 * k2) + (a2 * h0 - a0 * h2) - (c2 * f0 - c0 * f2) + mom[i, 1]
-        rhs[i, 2] += -(w0 * k1 - w1 * k0) + (a0 * h1 - a1 * h0) - (c0 * f1 - c1 * f0) + mom[i, 2]
-    L = np.linalg.cholesky(K)  # K = L L^T
-    b = rhs.ravel().copy()
-    cholesky_solve(L, b)
-    return b.reshape(n, 3)
 
 
 def integrate(form: WittenburgFormulation, q0: FloatArray, v0: FloatArray, t_end: float, dt: float, *,
