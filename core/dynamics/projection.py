@@ -70,7 +70,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from core.dynamics import projection_planar, projection_spatial
+from core.dynamics import projection_planar, projection_sparse, projection_spatial
 from core.dynamics.base import (Accelerations, FastOutput, Formulation, OutputScalar, RestartRequired,
                                 SolverFailure, multipliers_from_accelerations, register_formulation)
 from core.dynamics.projection_kernels import COND_FAIL, kernels
@@ -82,6 +82,7 @@ from core.types import FloatArray
 NULL_SPACE_GROWTH = int(OutputScalar.NULL_SPACE_GROWTH)
 
 NULL_GROWTH_REFRESH = 2.0
+BASIS_KINDS = ("auto", "svd", "coordinates")  # the ``basis`` option (module docstring)
 CU_RCOND_MIN = 1e-8  # C_u is chosen again (at the current state) when its reciprocal condition falls below this
 
 
@@ -118,6 +119,12 @@ class ProjectionFormulation(Formulation):
             for path in (projection_planar, projection_spatial):
                 if path.applies(system) and path.kernels() is not None:
                     self._fused = path.FusedPath(system)
+        basis = str(options.get("basis", "auto"))
+        if basis not in BASIS_KINDS:
+            raise ValueError(f"basis must be one of {', '.join(BASIS_KINDS)}, not {basis!r}")
+        self.basis_kind = basis  # "auto" is resolved at the first SVD (see choose_basis_kind)
+        self._sparse = None  # the sparse O(N) fused path of the coordinate basis, when it applies
+        self._growth0 = 1.0  # ||N||_2 at the choice of the basis (1 for the SVD basis)
         self._fused_basis: tuple | None = None
         self._growth: tuple | None = None  # ((t, q bytes), ||N||_2) from the fused output kernel
         self._empty2 = np.zeros((0, 0))
@@ -144,12 +151,17 @@ class ProjectionFormulation(Formulation):
                 _, _, piv = sla.qr(C.T, mode="economic", pivoting=True)
                 self.rows = np.sort(piv[:rank])
         self._all_rows = len(self.rows) == C.shape[0]
+        if self.basis_kind == "auto":
+            self.basis_kind = choose_basis_kind(self.system, q, t, self.rank)
         self.V2T = np.ascontiguousarray(self.V2.T)
-        self._choose_columns(C[self.rows])
+        self._choose_columns(C[self.rows], q, t)
 
-    def _choose_columns(self, Cr: FloatArray) -> None:
+    def _choose_columns(self, Cr: FloatArray, q: FloatArray | None = None, t: float = 0.0) -> None:
         """Dependent coordinates u (C_u = C_r[:, u] square, well conditioned; constant columns of C preferred,
-        then C_u^-1 is computed once) and independent ones w."""
+        then C_u^-1 is computed once) and independent ones w; with the coordinate basis also V2 = E_w (a new
+        basis: only at a refresh, q and t given)."""
+        if self.basis_kind == "coordinates" and q is None:  # new w = a new meaning of p: restart instead
+            raise BasisDegenerate("the dependent coordinates of the coordinate basis became ill-conditioned")
         n, r = self.system.n, Cr.shape[0]
         k = n - r
         if r == 0:
@@ -170,6 +182,17 @@ class ProjectionFormulation(Formulation):
         u = np.ascontiguousarray(u, dtype=np.int64)
         w = np.setdiff1d(np.arange(n), u).astype(np.int64)
         self.u, self.w = u, w
+        self._sparse, self._growth0 = None, 1.0
+        if self.basis_kind == "coordinates":  # V2 = E_w: p = q'_w, S = I (module docstring)
+            self.V2 = np.zeros((n, k))
+            self.V2[w, np.arange(k)] = 1.0
+            self.V2T = np.ascontiguousarray(self.V2.T)
+            Bu = -np.linalg.solve(Cr[:, u], Cr[:, w]) if r else np.zeros((0, k))
+            self._growth0 = float(np.sqrt(np.linalg.eigvalsh(np.eye(k) + Bu.T @ Bu)[-1])) if k else 1.0
+            if (self._fused is not None and r and self._cu_const and self._all_rows
+                    and projection_sparse.applies(self.system)):
+                self._sparse = projection_sparse.SparsePath(
+                    self.system, projection_sparse.build_plan(self.system, q, t, Cr[:, u], u, w))
         self._fused_basis = None
         self._growth = None
         self._V2u = np.ascontiguousarray(self.V2[u])  # (r, k)
@@ -309,8 +332,10 @@ class ProjectionFormulation(Formulation):
             g = self._geometry(q, t)
         except BasisDegenerate:
             return np.inf
+        if self._sparse is not None:  # constant C_u: the coordinate basis does not degenerate (module docstring)
+            return 1.0
         NT, _ = _lapack_getrs(g.lu_S[0], g.lu_S[1], np.ascontiguousarray(g.B.T), trans=1)  # S^-T B^T
-        return float(np.sqrt(np.linalg.eigvalsh(NT @ NT.T)[-1]))
+        return float(np.sqrt(np.linalg.eigvalsh(NT @ NT.T)[-1])) / self._growth0
 
     def needs_restart(self, q: FloatArray, v: FloatArray, t: float) -> bool:
         """True when the kept basis should be refreshed (||N||_2 > NULL_GROWTH_REFRESH): the continuous driver
@@ -412,6 +437,11 @@ class ProjectionFormulation(Formulation):
         return self._fused_basis
 
     def rhs_augmented(self, t: float, yy: FloatArray) -> FloatArray:
+        if self._sparse is not None and self.V2 is not None:
+            status, out = self._sparse.rhs(yy[:-1], t)
+            if status == 0:
+                self.rhs_evaluations += 1
+                return out
         if self._fused is not None and self.V2 is not None:
             status, out = self._fused.rhs(yy[:-1], self.fused_basis(), t)
             if status == 0:
@@ -422,10 +452,15 @@ class ProjectionFormulation(Formulation):
     def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         if self._fused is None or self.V2 is None:
             return None
+        if self._sparse is not None:
+            status, q, v, qdd, R, scalars = self._sparse.output(y, bool(correction), t)
+            if status == 0:  # the coordinate basis with a constant C_u is never refreshed for growth
+                self._growth = ((t, q.tobytes()), 1.0)
+                return q, v, qdd, R, scalars
         status, q, v, qdd, R, scalars = self._fused.output(y, bool(correction), self.fused_basis(), t)
         if status != 0:
             return None
-        self._growth = ((t, q.tobytes()), float(scalars[NULL_SPACE_GROWTH]))
+        self._growth = ((t, q.tobytes()), float(scalars[NULL_SPACE_GROWTH]) / self._growth0)
         return q, v, qdd, R, scalars
 
     def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
@@ -434,6 +469,16 @@ class ProjectionFormulation(Formulation):
         p, q = y[:k], y[k:]
         v, pd, _, acc = self._solve(q, p, None, t)
         return np.concatenate((pd, v)), self.power(q, v, t, acc)
+
+
+def choose_basis_kind(system: ConstrainedSystem, q: FloatArray, t: float, rank: int) -> str:
+    """The basis of ``basis="auto"``: "coordinates" for planar models without closed loops whose C has full row
+    rank and whose masses are all positive (the sparse O(N) path); "svd" otherwise (loops, redundant or
+    singular constraints: the SVD basis stays the one that passes A02's singular configurations)."""
+    if (projection_sparse.applies(system) and rank == system.m
+            and projection_sparse.closed_loops(system, q, t) == 0):
+        return "coordinates"
+    return "svd"
 
 
 _getrf_raw, _lapack_getrs, _potrf, _potrs = sla.get_lapack_funcs(("getrf", "getrs", "potrf", "potrs"),
