@@ -40,7 +40,8 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from core import planar_kernels
-from core.dynamics import projection_fused, projection_planar
+from core.dynamics import packed_planar, projection_fused, projection_planar
+from core.dynamics.packed_planar import unpack_forces, unpack_geometry, unpack_plan, unpack_reactions
 from core.dynamics.correction import CHOL_PIVOT_RTOL, MAX_ITER, POSITION_TOL, VELOCITY_TOL
 from core.jit import compile_helper, kernel_set
 
@@ -232,6 +233,18 @@ def k_sparse_rhs(y, plan, geo, frc, td):  # noqa: ANN001, ANN201
     return 0, out
 
 
+def k_packed_rhs(y, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
+    """:func:`k_sparse_rhs` with the model data and plan packed (``core.dynamics.packed_planar``)."""
+    return k_sparse_rhs(y, unpack_plan(I, F), unpack_geometry(I, F), unpack_forces(I, F),
+                        (fval, faccel, xi, load_f, torque))
+
+
+def k_packed_output(y, correction, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
+    """:func:`k_sparse_output` with the model data and plan packed (``core.dynamics.packed_planar``)."""
+    return k_sparse_output(y, correction, unpack_plan(I, F), unpack_geometry(I, F), unpack_forces(I, F),
+                           (fval, faccel, xi, load_f, torque), unpack_reactions(I, F))
+
+
 def _min_norm(C, Md, nrows, res, plan_rows, col_ptr, col_rows, row_ptr, row_cols):  # noqa: ANN001, ANN201
     """(ok, dx) = M^-1 C_rows^T W_rows^-1 (-res) (eq. 4.10 with M = diag(Md) > 0)."""
     n = C.shape[1]
@@ -309,21 +322,24 @@ HELPERS = ("band_gram", "band_cholesky", "band_solve", "csr_mv", "csr_tmv", "gra
 
 
 @kernel_set
-def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
-    """(k_sparse_rhs, k_sparse_output) compiled, or None without numba."""
+def kernels() -> tuple[Callable[..., Any], ...] | None:
+    """(k_sparse_rhs, k_sparse_output, k_packed_rhs, k_packed_output) compiled, or None without numba."""
     global _position_terms, _velocity_terms, _potential, _reactions
+    global k_sparse_rhs, k_sparse_output  # the packed kernels call the compiled ones
     if projection_planar.kernels() is None or not projection_fused.bind(globals()):  # planar helpers first
         return None
+    g = globals()
+    g.update(packed_planar.compiled())
     _position_terms = compile_helper(planar_kernels.k_position_terms)
     _velocity_terms = compile_helper(planar_kernels.k_velocity_terms)
     _potential = compile_helper(planar_kernels.k_potential)
     _reactions = compile_helper(planar_kernels.k_reactions)
-    g = globals()
     for name in HELPERS:
         g[name] = compile_helper(g[name])
     g["_csr_mv"], g["_csr_tmv"], g["_gram_solve"] = g["csr_mv"], g["csr_tmv"], g["gram_solve"]
     g["_sparse_velocity"], g["_sparse_accelerations"] = g["sparse_velocity"], g["sparse_accelerations"]
-    return compile_helper(k_sparse_rhs), compile_helper(k_sparse_output)
+    k_sparse_rhs, k_sparse_output = compile_helper(k_sparse_rhs), compile_helper(k_sparse_output)
+    return k_sparse_rhs, k_sparse_output, compile_helper(k_packed_rhs), compile_helper(k_packed_output)
 
 
 # --- the plan: the pattern of C, the row orderings of W, the sparse LU of C_u (Python, once per basis) ----------
@@ -412,15 +428,24 @@ def applies(system: Any) -> bool:
 
 
 class SparsePath:
-    """The sparse fused calls for one planar system and one coordinate basis (see module docstring)."""
+    """The sparse fused calls for one planar system and one coordinate basis (see module docstring): with the
+    data packed into two arrays when ``core.dynamics.packed_planar`` knows the planar kernels' layout, else
+    with the tuples."""
 
     def __init__(self, system: Any, plan: tuple):
         self.system, self.plan = system, plan
-        self.k_rhs, self.k_output = kernels()
+        self.k_rhs, self.k_output, self.k_packed_rhs, self.k_packed_output = kernels()
         self.geo, self.frc, self.react = system.fused_data()
+        self.packed = packed_planar.layout_matches()
+        if self.packed:
+            self.I, self.F = packed_planar.packed(system, plan)
 
     def rhs(self, y: np.ndarray, t: float) -> tuple[int, np.ndarray]:
+        if self.packed:
+            return self.k_packed_rhs(y, self.I, self.F, *self.system.time_arrays(t))
         return self.k_rhs(y, self.plan, self.geo, self.frc, self.system.time_arrays(t))
 
     def output(self, y: np.ndarray, correction: bool, t: float) -> tuple:
+        if self.packed:
+            return self.k_packed_output(y, correction, self.I, self.F, *self.system.time_arrays(t))
         return self.k_output(y, correction, self.plan, self.geo, self.frc, self.system.time_arrays(t), self.react)
