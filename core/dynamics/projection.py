@@ -125,6 +125,7 @@ class ProjectionFormulation(Formulation):
         self.basis_kind = basis  # "auto" is resolved at the first SVD (see choose_basis_kind)
         self._sparse = None  # the sparse O(N) fused path of the coordinate basis, when it applies
         self._growth0 = 1.0  # ||N||_2 at the choice of the basis (1 for the SVD basis)
+        self._cu_inv: FloatArray | None = None  # C_u^-1 when C_u is constant (set with the dependent coordinates)
         self._fused_basis: tuple | None = None
         self._growth: tuple | None = None  # ((t, q bytes), ||N||_2) from the fused output kernel
         self._empty2 = np.zeros((0, 0))
@@ -332,10 +333,21 @@ class ProjectionFormulation(Formulation):
             g = self._geometry(q, t)
         except BasisDegenerate:
             return np.inf
-        if self._sparse is not None:  # constant C_u: the coordinate basis does not degenerate (module docstring)
+        if self.fixed_coordinate_basis:  # constant C_u: the coordinate basis does not degenerate (module docstring)
             return 1.0
         NT, _ = _lapack_getrs(g.lu_S[0], g.lu_S[1], np.ascontiguousarray(g.B.T), trans=1)  # S^-T B^T
         return float(np.sqrt(np.linalg.eigvalsh(NT @ NT.T)[-1])) / self._growth0
+
+    @property
+    def fixed_coordinate_basis(self) -> bool:
+        """True for the coordinate basis with a constant C_u: it is never refreshed for growth (||N||_2 is
+        reported as 1; module docstring)."""
+        return self.basis_kind == "coordinates" and self._cu_inv is not None
+
+    @property
+    def growth_reference(self) -> float:
+        """||N||_2 at the choice of the basis (1 for the SVD basis): :meth:`null_space_growth` is relative to it."""
+        return self._growth0
 
     def needs_restart(self, q: FloatArray, v: FloatArray, t: float) -> bool:
         """True when the kept basis should be refreshed (||N||_2 > NULL_GROWTH_REFRESH): the continuous driver
@@ -460,7 +472,9 @@ class ProjectionFormulation(Formulation):
         status, q, v, qdd, R, scalars = self._fused.output(y, bool(correction), self.fused_basis(), t)
         if status != 0:
             return None
-        self._growth = ((t, q.tobytes()), float(scalars[NULL_SPACE_GROWTH]) / self._growth0)
+        growth = 1.0 if self.fixed_coordinate_basis else float(scalars[NULL_SPACE_GROWTH]) / self._growth0
+        scalars[NULL_SPACE_GROWTH] = growth  # relative to the basis' own, as null_space_growth
+        self._growth = ((t, q.tobytes()), growth)
         return q, v, qdd, R, scalars
 
     def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
