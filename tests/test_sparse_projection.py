@@ -105,14 +105,13 @@ def test_sparse_path_equals_dense_and_generic(name: str) -> None:
     fast = get_formulation("projection")(s, basis="coordinates")
     generic = get_formulation("projection")(s, basis="coordinates", kernels="numpy")
     rng = np.random.default_rng(5)
-    for _ in range(3):
-        q0, q, v = random_consistent(s, rng)
-        t = 0.37
-        for f in (fast, generic):
-            f.refresh_basis(q0, 0.0)
+    t = 0.37
+    for q0, q, v in [random_consistent(s, rng) for _ in range(3)]:
+        fast.refresh_basis(q0, 0.0)  # a kept basis from another state
+        generic.refresh_basis(q0, 0.0)
         assert fast._sparse is not None  # noqa: SLF001
         y = fast.pack(q, v, t)
-        yy = np.append(y, 0.25)
+        yy = np.concatenate((y, [0.25]))
         ref = generic.rhs_augmented(t, yy)
         close(fast.rhs_augmented(t, yy), ref, rtol=1e-11)
         y_off = y + 1e-7 * rng.standard_normal(y.size)

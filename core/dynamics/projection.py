@@ -51,6 +51,17 @@ tolerance on p is never loosened by more than a factor 2 on q'. Within an interv
 :class:`BasisDegenerate` when a pivot of the LU factors of S falls below 1/COND_FAIL (1e-8) of the largest,
 and the driver restarts from the last accepted state with a fresh SVD. (When C_u itself is not constant and
 becomes ill conditioned, the columns are chosen again at the current state: no SVD, V2 and p are unchanged.)
+The basis (option ``basis``): "svd" is the SVD basis above. "coordinates" keeps the selection of the
+independent coordinates as the basis, V2 = E_w (the columns of the identity at w; coordinate partitioning): then
+p = q'_w, S = V2^T B = B_w = I and q' = x_xi + B p, so nothing dense of size k x k is left, and on planar models
+with positive masses and a constant C_u every step is a sparse solve, O(N) in the bodies
+(``core.dynamics.projection_sparse``: q'' and lambda from W = C M^-1 C^T by a banded Cholesky, q'_u by the
+sparse LU of C_u). ||N||_2 = ||B||_2 is then reported relative to its value at the choice of w; with a constant
+C_u the basis never degenerates (C_u is fixed and B's entries are C_u^-1 times the lever arms of C_w), so it is
+not refreshed for growth. "auto" (the default) takes "coordinates" for planar models without closed loops whose
+C has full row rank, and "svd" otherwise: closed loops, redundant constraints and singular configurations (A02)
+keep the SVD basis and its figures.
+
 Reactions use lambda = E^T (M q'' - h) (corrected eq. 4.2): the least-squares solution of C^T lambda = M q'' - h,
 which when C has full row rank is the exact solution C_u^T lambda = (M q'' - h)_u (the residual of the other
 rows is round-off, since M q'' - h is orthogonal to null(C)); with redundant constraints the minimum-norm
