@@ -201,10 +201,9 @@ class ProjectionFormulation(Formulation):
             self.V2T = np.ascontiguousarray(self.V2.T)
             Bu = -np.linalg.solve(Cr[:, u], Cr[:, w]) if r else np.zeros((0, k))
             self._growth0 = float(np.sqrt(np.linalg.eigvalsh(np.eye(k) + Bu.T @ Bu)[-1])) if k else 1.0
-            if (self._fused is not None and r and self._cu_const and self._all_rows
-                    and projection_sparse.applies(self.system)):
-                self._sparse = projection_sparse.SparsePath(
-                    self.system, projection_sparse.build_plan(self.system, q, t, Cr[:, u], u, w))
+            if self._fused is not None and r and self._all_rows and projection_sparse.applies(self.system):
+                self._sparse = projection_sparse.SparsePath(self.system, projection_sparse.build_plan(
+                    self.system, q, t, Cr[:, u] if self._cu_const else None, u, w))
         self._fused_basis = None
         self._growth = None
         self._V2u = np.ascontiguousarray(self.V2[u])  # (r, k)

@@ -45,17 +45,22 @@ from core.dynamics.packed_planar import unpack_forces, unpack_geometry, unpack_p
 from core.dynamics.correction import CHOL_PIVOT_RTOL, MAX_ITER, POSITION_TOL, VELOCITY_TOL
 from core.jit import compile_helper, kernel_set
 
-#: status of a sparse kernel when W (or W_h) is numerically singular: the dense path takes over
+#: status of a sparse kernel when W (or W_h, or C_u C_u^T) is numerically singular: the dense path takes over
 STATUS_SINGULAR_W = 4
+#: the least Cholesky pivot ratio of C_u C_u^T (a varying C_u): below it, cond(C_u)^2 would cost more than
+#: 1e6 eps in q'_u, and the dense path (an LU of C_u) runs instead
+VELOCITY_PIVOT_MIN = 1e-3
 
 
 # --- sparse and banded linear algebra (plan arrays: see SparsePlan) --------------------------------------------
-def band_gram(C, Md, nrows, col_ptr, col_rows, pos, bw):  # noqa: ANN001, ANN201
-    """W = C[:nrows] M^-1 C[:nrows]^T in lower band storage, Wb[i, d] = W[perm_i, perm_(i-d)] (pos: row -> its
+def band_gram(C, wt, nrows, col_ptr, col_rows, pos, bw):  # noqa: ANN001, ANN201
+    """W = C[:nrows] diag(wt) C[:nrows]^T (wt = M^-1, or 1 on the dependent columns) in lower band storage, Wb[i, d] = W[perm_i, perm_(i-d)] (pos: row -> its
     place in the ordering, -1 for rows not in the block); only the columns' own rows are visited: O(nnz)."""
     Wb = np.zeros((nrows, bw + 1))
     for c in range(col_ptr.shape[0] - 1):
-        inv = 1.0 / Md[c]
+        inv = wt[c]
+        if inv == 0.0:
+            continue
         for a in range(col_ptr[c], col_ptr[c + 1]):
             ra = col_rows[a]
             if ra >= nrows:
@@ -134,15 +139,15 @@ def csr_tmv(C, row_ptr, row_cols, nrows, lam, n):  # noqa: ANN001, ANN201
     return out
 
 
-def gram_solve(C, Md, nrows, rhs, plan_rows, col_ptr, col_rows):  # noqa: ANN001, ANN201
-    """(ok, x) with (C[:nrows] M^-1 C[:nrows]^T) x = rhs by the banded Cholesky in the plan's ordering
-    (plan_rows = (perm, pos, bw as a 1-array)); ok False when the pivot ratio is at or below CHOL_PIVOT_RTOL."""
+def gram_solve(C, wt, nrows, rhs, plan_rows, col_ptr, col_rows, pivot_min):  # noqa: ANN001, ANN201
+    """(ok, x) with (C[:nrows] diag(wt) C[:nrows]^T) x = rhs by the banded Cholesky in the plan's ordering
+    (plan_rows = (perm, pos, bw as a 1-array)); ok False when the pivot ratio is at or below pivot_min."""
     perm, pos, bwa = plan_rows
-    Wb = band_gram(C, Md, nrows, col_ptr, col_rows, pos, bwa[0])
+    Wb = band_gram(C, wt, nrows, col_ptr, col_rows, pos, bwa[0])
     x = np.zeros(nrows)
     if nrows == 0:
         return True, x
-    if not band_cholesky(Wb) > CHOL_PIVOT_RTOL:
+    if not band_cholesky(Wb) > pivot_min:
         return False, x
     y = np.empty(nrows)
     for i in range(nrows):
@@ -180,7 +185,9 @@ def lu_sparse_solve(lu, b):  # noqa: ANN001, ANN201
 
 # --- the fused kernels ---------------------------------------------------------------------------------------
 def sparse_velocity(C, xi, p, plan):  # noqa: ANN001, ANN201
-    """q' with q'_w = p and C_u q'_u = -xi - C_w p (module docstring)."""
+    """(ok, q') with q'_w = p and C_u q'_u = -xi - C_w p (module docstring): by the LU factors of a constant
+    C_u, else as q'_u = C_u^T (C_u C_u^T)^-1 (-xi - C_w p) with the banded Cholesky (exact for the square C_u;
+    ok False when its pivot ratio is at or below VELOCITY_PIVOT_MIN)."""
     u, w, row_ptr, row_cols, col_ptr, col_rows, rows_all, rows_h, lu = plan
     n = C.shape[1]
     m = C.shape[0]
@@ -190,22 +197,30 @@ def sparse_velocity(C, xi, p, plan):  # noqa: ANN001, ANN201
     rhs = csr_mv(C, row_ptr, row_cols, m, v)
     for i in range(m):
         rhs[i] = -xi[i] - rhs[i]
-    vu = lu_sparse_solve(lu, rhs)
+    if lu[0].shape[0] == m:
+        vu = lu_sparse_solve(lu, rhs)
+        for i in range(u.shape[0]):
+            v[u[i]] = vu[i]
+        return True, v
+    on_u = np.zeros(n)
     for i in range(u.shape[0]):
-        v[u[i]] = vu[i]
-    return v
+        on_u[u[i]] = 1.0
+    ok, mu = gram_solve(C, on_u, m, rhs, rows_all, col_ptr, col_rows, VELOCITY_PIVOT_MIN)
+    v += on_u * csr_tmv(C, row_ptr, row_cols, m, mu, n)
+    return ok, v
 
 
 def sparse_accelerations(C, h, eta, Md, plan):  # noqa: ANN001, ANN201
     """(ok, q'', lambda) from W lambda = -eta - C M^-1 h, q'' = M^-1 (h + C^T lambda)."""
     u, w, row_ptr, row_cols, col_ptr, col_rows, rows_all, rows_h, lu = plan
     m, n = C.shape
-    hm = h / Md
+    minv = 1.0 / Md
+    hm = h * minv
     rhs = csr_mv(C, row_ptr, row_cols, m, hm)
     for i in range(m):
         rhs[i] = -eta[i] - rhs[i]
-    ok, lam = gram_solve(C, Md, m, rhs, rows_all, col_ptr, col_rows)
-    qdd = (h + csr_tmv(C, row_ptr, row_cols, m, lam, n)) / Md
+    ok, lam = gram_solve(C, minv, m, rhs, rows_all, col_ptr, col_rows, CHOL_PIVOT_RTOL)
+    qdd = (h + csr_tmv(C, row_ptr, row_cols, m, lam, n)) * minv
     return ok, qdd, lam
 
 
@@ -219,7 +234,9 @@ def k_sparse_rhs(y, plan, geo, frc, td):  # noqa: ANN001, ANN201
     out = np.zeros(k + n + 1)
     q = y[k:].copy()
     C, phi = _position_terms(q, geo, fval)
-    v = _sparse_velocity(C, xi, y[:k], plan)
+    ok, v = _sparse_velocity(C, xi, y[:k], plan)
+    if not ok:
+        return STATUS_SINGULAR_W, out
     h, eta, power = _velocity_terms(q, v, geo, frc, faccel, load_f, torque)
     ok, qdd, lam = _sparse_accelerations(C, h, eta, Md, plan)
     if not ok:
@@ -249,7 +266,7 @@ def _min_norm(C, Md, nrows, res, plan_rows, col_ptr, col_rows, row_ptr, row_cols
     """(ok, dx) = M^-1 C_rows^T W_rows^-1 (-res) (eq. 4.10 with M = diag(Md) > 0)."""
     n = C.shape[1]
     rhs = -res
-    ok, mu = _gram_solve(C, Md, nrows, rhs, plan_rows, col_ptr, col_rows)
+    ok, mu = _gram_solve(C, 1.0 / Md, nrows, rhs, plan_rows, col_ptr, col_rows, CHOL_PIVOT_RTOL)
     return ok, _csr_tmv(C, row_ptr, row_cols, nrows, mu, n) / Md
 
 
@@ -267,7 +284,9 @@ def k_sparse_output(y, correction, plan, geo, frc, td, react):  # noqa: ANN001, 
     R = np.zeros((react[planar_kernels.REACTIONS_ROWS].shape[0], 6))
     C, phi = _position_terms(q, geo, fval)
     m = C.shape[0]
-    v = _sparse_velocity(C, xi, y[:k], plan)
+    ok, v = _sparse_velocity(C, xi, y[:k], plan)
+    if not ok:
+        return STATUS_SINGULAR_W, q, v, v, R, scal
     before = _norm(phi)
     vres = _csr_mv(C, row_ptr, row_cols, m, v) + xi
     vbefore = _norm(vres)
@@ -395,9 +414,9 @@ def closed_loops(system: Any, q: np.ndarray, t: float = 0.0) -> int:
     return loops
 
 
-def build_plan(system: Any, q: np.ndarray, t: float, Cu: np.ndarray, u: np.ndarray, w: np.ndarray) -> tuple:
+def build_plan(system: Any, q: np.ndarray, t: float, Cu: np.ndarray | None, u: np.ndarray, w: np.ndarray) -> tuple:
     """The kernels' plan (u, w, row_ptr, row_cols, col_ptr, col_rows, rows_all, rows_h, lu) for the coordinate
-    basis with the constant C_u (module docstring)."""
+    basis; lu holds the sparse LU factors of C_u when it is constant (Cu given), else empty arrays."""
     m, n, mh = system.m, system.n, system.m_holonomic
     touched = _body_pattern(system, q, t, np.random.default_rng(0))
     pattern = np.repeat(touched, 3, axis=1)  # a touched body with its three columns
@@ -408,7 +427,9 @@ def build_plan(system: Any, q: np.ndarray, t: float, Cu: np.ndarray, u: np.ndarr
     perm_h, pos_h_part, bw_h = _ordering(coupled[:mh, :mh].tocsr())
     pos_h = np.full(m, -1, np.int64)
     pos_h[:mh] = pos_h_part
-    lu, piv = sla.lu_factor(Cu)
+    if Cu is None:  # a varying C_u: q'_u by the banded Cholesky of C_u C_u^T at each evaluation
+        Cu = np.zeros((0, 0))
+    lu, piv = sla.lu_factor(Cu) if Cu.size else (Cu, np.zeros(0, np.int64))
     L = np.tril(lu, -1)
     U = np.triu(lu, 1)
     Ls, Us = csr_matrix(L), csr_matrix(U)
