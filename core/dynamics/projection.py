@@ -328,6 +328,8 @@ class ProjectionFormulation(Formulation):
     def pack(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         if self.V2 is None:
             self.refresh_basis(q, t)
+        if self.basis_kind == "coordinates":  # V2 = E_w: p = q'_w, O(n) (V2^T v is a dense k x n product)
+            return np.concatenate((v[self.w], q))
         return np.concatenate((self.V2T @ v, q))
 
     def null_space_growth(self, q: FloatArray, t: float) -> float:
