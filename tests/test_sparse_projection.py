@@ -85,9 +85,10 @@ def test_sparse_lu_solve_equals_dense() -> None:
 @pytest.mark.parametrize("name, kind", [("chain10", "coordinates"), ("pendulum", "coordinates"),
                                         ("double_pendulum", "coordinates"), ("four_bar", "svd"),
                                         ("parallelogram", "svd"), ("slider_crank_driven", "svd"),
-                                        ("chaplygin_sleigh", "coordinates")])
+                                        ("chaplygin_sleigh", "svd"), ("slider_pendulum", "svd")])
 def test_automatic_basis(name: str, kind: str) -> None:
-    """Loop-free planar models get the coordinate basis; closed loops keep the SVD basis."""
+    """Loop-free planar models with a constant C_u get the coordinate basis; closed loops and a varying C_u (a
+    knife edge; a slider, also a massless body) keep the SVD basis."""
     s = chain(10) if name == "chain10" else sample(name)
     form = get_formulation("projection")(s)
     init = initial_state(s)

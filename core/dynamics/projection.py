@@ -56,11 +56,13 @@ independent coordinates as the basis, V2 = E_w (the columns of the identity at w
 p = q'_w, S = V2^T B = B_w = I and q' = x_xi + B p, so nothing dense of size k x k is left, and on planar models
 with positive masses and a constant C_u every step is a sparse solve, O(N) in the bodies
 (``core.dynamics.projection_sparse``: q'' and lambda from W = C M^-1 C^T by a banded Cholesky, q'_u by the
-sparse LU of C_u). ||N||_2 = ||B||_2 is then reported relative to its value at the choice of w; with a constant
-C_u the basis never degenerates (C_u is fixed and B's entries are C_u^-1 times the lever arms of C_w), so it is
-not refreshed for growth. "auto" (the default) takes "coordinates" for planar models without closed loops whose
-C has full row rank, and "svd" otherwise: closed loops, redundant constraints and singular configurations (A02)
-keep the SVD basis and its figures.
+sparse LU of C_u, or for a varying C_u the banded Cholesky of C_u C_u^T). The coordinate basis is not refreshed
+for growth (||N||_2 is reported as 1): with a constant C_u it never degenerates (B's entries are C_u^-1 times the
+lever arms of C_w); with a varying C_u (only when asked for explicitly) it is refreshed when C_u degenerates (the
+LU pivot test of C_u: BasisDegenerate). "auto" (the default) takes "coordinates" for planar models without closed
+loops whose C has full row rank, whose masses are all positive and whose C_u is constant, and "svd" otherwise:
+closed loops, sliders and knife edges, redundant constraints and singular configurations (A02) keep the SVD
+basis and its figures.
 
 Reactions use lambda = E^T (M q'' - h) (corrected eq. 4.2): the least-squares solution of C^T lambda = M q'' - h,
 which when C has full row rank is the exact solution C_u^T lambda = (M q'' - h)_u (the residual of the other
@@ -163,10 +165,16 @@ class ProjectionFormulation(Formulation):
                 _, _, piv = sla.qr(C.T, mode="economic", pivoting=True)
                 self.rows = np.sort(piv[:rank])
         self._all_rows = len(self.rows) == C.shape[0]
-        if self.basis_kind == "auto":
+        auto = self.basis_kind == "auto"
+        if auto:
             self.basis_kind = choose_basis_kind(self.system, q, t, self.rank)
+        V2_svd = self.V2
         self.V2T = np.ascontiguousarray(self.V2.T)
         self._choose_columns(C[self.rows], q, t)
+        if auto and self.basis_kind == "coordinates" and self._cu_inv is None:  # C_u varies: keep the SVD basis
+            self.basis_kind, self.V2 = "svd", V2_svd
+            self.V2T = np.ascontiguousarray(self.V2.T)
+            self._choose_columns(C[self.rows], q, t)
 
     def _choose_columns(self, Cr: FloatArray, q: FloatArray | None = None, t: float = 0.0) -> None:
         """Dependent coordinates u (C_u = C_r[:, u] square, well conditioned; constant columns of C preferred,
@@ -345,16 +353,16 @@ class ProjectionFormulation(Formulation):
             g = self._geometry(q, t)
         except BasisDegenerate:
             return np.inf
-        if self.fixed_coordinate_basis:  # constant C_u: the coordinate basis does not degenerate (module docstring)
+        if self.fixed_coordinate_basis:  # refreshed only when C_u degenerates (module docstring)
             return 1.0
         NT, _ = _lapack_getrs(g.lu_S[0], g.lu_S[1], np.ascontiguousarray(g.B.T), trans=1)  # S^-T B^T
         return float(np.sqrt(np.linalg.eigvalsh(NT @ NT.T)[-1])) / self._growth0
 
     @property
     def fixed_coordinate_basis(self) -> bool:
-        """True for the coordinate basis with a constant C_u: it is never refreshed for growth (||N||_2 is
-        reported as 1; module docstring)."""
-        return self.basis_kind == "coordinates" and self._cu_inv is not None
+        """True for the coordinate basis: it is not refreshed for growth (||N||_2 is reported as 1), only when C_u
+        degenerates (module docstring)."""
+        return self.basis_kind == "coordinates"
 
     @property
     def growth_reference(self) -> float:
@@ -478,7 +486,7 @@ class ProjectionFormulation(Formulation):
             return None
         if self._sparse is not None:
             status, q, v, qdd, R, scalars = self._sparse.output(y, bool(correction), t)
-            if status == 0:  # the coordinate basis with a constant C_u is never refreshed for growth
+            if status == 0:  # the coordinate basis is not refreshed for growth
                 self._growth = ((t, q.tobytes()), 1.0)
                 return q, v, qdd, R, scalars
         status, q, v, qdd, R, scalars = self._fused.output(y, bool(correction), self.fused_basis(), t)
@@ -501,7 +509,8 @@ def choose_basis_kind(system: ConstrainedSystem, q: FloatArray, t: float, rank: 
     """The basis of ``basis="auto"``: "coordinates" for planar models without closed loops whose C has full row
     rank and whose masses are all positive (the sparse O(N) path); "svd" otherwise (loops, redundant or
     singular constraints: the SVD basis stays the one that passes A02's singular configurations)."""
-    if (projection_sparse.applies(system) and rank == system.m
+    positive = bool(np.all(np.asarray(getattr(system, "mass_diagonal", 0.0)) > 0.0))
+    if (projection_planar.applies(system) and positive and rank == system.m  # not numba-dependent
             and projection_sparse.closed_loops(system, q, t) == 0):
         return "coordinates"
     return "svd"

@@ -7,7 +7,9 @@ solve whose cost grows linearly with the number of bodies (module docstring of `
 docs/dynamics.md, "The O(N) route"):
 
 * velocities ([001] eq. 2.10 with V2 = E_w): q'_w = p,  C_u q'_u = -xi - C_w p, with the sparse LU factors of
-  the constant C_u (computed once per basis; the path applies only when C_u is constant);
+  a constant C_u (computed once per basis), or for a varying C_u (closed loops, sliders, knife edges: angle
+  columns among u) as q'_u = C_u^T (C_u C_u^T)^-1 (-xi - C_w p) by the banded Cholesky on C_u's pattern (exact
+  for the square C_u; status 4 when its pivot ratio is at or below VELOCITY_PIVOT_MIN);
 * accelerations and multipliers (the unique solution of [001] eq. 2.11 with C q'' + eta = 0, M = diag(Md) > 0):
 
       W lambda = -eta - C M^-1 h,   W = C M^-1 C^T,   q'' = M^-1 (h + C^T lambda),   p' = q''_w,
@@ -272,7 +274,7 @@ def _min_norm(C, Md, nrows, res, plan_rows, col_ptr, col_rows, row_ptr, row_cols
 
 def k_sparse_output(y, correction, plan, geo, frc, td, react):  # noqa: ANN001, ANN201
     """One output frame of z = [p; q], as ``projection_planar.k_output`` (same returns; ||N||_2 reported as 1:
-    with C_u constant the coordinate basis is never refreshed for growth, see ``core.dynamics.projection``)."""
+    the coordinate basis is not refreshed for growth, see ``core.dynamics.projection``)."""
     fval, faccel, xi, load_f, torque = td
     u, w, row_ptr, row_cols, col_ptr, col_rows, rows_all, rows_h, lu = plan
     mh = geo[planar_kernels.GEO_MH]
