@@ -218,3 +218,15 @@ def test_closed_loops_with_the_coordinate_basis() -> None:
         e = traj.frames.kinetic + traj.frames.potential - traj.frames.work
         assert np.abs(e - e[0]).max() < 1e-6
     assert np.abs(tops["coordinates"] - tops["svd"]).max() < 1e-7
+
+
+def test_sparse_plan_is_built_once_per_system() -> None:
+    """Runs of one compiled system (a sweep, the benchmarks) share the structure-only data; a different system
+    gets its own."""
+    s, other = chain(5), chain(5)
+    init = initial_state(s)
+    forms = [get_formulation("projection")(x) for x in (s, s, other)]
+    for f in forms:
+        f.restart(init.q, init.v, 0.0)
+    assert forms[0]._sparse is forms[1]._sparse  # noqa: SLF001
+    assert forms[2]._sparse is not forms[0]._sparse  # noqa: SLF001

@@ -80,6 +80,8 @@ evaluation at the same q do not redo it.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import scipy.linalg as sla
 
@@ -210,8 +212,7 @@ class ProjectionFormulation(Formulation):
             Bu = -np.linalg.solve(Cr[:, u], Cr[:, w]) if r else np.zeros((0, k))
             self._growth0 = float(np.sqrt(np.linalg.eigvalsh(np.eye(k) + Bu.T @ Bu)[-1])) if k else 1.0
             if self._fused is not None and r and self._all_rows and projection_sparse.applies(self.system):
-                self._sparse = projection_sparse.SparsePath(self.system, projection_sparse.build_plan(
-                    self.system, q, t, Cr[:, u] if self._cu_const else None, u, w))
+                self._sparse = _sparse_path(self.system, q, t, Cr[:, u] if self._cu_const else None, u, w)
         self._fused_basis = None
         self._growth = None
         self._V2u = np.ascontiguousarray(self.V2[u])  # (r, k)
@@ -510,10 +511,30 @@ def choose_basis_kind(system: ConstrainedSystem, q: FloatArray, t: float, rank: 
     rank and whose masses are all positive (the sparse O(N) path); "svd" otherwise (loops, redundant or
     singular constraints: the SVD basis stays the one that passes A02's singular configurations)."""
     positive = bool(np.all(np.asarray(getattr(system, "mass_diagonal", 0.0)) > 0.0))
-    if (projection_planar.applies(system) and positive and rank == system.m  # not numba-dependent
-            and projection_sparse.closed_loops(system, q, t) == 0):
-        return "coordinates"
+    if projection_planar.applies(system) and positive and rank == system.m:  # not numba-dependent
+        known = _BY_SYSTEM.setdefault(system, {})
+        if "loops" not in known:
+            known["loops"] = projection_sparse.closed_loops(system, q, t)
+        if known["loops"] == 0:
+            return "coordinates"
     return "svd"
+
+
+#: per compiled system (weakly held), what depends only on its structure: its number of closed loops and its
+#: sparse paths by dependent coordinates (pattern, orderings, LU factors of a constant C_u, packed data), so that
+#: repeated runs of one system (a sweep, the benchmarks) build them once
+_BY_SYSTEM: "weakref.WeakKeyDictionary[ConstrainedSystem, dict]" = weakref.WeakKeyDictionary()
+
+
+def _sparse_path(system: ConstrainedSystem, q: FloatArray, t: float, Cu: FloatArray | None, u: FloatArray,
+                 w: FloatArray) -> "projection_sparse.SparsePath":
+    """The sparse path of ``system`` for the dependent coordinates u (a constant C_u given, or None), cached."""
+    known = _BY_SYSTEM.setdefault(system, {})
+    key = (u.tobytes(), w.tobytes(), None if Cu is None else Cu.tobytes())
+    path = known.get(key)
+    if path is None:
+        path = known[key] = projection_sparse.SparsePath(system, projection_sparse.build_plan(system, q, t, Cu, u, w))
+    return path
 
 
 _getrf_raw, _lapack_getrs, _potrf, _potrs = sla.get_lapack_funcs(("getrf", "getrs", "potrf", "potrs"),
