@@ -141,7 +141,7 @@ def test_unknown_layout_falls_back_to_tuples(monkeypatch: pytest.MonkeyPatch) ->
     packed = form.rhs_augmented(0.1, y)
     monkeypatch.setattr(packed_planar, "GEOMETRY_FIELDS", packed_planar.GEOMETRY_FIELDS + ("gear_r",))
     assert not packed_planar.layout_matches()
-    form2 = get_formulation("projection")(s)
+    form2 = get_formulation("projection")(chain(6))  # another compiled system: no cached path
     form2.restart(init.q, init.v + 0.3, 0.0)
     assert form2._sparse is not None and not form2._sparse.packed  # noqa: SLF001
     close(form2.rhs_augmented(0.1, y), packed, rtol=1e-14)
