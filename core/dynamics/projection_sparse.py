@@ -54,30 +54,27 @@ STATUS_SINGULAR_W = 4
 VELOCITY_PIVOT_MIN = 1e-3
 
 
-# --- sparse and banded linear algebra (plan arrays: see SparsePlan) --------------------------------------------
+# --- sparse and banded linear algebra (plan arrays: see build_plan) ---------------------------------------------
 def band_gram(C, wt, nrows, col_ptr, col_rows, pos, bw):  # noqa: ANN001, ANN201
-    """W = C[:nrows] diag(wt) C[:nrows]^T (wt = M^-1, or 1 on the dependent columns) in lower band storage, Wb[i, d] = W[perm_i, perm_(i-d)] (pos: row -> its
-    place in the ordering, -1 for rows not in the block); only the columns' own rows are visited: O(nnz)."""
+    """W = C[:nrows] diag(wt) C[:nrows]^T (wt = M^-1, or 1 on the dependent columns) in lower band storage,
+    Wb[i, d] = W[perm_i, perm_(i-d)] (pos: row -> its place in the ordering, -1 for rows not in the block); only
+    the rows of each column's pattern are visited: O(nnz)."""
     Wb = np.zeros((nrows, bw + 1))
     for c in range(col_ptr.shape[0] - 1):
         inv = wt[c]
+        lo, hi = col_ptr[c], col_ptr[c + 1]
         if inv == 0.0:
             continue
-        for a in range(col_ptr[c], col_ptr[c + 1]):
+        for a in range(lo, hi):
             ra = col_rows[a]
-            if ra >= nrows:
+            if ra >= nrows or C[ra, c] == 0.0:
                 continue
             pa = pos[ra]
             ca = C[ra, c] * inv
-            if ca == 0.0:
-                continue
-            for b in range(col_ptr[c], col_ptr[c + 1]):
+            for b in range(lo, hi):  # the pairs (ra, rb) below the diagonal of the ordering
                 rb = col_rows[b]
-                if rb >= nrows:
-                    continue
-                pb = pos[rb]
-                if pb <= pa:
-                    Wb[pa, pa - pb] += ca * C[rb, c]
+                if rb < nrows and pos[rb] <= pa:
+                    Wb[pa, pa - pos[rb]] += ca * C[rb, c]
     return Wb
 
 
