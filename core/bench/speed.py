@@ -27,7 +27,8 @@ Against the hand-written baseline (issue 17): for the chains of N = 10, 30 and 6
 in-process scipy model of ``core.bench.minimal_chain`` (absolute angles, dense mass matrix, numpy solve, scipy
 DOP853 over the whole span at the same rtol/atol, no outputs) are timed alternately in this process, ``repeats``
 rounds, each the best CPU time. Rows ``planar chain N=.. vs scipy``: ``cpu_s`` (ours), ``baseline_cpu_s``,
-``ours_over_baseline`` (target <= 1 for N = 10 and 30), and without ``--quick`` the tip error of both at t_end
+``ours_over_baseline`` (target <= 1 for N = 10 and 30, judged on the full 2 s runs only: a 0.5 s ``--quick`` run
+is dominated by the fixed cost of a run), and without ``--quick`` the tip error of both at t_end
 against the baseline at rtol 1e-13 (``tip_error_m``, ``baseline_tip_error_m``). The notes give the growth
 exponent log(cpu(60) / cpu(30)) / log 2 of the total CPU time (target <= 1.3) and of the CPU time per
 right-hand side, ours and the baseline's.
@@ -170,7 +171,7 @@ def baseline_rows(sizes: tuple[int, ...] = RATIO_CHAINS, repeats: int = 3, t_end
             tips = q[:, :2] + (chain.length / 2) * np.stack((np.cos(q[:, 2]), np.sin(q[:, 2])), axis=1)
             row["tip_error_m"] = float(np.abs(tips - tips_ref).max())
             row["baseline_tip_error_m"] = float(np.abs(chain.tips(y_b[:n]) - tips_ref).max())
-        if n in (10, 30):
+        if n in (10, 30) and accuracy:  # the target is for the full 2 s runs (not --quick's 0.5 s)
             row["target_ratio"] = 1.0
             row["met"] = "yes" if row["ours_over_baseline"] <= 1.0 else "NO"
         rows.append(row)
