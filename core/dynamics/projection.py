@@ -345,7 +345,7 @@ class ProjectionFormulation(Formulation):
         """||N||_2 with N = A^-1 [0; I] = B S^-1: how much a unit change of p changes q' (1 for a fresh SVD)."""
         if self.V2 is None:
             return np.inf
-        if self.V2.shape[1] == 0:
+        if self.V2.shape[1] == 0 or self.fixed_coordinate_basis:  # the coordinate basis: module docstring
             return 1.0
         known = self._growth
         if known is not None and known[0] == (t, q.tobytes()):  # computed by the fused output kernel
@@ -354,8 +354,6 @@ class ProjectionFormulation(Formulation):
             g = self._geometry(q, t)
         except BasisDegenerate:
             return np.inf
-        if self.fixed_coordinate_basis:  # refreshed only when C_u degenerates (module docstring)
-            return 1.0
         NT, _ = _lapack_getrs(g.lu_S[0], g.lu_S[1], np.ascontiguousarray(g.B.T), trans=1)  # S^-T B^T
         return float(np.sqrt(np.linalg.eigvalsh(NT @ NT.T)[-1])) / self._growth0
 
