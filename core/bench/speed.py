@@ -22,6 +22,16 @@ first hinged to the ground at the origin, gravity -9.81 m/s^2 along y, released 
 spherical chains of the "trees" suite; t_end = 2 s.
 
 Targets (issue 3, 2-core machine): rolling disk >= 50x real time, 10-link chain >= 5x, 30-link chain >= 1x.
+
+Against the hand-written baseline (issue 17): for the chains of N = 10, 30 and 60 links, the full run above and the
+in-process scipy model of ``core.bench.minimal_chain`` (absolute angles, dense mass matrix, numpy solve, scipy
+DOP853 over the whole span at the same rtol/atol, no outputs) are timed alternately in this process, ``repeats``
+rounds, each the best CPU time. Rows ``planar chain N=.. vs scipy``: ``cpu_s`` (ours), ``baseline_cpu_s``,
+``ours_over_baseline`` (target <= 1 for N = 10 and 30, judged on the full 2 s runs only: a 0.5 s ``--quick`` run
+is dominated by the fixed cost of a run), and without ``--quick`` the tip error of both at t_end
+against the baseline at rtol 1e-13 (``tip_error_m``, ``baseline_tip_error_m``). The notes give the growth
+exponent log(cpu(60) / cpu(30)) / log 2 of the total CPU time (target <= 1.3) and of the CPU time per
+right-hand side, ours and the baseline's.
 """
 from __future__ import annotations
 
@@ -35,6 +45,7 @@ import numpy as np
 from core.bench import BenchTable, machine_description
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
+RATIO_CHAINS = (10, 30, 60)  # chains timed against the scipy baseline; the exponent is taken from 30 to 60
 TARGETS = {"rolling_disk": 50.0, "rolling_disk_accelerating_plane": 50.0, "planar chain N=10": 5.0,
            "planar chain N=30": 1.0}
 
@@ -121,8 +132,68 @@ def _warm_up() -> None:
     run(compile_model(model_from_data(planar_chain_data(2))), SimulationSettings(t_end=0.05, dt=0.01))
 
 
+def baseline_rows(sizes: tuple[int, ...] = RATIO_CHAINS, repeats: int = 3, t_end: float = 2.0,
+                  accuracy: bool = True, rtol: float = 1e-8, atol: float = 1e-10) -> tuple[list[dict[str, Any]],
+                                                                                       list[str]]:
+    """(rows, notes): ours against the scipy baseline, interleaved in this process (module docstring)."""
+    from core.bench.minimal_chain import MinimalChain, simulate
+    from core.model.io import model_from_data
+    from core.simulate import SimulationSettings, initial_state
+    from core.simulate import run as run_model
+    from core.system import compile_model
+    settings = SimulationSettings(t_end=t_end, dt=0.01, formulation="projection", integrator="dop853", rtol=rtol,
+                                  atol=atol, correction=True)
+    cases = {}
+    for n in sizes:
+        system = compile_model(model_from_data(planar_chain_data(n)))
+        cases[n] = (system, initial_state(system), MinimalChain(n))
+    best: dict[tuple[int, str], tuple[float, Any]] = {}
+    for _ in range(max(1, repeats)):  # alternate ours and the baseline, case by case
+        for n, (system, init, chain) in cases.items():
+            for who in ("ours", "baseline"):
+                c0 = time.process_time()
+                out = (run_model(system, settings, q0=init.q, v0=init.v) if who == "ours"
+                       else simulate(chain, t_end, rtol, atol))
+                cpu = time.process_time() - c0
+                if (n, who) not in best or cpu < best[n, who][0]:
+                    best[n, who] = (cpu, out)
+    rows = []
+    for n, (system, init, chain) in cases.items():
+        (cpu, traj), (cpu_b, (y_b, nfev_b)) = best[n, "ours"], best[n, "baseline"]
+        row: dict[str, Any] = {"case": f"planar chain N={n} vs scipy", "n": system.n, "m": system.m,
+                               "t_end": t_end, "cpu_s": cpu, "rhs": int(traj.stats["rhs_evaluations"]),
+                               "baseline_cpu_s": cpu_b, "baseline_rhs": nfev_b, "ours_over_baseline": cpu / cpu_b,
+                               "status": traj.status.value}
+        if accuracy and n <= 30:
+            ref, _ = simulate(chain, t_end, 1e-13, 1e-15)
+            tips_ref = chain.tips(ref[:n])
+            q = np.asarray(traj.frames.q[-1]).reshape(-1, 3)
+            tips = q[:, :2] + (chain.length / 2) * np.stack((np.cos(q[:, 2]), np.sin(q[:, 2])), axis=1)
+            row["tip_error_m"] = float(np.abs(tips - tips_ref).max())
+            row["baseline_tip_error_m"] = float(np.abs(chain.tips(y_b[:n]) - tips_ref).max())
+        if n in (10, 30) and accuracy:  # the target is for the full 2 s runs (not --quick's 0.5 s)
+            row["target_ratio"] = 1.0
+            row["met"] = "yes" if row["ours_over_baseline"] <= 1.0 else "NO"
+        rows.append(row)
+    notes = []
+    if 30 in cases and 60 in cases:
+        def exponent(a: float, b: float) -> float:
+            return math.log(b / a) / math.log(2.0)
+        r30, r60 = rows[list(cases).index(30)], rows[list(cases).index(60)]
+        notes.append(
+            "growth exponent of the CPU time from N = 30 to 60 (target <= 1.3): ours %.2f (per right-hand side %.2f), "
+            "scipy baseline %.2f (per right-hand side %.2f)" % (
+                exponent(r30["cpu_s"], r60["cpu_s"]), exponent(r30["cpu_s"] / r30["rhs"], r60["cpu_s"] / r60["rhs"]),
+                exponent(r30["baseline_cpu_s"], r60["baseline_cpu_s"]),
+                exponent(r30["baseline_cpu_s"] / r30["baseline_rhs"], r60["baseline_cpu_s"] / r60["baseline_rhs"])))
+    notes.append("vs scipy: ours = the full run above; baseline = core.bench.minimal_chain (absolute angles, dense "
+                 "mass matrix, numpy solve, scipy DOP853, one span, no outputs), same rtol/atol, best of %d rounds "
+                 "run alternately in this process; tip errors against the baseline at rtol 1e-13" % max(1, repeats))
+    return rows, notes
+
+
 def run(quick: bool = False, repeats: int | None = None, chains: tuple[int, ...] = (1, 3, 10, 30),
-        samples: bool = True) -> BenchTable:
+        samples: bool = True, baseline: bool = True) -> BenchTable:
     """The "speed" table (see module docstring); ``quick``: shorter runs, one repeat."""
     from core.model.io import model_from_data
     reps = repeats if repeats is not None else (1 if quick else 3)
@@ -139,6 +210,10 @@ def run(quick: bool = False, repeats: int | None = None, chains: tuple[int, ...]
              "rtf = simulated s / process CPU s (best of %d runs; rtf_wall uses wall time); dt = 0.01 s outputs with "
              "reactions, energies, violations and drift correction; DOP853 rtol 1e-8, atol 1e-10" % reps,
              "targets: rolling disk >= 50x, 10-link chain >= 5x, 30-link chain >= 1x (issue 3)"]
+    if baseline:
+        ratio_rows, ratio_notes = baseline_rows(repeats=reps, t_end=0.5 if quick else 2.0, accuracy=not quick)
+        rows += ratio_rows
+        notes += ratio_notes
     return BenchTable("speed: projection formulation (issue 3)", rows, notes)
 
 

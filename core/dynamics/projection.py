@@ -51,6 +51,19 @@ tolerance on p is never loosened by more than a factor 2 on q'. Within an interv
 :class:`BasisDegenerate` when a pivot of the LU factors of S falls below 1/COND_FAIL (1e-8) of the largest,
 and the driver restarts from the last accepted state with a fresh SVD. (When C_u itself is not constant and
 becomes ill conditioned, the columns are chosen again at the current state: no SVD, V2 and p are unchanged.)
+The basis (option ``basis``): "svd" is the SVD basis above. "coordinates" keeps the selection of the
+independent coordinates as the basis, V2 = E_w (the columns of the identity at w; coordinate partitioning): then
+p = q'_w, S = V2^T B = B_w = I and q' = x_xi + B p, so nothing dense of size k x k is left, and on planar models
+with positive masses and a constant C_u every step is a sparse solve, O(N) in the bodies
+(``core.dynamics.projection_sparse``: q'' and lambda from W = C M^-1 C^T by a banded Cholesky, q'_u by the
+sparse LU of C_u, or for a varying C_u the banded Cholesky of C_u C_u^T). The coordinate basis is not refreshed
+for growth (||N||_2 is reported as 1): with a constant C_u it never degenerates (B's entries are C_u^-1 times the
+lever arms of C_w); with a varying C_u (only when asked for explicitly) it is refreshed when C_u degenerates (the
+LU pivot test of C_u: BasisDegenerate). "auto" (the default) takes "coordinates" for planar models without closed
+loops whose C has full row rank, whose masses are all positive and whose C_u is constant, and "svd" otherwise:
+closed loops, sliders and knife edges, redundant constraints and singular configurations (A02) keep the SVD
+basis and its figures.
+
 Reactions use lambda = E^T (M q'' - h) (corrected eq. 4.2): the least-squares solution of C^T lambda = M q'' - h,
 which when C has full row rank is the exact solution C_u^T lambda = (M q'' - h)_u (the residual of the other
 rows is round-off, since M q'' - h is orthogonal to null(C)); with redundant constraints the minimum-norm
@@ -67,10 +80,12 @@ evaluation at the same q do not redo it.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import scipy.linalg as sla
 
-from core.dynamics import projection_planar, projection_spatial
+from core.dynamics import projection_planar, projection_sparse, projection_spatial
 from core.dynamics.base import (Accelerations, FastOutput, Formulation, OutputScalar, RestartRequired,
                                 SolverFailure, multipliers_from_accelerations, register_formulation)
 from core.dynamics.projection_kernels import COND_FAIL, kernels
@@ -82,6 +97,7 @@ from core.types import FloatArray
 NULL_SPACE_GROWTH = int(OutputScalar.NULL_SPACE_GROWTH)
 
 NULL_GROWTH_REFRESH = 2.0
+BASIS_KINDS = ("auto", "svd", "coordinates")  # the ``basis`` option (module docstring)
 CU_RCOND_MIN = 1e-8  # C_u is chosen again (at the current state) when its reciprocal condition falls below this
 
 
@@ -118,6 +134,13 @@ class ProjectionFormulation(Formulation):
             for path in (projection_planar, projection_spatial):
                 if path.applies(system) and path.kernels() is not None:
                     self._fused = path.FusedPath(system)
+        basis = str(options.get("basis", "auto"))
+        if basis not in BASIS_KINDS:
+            raise ValueError(f"basis must be one of {', '.join(BASIS_KINDS)}, not {basis!r}")
+        self.basis_kind = basis  # "auto" is resolved at the first SVD (see choose_basis_kind)
+        self._sparse = None  # the sparse O(N) fused path of the coordinate basis, when it applies
+        self._growth0 = 1.0  # ||N||_2 at the choice of the basis (1 for the SVD basis)
+        self._cu_inv: FloatArray | None = None  # C_u^-1 when C_u is constant (set with the dependent coordinates)
         self._fused_basis: tuple | None = None
         self._growth: tuple | None = None  # ((t, q bytes), ||N||_2) from the fused output kernel
         self._empty2 = np.zeros((0, 0))
@@ -144,12 +167,23 @@ class ProjectionFormulation(Formulation):
                 _, _, piv = sla.qr(C.T, mode="economic", pivoting=True)
                 self.rows = np.sort(piv[:rank])
         self._all_rows = len(self.rows) == C.shape[0]
+        auto = self.basis_kind == "auto"
+        if auto:
+            self.basis_kind = choose_basis_kind(self.system, q, t, self.rank)
+        V2_svd = self.V2
         self.V2T = np.ascontiguousarray(self.V2.T)
-        self._choose_columns(C[self.rows])
+        self._choose_columns(C[self.rows], q, t)
+        if auto and self.basis_kind == "coordinates" and self._cu_inv is None:  # C_u varies: keep the SVD basis
+            self.basis_kind, self.V2 = "svd", V2_svd
+            self.V2T = np.ascontiguousarray(self.V2.T)
+            self._choose_columns(C[self.rows], q, t)
 
-    def _choose_columns(self, Cr: FloatArray) -> None:
+    def _choose_columns(self, Cr: FloatArray, q: FloatArray | None = None, t: float = 0.0) -> None:
         """Dependent coordinates u (C_u = C_r[:, u] square, well conditioned; constant columns of C preferred,
-        then C_u^-1 is computed once) and independent ones w."""
+        then C_u^-1 is computed once) and independent ones w; with the coordinate basis also V2 = E_w (a new
+        basis: only at a refresh, q and t given)."""
+        if self.basis_kind == "coordinates" and q is None:  # new w = a new meaning of p: restart instead
+            raise BasisDegenerate("the dependent coordinates of the coordinate basis became ill-conditioned")
         n, r = self.system.n, Cr.shape[0]
         k = n - r
         if r == 0:
@@ -170,6 +204,15 @@ class ProjectionFormulation(Formulation):
         u = np.ascontiguousarray(u, dtype=np.int64)
         w = np.setdiff1d(np.arange(n), u).astype(np.int64)
         self.u, self.w = u, w
+        self._sparse, self._growth0 = None, 1.0
+        if self.basis_kind == "coordinates":  # V2 = E_w: p = q'_w, S = I (module docstring)
+            self.V2 = np.zeros((n, k))
+            self.V2[w, np.arange(k)] = 1.0
+            self.V2T = np.ascontiguousarray(self.V2.T)
+            Bu = -np.linalg.solve(Cr[:, u], Cr[:, w]) if r else np.zeros((0, k))
+            self._growth0 = float(np.sqrt(np.linalg.eigvalsh(np.eye(k) + Bu.T @ Bu)[-1])) if k else 1.0
+            if self._fused is not None and r and self._all_rows and projection_sparse.applies(self.system):
+                self._sparse = _sparse_path(self.system, q, t, Cr[:, u] if self._cu_const else None, u, w)
         self._fused_basis = None
         self._growth = None
         self._V2u = np.ascontiguousarray(self.V2[u])  # (r, k)
@@ -294,13 +337,15 @@ class ProjectionFormulation(Formulation):
     def pack(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         if self.V2 is None:
             self.refresh_basis(q, t)
+        if self.basis_kind == "coordinates":  # V2 = E_w: p = q'_w, O(n) (V2^T v is a dense k x n product)
+            return np.concatenate((v[self.w], q))
         return np.concatenate((self.V2T @ v, q))
 
     def null_space_growth(self, q: FloatArray, t: float) -> float:
         """||N||_2 with N = A^-1 [0; I] = B S^-1: how much a unit change of p changes q' (1 for a fresh SVD)."""
         if self.V2 is None:
             return np.inf
-        if self.V2.shape[1] == 0:
+        if self.V2.shape[1] == 0 or self.fixed_coordinate_basis:  # the coordinate basis: module docstring
             return 1.0
         known = self._growth
         if known is not None and known[0] == (t, q.tobytes()):  # computed by the fused output kernel
@@ -310,7 +355,18 @@ class ProjectionFormulation(Formulation):
         except BasisDegenerate:
             return np.inf
         NT, _ = _lapack_getrs(g.lu_S[0], g.lu_S[1], np.ascontiguousarray(g.B.T), trans=1)  # S^-T B^T
-        return float(np.sqrt(np.linalg.eigvalsh(NT @ NT.T)[-1]))
+        return float(np.sqrt(np.linalg.eigvalsh(NT @ NT.T)[-1])) / self._growth0
+
+    @property
+    def fixed_coordinate_basis(self) -> bool:
+        """True for the coordinate basis: it is not refreshed for growth (||N||_2 is reported as 1), only when C_u
+        degenerates (module docstring)."""
+        return self.basis_kind == "coordinates"
+
+    @property
+    def growth_reference(self) -> float:
+        """||N||_2 at the choice of the basis (1 for the SVD basis): :meth:`null_space_growth` is relative to it."""
+        return self._growth0
 
     def needs_restart(self, q: FloatArray, v: FloatArray, t: float) -> bool:
         """True when the kept basis should be refreshed (||N||_2 > NULL_GROWTH_REFRESH): the continuous driver
@@ -412,6 +468,11 @@ class ProjectionFormulation(Formulation):
         return self._fused_basis
 
     def rhs_augmented(self, t: float, yy: FloatArray) -> FloatArray:
+        if self._sparse is not None and self.V2 is not None:
+            status, out = self._sparse.rhs(yy[:-1], t)
+            if status == 0:
+                self.rhs_evaluations += 1
+                return out
         if self._fused is not None and self.V2 is not None:
             status, out = self._fused.rhs(yy[:-1], self.fused_basis(), t)
             if status == 0:
@@ -422,10 +483,17 @@ class ProjectionFormulation(Formulation):
     def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         if self._fused is None or self.V2 is None:
             return None
+        if self._sparse is not None:
+            status, q, v, qdd, R, scalars = self._sparse.output(y, bool(correction), t)
+            if status == 0:  # the coordinate basis is not refreshed for growth
+                self._growth = ((t, q.tobytes()), 1.0)
+                return q, v, qdd, R, scalars
         status, q, v, qdd, R, scalars = self._fused.output(y, bool(correction), self.fused_basis(), t)
         if status != 0:
             return None
-        self._growth = ((t, q.tobytes()), float(scalars[NULL_SPACE_GROWTH]))
+        growth = 1.0 if self.fixed_coordinate_basis else float(scalars[NULL_SPACE_GROWTH]) / self._growth0
+        scalars[NULL_SPACE_GROWTH] = growth  # relative to the basis' own, as null_space_growth
+        self._growth = ((t, q.tobytes()), growth)
         return q, v, qdd, R, scalars
 
     def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
@@ -434,6 +502,37 @@ class ProjectionFormulation(Formulation):
         p, q = y[:k], y[k:]
         v, pd, _, acc = self._solve(q, p, None, t)
         return np.concatenate((pd, v)), self.power(q, v, t, acc)
+
+
+def choose_basis_kind(system: ConstrainedSystem, q: FloatArray, t: float, rank: int) -> str:
+    """The basis of ``basis="auto"``: "coordinates" for planar models without closed loops whose C has full row
+    rank and whose masses are all positive (the sparse O(N) path); "svd" otherwise (loops, redundant or
+    singular constraints: the SVD basis stays the one that passes A02's singular configurations)."""
+    positive = bool(np.all(np.asarray(getattr(system, "mass_diagonal", 0.0)) > 0.0))
+    if projection_planar.applies(system) and positive and rank == system.m:  # not numba-dependent
+        known = _BY_SYSTEM.setdefault(system, {})
+        if "loops" not in known:
+            known["loops"] = projection_sparse.closed_loops(system, q, t)
+        if known["loops"] == 0:
+            return "coordinates"
+    return "svd"
+
+
+#: per compiled system (weakly held), what depends only on its structure: its number of closed loops and its
+#: sparse paths by dependent coordinates (pattern, orderings, LU factors of a constant C_u, packed data), so that
+#: repeated runs of one system (a sweep, the benchmarks) build them once
+_BY_SYSTEM: "weakref.WeakKeyDictionary[ConstrainedSystem, dict]" = weakref.WeakKeyDictionary()
+
+
+def _sparse_path(system: ConstrainedSystem, q: FloatArray, t: float, Cu: FloatArray | None, u: FloatArray,
+                 w: FloatArray) -> "projection_sparse.SparsePath":
+    """The sparse path of ``system`` for the dependent coordinates u (a constant C_u given, or None), cached."""
+    known = _BY_SYSTEM.setdefault(system, {})
+    key = (u.tobytes(), w.tobytes(), None if Cu is None else Cu.tobytes())
+    path = known.get(key)
+    if path is None:
+        path = known[key] = projection_sparse.SparsePath(system, projection_sparse.build_plan(system, q, t, Cu, u, w))
+    return path
 
 
 _getrf_raw, _lapack_getrs, _potrf, _potrs = sla.get_lapack_funcs(("getrf", "getrs", "potrf", "potrs"),
