@@ -111,6 +111,14 @@ ELEMENT_ITEMS: dict[str, tuple[str, list[dict[str, Any]], dict[str, Any]]] = {
     "applied_torque": ("forces", [], {"name": "Tq", "type": "applied_torque", "body": "A",
                                       "torque": {"type": "expression", "expression": "sin(t)"}}),
 }
+# contact (issue 15): planar rolling disk, cam and follower (flat face here; the roller in GROUND_VARIANTS)
+CAM_PROFILE = {"type": "expression", "expression": "0.3 + 0.05*cos(t) + 0.02*sin(2*t)"}
+ELEMENT_ITEMS["planar_rolling_disk"] = ("joints", [], {"name": "RD", "type": "planar_rolling_disk", "body1": "A",
+                                                       "point1": "q", "axis": [0.6, 0.8], "body2": "B",
+                                                       "point2": "p", "radius": 0.25})
+ELEMENT_ITEMS["cam_follower"] = ("joints", [], {"name": "CF", "type": "cam_follower", "body1": "A", "point1": "p",
+                                                "profile": CAM_PROFILE, "follower": "flat", "body2": "B",
+                                                "point2": "q", "axis": [0.8, 0.6]})
 #: the same types attached to the ground (other reaction sites and ground columns)
 GROUND_VARIANTS = {
     "revolute_on_ground": {"name": "RG", "type": "revolute", "body1": "A", "point1": "q", "body2": "ground",
@@ -118,6 +126,18 @@ GROUND_VARIANTS = {
     "pin_in_ground_slot": {"name": "SG", "type": "pin_in_slot", "body1": "ground", "point1": "G", "body2": "A",
                            "point2": "p", "axis": [1.0, 0.5]},
 }
+GROUND_VARIANTS.update({  # contact (issue 15): other followers and ground lines / cams
+    "disk_on_ground_line": {"name": "RDG", "type": "planar_rolling_disk", "body1": "ground", "point1": "G",
+                            "axis": [1.0, -0.3], "body2": "A", "point2": "p", "radius": 0.2},
+    "cam_roller": {"name": "CR", "type": "cam_follower", "body1": "A", "point1": "q", "profile": CAM_PROFILE,
+                   "follower": "roller", "body2": "B", "point2": "p", "radius": 0.1},
+    "cam_roller_on_ground_cam": {"name": "CRG", "type": "cam_follower", "body1": "ground", "point1": "G",
+                                 "profile": CAM_PROFILE, "follower": "roller", "body2": "A", "point2": "q",
+                                 "radius": 0.05},
+    "cam_flat_on_ground_cam": {"name": "CFG", "type": "cam_follower", "body1": "ground", "point1": "G",
+                               "profile": CAM_PROFILE, "follower": "flat", "body2": "B", "point2": "p",
+                               "axis": [1.0, 0.0]},
+})
 
 
 def fixture_data(type_: str, with_element: bool = True) -> dict[str, Any]:

@@ -66,6 +66,8 @@ class Joint:
     damping: float = 0.0  # spherical joint rotational damper [N m s/rad]
     torque: tuple[TimeFunction, ...] = ()
     index: int = 0
+    profile: TimeFunction | None = None  # cam_follower: profile radius r(theta) [m], theta written as t
+    follower: str = ""  # cam_follower: "flat" or "roller"
 
     @property
     def body(self) -> str:  # single-body elements (knife edge, rolling disk) keep the body in body2
@@ -146,6 +148,28 @@ def _tf(spec: Any, pointer: str, problems: Problems) -> TimeFunction:
     except (ExpressionError, KeyError, TypeError, ValueError) as exc:
         problems.append((pointer, f"invalid time function: {exc}"))
         return time_function(0.0)
+
+
+def _contact_fields(j: dict[str, Any], ptr: str, problems: Problems) -> dict[str, Any]:
+    """Fields of the contact joints (planar rolling disk, cam and follower): radius, profile, follower; the cam
+    profile is checked for its follower (positive, convex for a flat face, resolved by its table)."""
+    out: dict[str, Any] = {"radius": float(j.get("radius", 0.0))}
+    if j["type"] == "planar_rolling_disk" and j.get("body2") == GROUND:
+        problems.append((f"{ptr}/body2", "the rolling disk must be a moving body, not the ground"))
+    if j["type"] != "cam_follower":
+        return out
+    # imported here to save start-up time: scipy.interpolate is loaded only for models that have a cam
+    from core.elements.primitives.cam_profile import profile_problems
+    follower = out["follower"] = j["follower"]
+    if follower == "flat" and "axis" not in j:
+        problems.append((ptr, "a flat-faced follower needs 'axis', the face direction in body2's frame"))
+    if follower == "roller" and "radius" not in j:
+        problems.append((ptr, "a roller follower needs 'radius', the roller radius [m]"))
+    before = len(problems)
+    profile = out["profile"] = _tf(j["profile"], f"{ptr}/profile", problems)
+    if len(problems) == before:
+        problems.extend((f"{ptr}/profile", f"cam profile r(theta): {p}") for p in profile_problems(profile, follower))
+    return out
 
 
 def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> Entities:
@@ -237,10 +261,11 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
             what = "slot direction" if jt == "pin_in_slot" else "sliding axis"
             problems.append((f"{ptr}/axis", f"the {what} must not be the zero vector"))
         torque = tuple(_tf(s, f"{ptr}/torque/{k}", problems) for k, s in enumerate(j.get("torque", [])))
+        contact = _contact_fields(j, ptr, problems)  # planar rolling disk, cam and follower (issue 15)
         joints.append(Joint(name=j["name"], type=jt, body1=j["body1"], point1=p1, body2=j["body2"], point2=p2,
                             axis=axis, angle=float(j.get("angle", 0.0)), length=float(j.get("length", 0.0)),
                             spring=float(j.get("spring", 0.0)),
-                            damping=float(j.get("damping", 0.0)), torque=torque, index=i))
+                            damping=float(j.get("damping", 0.0)), torque=torque, index=i, **contact))
     if kind == "spatial" and any(j.type == "spherical" for j in joints):  # spherical-joint tree (issue 4)
         from types import SimpleNamespace
 
