@@ -433,3 +433,24 @@ def _vertex_count(scene: Any) -> int:
 
 def test_element_names_cover_all_sections():
     assert set(element_names()) == {t for _, t in ALL_TYPES}
+
+
+# ---- contact (issue 15): the cam's compiled route ----------------------------------------------------------------
+def test_cam_compiled_route_is_its_profile_table():
+    """The time-function expression of a cam profile cannot run inside numba: the numeric and compiled backends
+    both evaluate its quintic Hermite table (core/elements/primitives/cam_profile.py), built from the exact r, r',
+    r'' at TABLE_NODES nodes; the symbolic backend uses the exact expression, so test_symbolic_form_equals_numeric
+    checks the table to 1e-10 for the cam cases. Here: the compiled data carry exactly that table, and a profile
+    the table cannot resolve is refused at load time (no silent approximation)."""
+    from core.elements.primitives.cam_profile import TABLE_NODES, profile_table
+    from core.planar_kernels import PlanarGeometry
+    for case in ("cam_follower", "cam_roller"):
+        model = fixture_model(case)
+        geo = PlanarGeometry(*compile_model(model).fused_data()[0])
+        cam = next(j for j in model.entities.joints if j.type == "cam_follower")
+        assert geo.cm_tab.shape == (TABLE_NODES, 3) and list(geo.cm_n) == [TABLE_NODES]
+        np.testing.assert_array_equal(geo.cm_tab, profile_table(cam.profile))
+    data = fixture_data("cam_roller")
+    data["joints"][-1]["profile"] = {"type": "expression", "expression": "0.3 + 0.02*abs(sin(t))"}
+    with pytest.raises(Exception, match="not smooth enough"):
+        model_from_data(data)
