@@ -335,12 +335,15 @@ def _along(p: Vec2, axis: Vec2, half: float) -> list[Vec2]:
     return [(p[0] - half * axis[0] / n, p[1] - half * axis[1] / n), (p[0] + half * axis[0] / n, p[1] + half * axis[1] / n)]
 
 
+ROLLING_LINE_HALF = 1.5  # [m] the drawn rolling line reaches at least this far each way from its point
+
+
 def _rolling_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointGeom:
-    """Planar rolling disk: the line through point1 along the (global) axis, 8 radii each way, and the disk's
-    rim about its centre point2."""
+    """Planar rolling disk: the line through point1 along the (global) axis, ROLLING_LINE_HALF or 8 radii each
+    way, and the disk's rim about its centre point2."""
     jg = _two_body_joint(sg, j, symbol)
     r = float(j["radius"])
-    jg.polylines = [_along(jg.p1, jg.axis or (1.0, 0.0), max(8 * r, math.dist(jg.p1, jg.p2) + 2 * r)),
+    jg.polylines = [_along(jg.p1, jg.axis or (1.0, 0.0), max(8 * r, ROLLING_LINE_HALF, math.dist(jg.p1, jg.p2) + 2 * r)),
                     _circle(jg.p2, r)]
     return jg
 
