@@ -338,13 +338,14 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
         aix, aiy = _rot(c, s, i, dl_si, e)
         ajx, ajy = _rot(c, s, j, dl_sj, e)
         vx, vy = _rot(c, s, i, dl_vi, e)
-        dx = qe[3 * j] + ajx - qe[3 * i] - aix
-        dy = qe[3 * j + 1] + ajy - qe[3 * i + 1] - aiy
-        ddx = ve[3 * j] - ajy * wj - ve[3 * i] + aiy * wi
-        ddy = ve[3 * j + 1] + ajx * wj - ve[3 * i + 1] - aix * wi
-        for r, wx, wy in ((geo[GEO_DL_RN][e], -vy, vx), (geo[GEO_DL_RT][e], vx, vy)):
-            eta[r] = (-(wi * wi) * (wx * dx + wy * dy) + 2.0 * wi * (-wy * ddx + wx * ddy)
-                      + wx * (aix * wi * wi - ajx * wj * wj) + wy * (aiy * wi * wi - ajy * wj * wj))
+        # eta = w . g for w = n, v: g = (a_i - d) omega_i^2 - 2 omega_i perp(d') - a_j omega_j^2,
+        # a_i - d = 2 a_i + r_i - r_j - a_j
+        gx = ((2.0 * aix + qe[3 * i] - qe[3 * j] - ajx) * wi * wi
+              + 2.0 * wi * (ve[3 * j + 1] + ajx * wj - ve[3 * i + 1] - aix * wi) - ajx * wj * wj)
+        gy = ((2.0 * aiy + qe[3 * i + 1] - qe[3 * j + 1] - ajy) * wi * wi
+              - 2.0 * wi * (ve[3 * j] - ajy * wj - ve[3 * i] + aiy * wi) - ajy * wj * wj)
+        eta[geo[GEO_DL_RN][e]] = -vy * gx + vx * gy
+        eta[geo[GEO_DL_RT][e]] = vx * gx + vy * gy
     # cam and follower (cam_contact.py): eta = Phi'' at q'' = 0
     cm_bi, cm_bj, cm_tab = geo[GEO_CM_BI], geo[GEO_CM_BJ], geo[GEO_CM_TAB]
     for e in range(cm_bi.shape[0]):

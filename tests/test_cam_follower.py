@@ -67,6 +67,7 @@ def test_flat_faced_follower_lift_and_contact_force(run):
     n_expected = M * (-E * W * W * np.sin(th) + G) + K * y
     np.testing.assert_allclose(f[:, 1], n_expected, atol=1e-8)
     np.testing.assert_allclose(f[:, 0], 0.0, atol=1e-8)
+    np.testing.assert_allclose(run.columns()["reaction.flat_cam.contact"], n_expected, atol=1e-8)
     assert np.ptp(y) > 0.019  # a full lift cycle was checked
 
 
@@ -87,6 +88,7 @@ def test_roller_follower_position_and_contact_force(run):
     np.testing.assert_allclose(f[:, 1], normal * n[:, 1], atol=1e-8)
     np.testing.assert_allclose(f[:, 5], 0.0, atol=1e-10)  # through the roller centre
     assert np.all(normal > 0)  # the spring keeps the contact
+    np.testing.assert_allclose(run.columns()["reaction.roller_cam.contact"], normal, atol=1e-8)
 
 
 def test_energy_balance_of_the_driven_cam(run):

@@ -77,6 +77,9 @@ def test_sample_rolls_down_the_incline_as_the_closed_form_and_conserves_energy()
     np.testing.assert_allclose(travelled, 0.5 * a * t * t, atol=1e-9)
     np.testing.assert_allclose(traj.frames.q[:, 2], -0.5 * a * t * t / 0.1, atol=1e-8)  # no slip: s = -r phi
     assert np.ptp(traj.frames.total) < 1e-9
+    cols = traj.columns()  # the CSV's contact columns
+    np.testing.assert_allclose(cols["reaction.contact.normal"], G * math.cos(math.pi / 6), atol=1e-10)
+    np.testing.assert_allclose(cols["reaction.contact.friction"], -G * 0.5 * 0.005 / 0.015, atol=1e-10)
 
 
 def cart_data(a0: float, inertia: float) -> dict:

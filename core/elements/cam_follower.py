@@ -51,5 +51,24 @@ class CamFollower(ElementType):
                                element.follower, face_normal(element, entities) if flat else (0.0, 1.0),
                                0.0 if flat else element.radius)]
 
+    def contact_components(self, element: Any, point: Any, reaction: Any) -> dict[str, float]:
+        """contact [N] (CSV reaction.<name>.contact): the reported force along the contact normal, positive when
+        the cam pushes the follower. Flat face: along the face normal u; roller: |F| (the force is along the
+        normal) signed by whether it points away from the cam centre."""
+        f = (float(reaction[0]), float(reaction[1]))
+        p2, o = point(element.body2, element.point2), point(element.body1, element.point1)
+        if element.follower == "flat":
+            x0, x1 = point(element.body2, (0.0, 0.0)), point(element.body2, (1.0, 0.0))
+            phi2 = math.atan2(x1[1] - x0[1], x1[0] - x0[0])
+            # the same outward normal as the equation: perp(axis) or its opposite, pointing away from the cam
+            ax = element.axis
+            n = (-math.sin(phi2) * ax[0] - math.cos(phi2) * ax[1], math.cos(phi2) * ax[0] - math.sin(phi2) * ax[1])
+            if n[0] * (p2[0] - o[0]) + n[1] * (p2[1] - o[1]) < 0.0:
+                n = (-n[0], -n[1])
+            norm = math.hypot(*n)
+            return {"contact": (n[0] * f[0] + n[1] * f[1]) / norm}
+        sign = 1.0 if f[0] * (p2[0] - o[0]) + f[1] * (p2[1] - o[1]) >= 0.0 else -1.0
+        return {"contact": sign * math.hypot(*f)}
+
 
 ELEMENT = CamFollower()

@@ -65,5 +65,11 @@ class PlanarRollingDisk(ElementType):
     def reaction_site(self, element: Any, entities: Any) -> ReactionSite:
         return ReactionSite(element.body2, element.point2, 1.0)
 
+    def contact_components(self, element: Any, point: Any, reaction: Any) -> dict[str, float]:
+        """normal and friction [N] (CSV reaction.<name>.normal, .friction), see :func:`contact_forces`."""
+        o, x = point(element.body1, (0.0, 0.0)), point(element.body1, (1.0, 0.0))
+        normal, friction = contact_forces(math.atan2(x[1] - o[1], x[0] - o[0]), element.axis, reaction)
+        return {"normal": normal, "friction": friction}
+
 
 ELEMENT = PlanarRollingDisk()

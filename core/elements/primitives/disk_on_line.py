@@ -39,6 +39,8 @@ COMPILED = "dl"  # core.planar_kernels: the PlanarGeometry fields dl_* and their
 class DiskOnLineSpec:
     """Disk (``body2``, centre ``point2``, radius ``radius``) on the line of ``body1`` through ``point1`` along
     ``direction`` (body1's frame); ``offset`` c0 [m] of the rolling row."""
+    size: ClassVar[int] = 2
+    holonomic: ClassVar[bool] = True
     body1: str
     point1: Vec
     direction: Vec
@@ -46,8 +48,6 @@ class DiskOnLineSpec:
     point2: Vec
     radius: float
     offset: float
-    size: ClassVar[int] = 2
-    holonomic: ClassVar[bool] = True
 
 
 class DiskOnLine(HolonomicGroup):
@@ -104,13 +104,14 @@ class DiskOnLine(HolonomicGroup):
             out[r, pi] = dot(perp(w), d) - dot(w, perp(ai)) - roll * rho
 
     def gamma(self, qe: FloatArray, ve: FloatArray, t: float, out: FloatArray) -> None:
+        """gamma = -w^T g for w = n, v with g = -omega_i^2 d - 2 omega_i perp(d') + a_i omega_i^2 - a_j omega_j^2
+        (the module docstring's terms; perp(w)^T x = -w^T perp(x))."""
         ai, aj, v, n, d = self._geometry(qe)
-        wi, wj = ve[3 * self.bi + 2], ve[3 * self.bj + 2]
-        dd = positions(ve, self.bj) + perp(aj) * wj[:, None] - positions(ve, self.bi) - perp(ai) * wi[:, None]
-        for k, w in ((0, n), (1, v)):
-            quad = (-(wi ** 2) * dot(w, d) + 2 * wi * dot(perp(w), dd)
-                    + dot(w, ai * (wi ** 2)[:, None] - aj * (wj ** 2)[:, None]))
-            out[self.rows[:, k]] = -quad
+        wi, wj = ve[3 * self.bi + 2][:, None], ve[3 * self.bj + 2][:, None]
+        dd = positions(ve, self.bj) + perp(aj) * wj - positions(ve, self.bi) - perp(ai) * wi
+        g = (ai - d) * wi ** 2 - 2 * wi * perp(dd) - aj * wj ** 2
+        out[self.rows[:, 0]] = -dot(n, g)
+        out[self.rows[:, 1]] = -dot(v, g)
 
 
 def symbolic(spec: DiskOnLineSpec, S: Any) -> list[Any]:
