@@ -127,8 +127,9 @@ def test_disk_on_an_accelerating_cart(inertia):
 
 
 def test_disk_on_a_turning_line_keeps_contact_and_rolls():
-    """A line on a turning bar: the rows hold along a simulated motion (contact distance r, no slip measured
-    as the rolling row's invariant), checked from the body poses, independent of the element's code."""
+    """A line on a body turning back and forth (a harmonic angle driver): along the simulated motion the centre
+    stays r from the turning line and the rolled distance on it equals r times the relative rotation (the
+    rolling row's invariant from the initial poses), both recomputed here from the body coordinates."""
     data = cart_data(0.0, 0.005)
     data["drivers"] = [
         {"name": "cx", "type": "coordinate", "body": "cart", "coordinate": "x", "function": 0.0},

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.elements import element_type
+from core.elements.primitives.cam_profile import profile_problems
 from core.model.document import GROUND
 from core.model.timefunc import ExpressionError, TimeFunction, time_function
 
@@ -158,8 +159,6 @@ def _contact_fields(j: dict[str, Any], ptr: str, problems: Problems) -> dict[str
         problems.append((f"{ptr}/body2", "the rolling disk must be a moving body, not the ground"))
     if j["type"] != "cam_follower":
         return out
-    # imported here to save start-up time: scipy.interpolate is loaded only for models that have a cam
-    from core.elements.primitives.cam_profile import profile_problems
     follower = out["follower"] = j["follower"]
     if follower == "flat" and "axis" not in j:
         problems.append((ptr, "a flat-faced follower needs 'axis', the face direction in body2's frame"))

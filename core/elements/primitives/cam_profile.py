@@ -26,7 +26,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.interpolate import BPoly
 
 from core.types import FloatArray
 
@@ -49,6 +48,8 @@ def profile_table(profile: Any) -> FloatArray:
     mids = (np.arange(n) + 0.5) * (TWO_PI / n)
     exact = exact_samples(profile, mids)
     scale = max(float(np.max(np.abs(nodes[:, 0]))), 1e-300)
+    # imported here to save start-up time (scipy.interpolate is needed only by models with a cam)
+    from scipy.interpolate import BPoly
     # scipy's piecewise quintic from r, r', r'' at the nodes is the interpolant the backends evaluate
     # (cam_contact.cam_row, inline); periodic: node N repeats node 0
     knots = np.arange(n + 1) * (TWO_PI / n)
