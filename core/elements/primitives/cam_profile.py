@@ -7,9 +7,13 @@ cannot call that Python expression from compiled code, so both evaluate one tabl
 
 * ``N = TABLE_NODES`` uniform nodes theta_k = 2 pi k / N, each with the exact (r, r', r'');
 * between two nodes, the quintic Hermite interpolant matching r, r', r'' at both ends (C2 across nodes, exact at
-  the nodes), with error O(h^6 r^(6)) for r, O(h^4 r^(6)) for r'' (h = 2 pi / N);
+  the nodes), with error O(h^6 r^(6)) for r, O(h^4 r^(6)) for r'' (h = 2 pi / N), plus round-off ~eps r / h^2 in
+  r'' (which is why N = 1024: for the sample's eccentric cam the r'' error is 2e-12 m at N = 1024 and grows to
+  1e-11 at 2048, 4e-11 at 4096); the backends evaluate it inline in
+  :func:`core.elements.primitives.cam_contact.cam_row` (numeric group and compiled kernel alike);
 * at build time :func:`profile_table` checks the table against the exact profile at every interval midpoint
-  (r, r' and r'' within ``TABLE_TOLERANCE`` of max(r)); a profile the table cannot resolve (a kink, a
+  (r, r' and r'' within ``TABLE_TOLERANCE`` of max(r), evaluated with scipy's ``BPoly.from_derivatives``, the
+  same piecewise quintic); a profile the table cannot resolve (a kink, a
   discontinuity) is refused with a message, never approximated silently.
 
 The symbolic backend uses the exact expression (core/elements/primitives/cam_contact.py), so the registry test's
