@@ -41,6 +41,7 @@ sympy derives Phi_q and gamma of the kinematics (d, u, psi, c = A_i^T d) by the 
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -246,6 +247,11 @@ def _opaque(name: str, nargs: int, value: Any, derivatives: tuple[Any, ...] = ()
                                                             "_imp_": staticmethod(value)})
 
 
+def _radii(fr: Any, grid: FloatArray) -> FloatArray:
+    """r at the angles ``grid`` from an exact-profile function (vectorised; a constant broadcast)."""
+    return np.broadcast_to(np.asarray(fr(grid)[0], float), grid.shape)
+
+
 def _newton(score: Any, step: Any) -> float:
     """Newton's method (step function ``step``) from the best of TABLE_NODES uniform angles by ``score``."""
     grid = np.arange(TABLE_NODES) * (2 * math.pi / TABLE_NODES)
@@ -271,11 +277,12 @@ def exact_support(profile: Any) -> tuple[Any, Any, Any]:
     """h(psi), h'(psi), h''(psi) of the exact profile (module docstring, eq. (1); no table)."""
     fr = exact_profile(profile)
 
+    @functools.lru_cache(maxsize=8)  # h, h', h'' at the same psi: one solve
     def contact(p: float) -> tuple[float, ...]:
         def step(x: float) -> float:
             r, a, b = fr(x)
             return (a * math.cos(x - p) - r * math.sin(x - p)) / ((b - r) * math.cos(x - p) - 2 * a * math.sin(x - p))
-        th = _newton(lambda g: np.array([fr(x)[0] for x in g]) * np.cos(g - p), step)
+        th = _newton(lambda g: _radii(fr, g) * np.cos(g - p), step)
         r, a, b = fr(th)
         al = th - p
         return r, a, b, math.cos(al), math.sin(al)
@@ -299,6 +306,7 @@ def exact_distance(profile: Any) -> tuple[Any, Any, Any]:
     """D(c), grad D (2 functions), Hessian of D (4 functions) of the exact profile (eq. (2); no table)."""
     fr = exact_profile(profile)
 
+    @functools.lru_cache(maxsize=8)  # D, grad D, Hessian at the same c: one solve
     def contact(x0: float, y0: float) -> tuple[float, ...]:
         def parts(x: float) -> tuple[float, ...]:
             r, a, b = fr(x)
@@ -309,8 +317,7 @@ def exact_distance(profile: Any) -> tuple[Any, Any, Any]:
         def step(x: float) -> float:
             wx, wy, tx, ty, vx, vy = parts(x)
             return -(wx * tx + wy * ty) / (tx * tx + ty * ty - (wx * vx + wy * vy))
-        th = _newton(lambda g: -np.hypot(x0 - np.array([fr(x)[0] for x in g]) * np.cos(g),
-                                         y0 - np.array([fr(x)[0] for x in g]) * np.sin(g)), step)
+        th = _newton(lambda g: -np.hypot(x0 - _radii(fr, g) * np.cos(g), y0 - _radii(fr, g) * np.sin(g)), step)
         wx, wy, tx, ty, vx, vy = parts(th)
         dist = math.hypot(wx, wy)
         kap = -(wx * vx + wy * vy) / (dist * (tx * tx + ty * ty - (wx * vx + wy * vy)))
