@@ -38,6 +38,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from core.elements.primitives.cam_contact import cam_row
+
 IntArray = np.ndarray
 FloatArray = np.ndarray
 
@@ -85,6 +87,29 @@ class PlanarGeometry(NamedTuple):
     rk_sp: FloatArray
     rk_sb: FloatArray
     rk_rho: FloatArray
+    # contact (issue 15): planar rolling disk (disk_on_line.py): rows (normal, rolling), line body, disk body,
+    # line point, disk centre, unit line direction (body i frame), (radius, c0)
+    dl_rn: IntArray
+    dl_rt: IntArray
+    dl_bi: IntArray
+    dl_bj: IntArray
+    dl_si: FloatArray
+    dl_sj: FloatArray
+    dl_vi: FloatArray
+    dl_par: FloatArray
+    # cam and follower (cam_contact.py): row, cam, follower, kind (0 flat, 1 roller), table offset and nodes,
+    # cam centre, follower point, face normal (follower frame), (roller radius, 0), stacked tables (T, 3)
+    cm_r: IntArray
+    cm_bi: IntArray
+    cm_bj: IntArray
+    cm_kind: IntArray
+    cm_off: IntArray
+    cm_n: IntArray
+    cm_si: FloatArray
+    cm_sj: FloatArray
+    cm_u: FloatArray
+    cm_par: FloatArray
+    cm_tab: FloatArray
 
 
 #: fields of PlanarGeometry that hold (K, 2) body vectors (the others after mh: (K,) int64 indices)
@@ -92,6 +117,18 @@ GEOMETRY_VECTORS = frozenset({"co_si", "co_sj", "pl_si", "pl_sj", "pl_vi", "kn_s
 GEOMETRY_VECTORS = GEOMETRY_VECTORS | {"gm_si", "gm_sj", "gm_e", "gm_radii", "rk_u", "rk_sp", "rk_sb", "rk_rho"}
 GEO_NB = PlanarGeometry._fields.index("nb")
 GEO_MH = PlanarGeometry._fields.index("mh")
+#: the fields the kernels unpack at once (those before the contact fields, which they index by name below)
+GEO_CORE = PlanarGeometry._fields.index("kn_n") + 1
+GEO_GEARS_END = PlanarGeometry._fields.index("rk_rho") + 1  # the fields the position/velocity kernels unpack by name
+# contact (issue 15): the planar rolling disk's and the cam's fields, indexed by constant in the kernels
+GEOMETRY_VECTORS = GEOMETRY_VECTORS | {"dl_si", "dl_sj", "dl_vi", "dl_par", "cm_si", "cm_sj", "cm_u", "cm_par",
+                                       "cm_tab"}
+GEO_DL_RN, GEO_DL_RT, GEO_DL_BI, GEO_DL_BJ, GEO_DL_SI, GEO_DL_SJ, GEO_DL_VI, GEO_DL_PAR = (
+    PlanarGeometry._fields.index(f) for f in ("dl_rn", "dl_rt", "dl_bi", "dl_bj", "dl_si", "dl_sj", "dl_vi",
+                                              "dl_par"))
+GEO_CM_R, GEO_CM_BI, GEO_CM_BJ, GEO_CM_KIND, GEO_CM_OFF, GEO_CM_N, GEO_CM_SI, GEO_CM_SJ, GEO_CM_U, GEO_CM_PAR, \
+    GEO_CM_TAB = (PlanarGeometry._fields.index(f) for f in ("cm_r", "cm_bi", "cm_bj", "cm_kind", "cm_off", "cm_n",
+                                                            "cm_si", "cm_sj", "cm_u", "cm_par", "cm_tab"))
 
 
 class PlanarForces(NamedTuple):
@@ -141,6 +178,10 @@ class PlanarTime(NamedTuple):
     torque: FloatArray
 
 
+#: cam and follower row (contact, issue 15): compiled by the kernel builder like the helpers below
+_cam_row = cam_row
+
+
 def _trig(q, nb):  # noqa: ANN001, ANN201
     """cos and sin of every body angle, the ground's (1, 0) appended."""
     c = np.empty(nb + 1)
@@ -186,7 +227,7 @@ def k_position_terms(q, geo, fval):  # noqa: ANN001, ANN201
     (nb, m, mh, co_rx, co_ry, co_bi, co_bj, co_si, co_sj, pl_r, pl_bi, pl_bj, pl_si, pl_sj, pl_vi,
      an_r, an_bi, an_bj, cd_r, cd_k, kn_r, kn_b, kn_s, kn_n,
      gm_r, gm_bi, gm_bj, gm_bc, gm_si, gm_sj, gm_e, gm_radii,
-     rk_r, rk_bc, rk_bp, rk_bb, rk_u, rk_sp, rk_sb, rk_rho) = geo
+     rk_r, rk_bc, rk_bp, rk_bb, rk_u, rk_sp, rk_sb, rk_rho) = geo[:GEO_GEARS_END]
     n = 3 * nb
     c, s = _trig(q, nb)
     qe = _ext(q, nb)
@@ -272,6 +313,38 @@ def k_position_terms(q, geo, fval):  # noqa: ANN001, ANN201
         _put(C, r, 3 * b + 2, -ux * aby + uy * abx)  # u . perp(a_b)
         _put(C, r, 3 * p + 2, -(-ux * apy + uy * apx) - rho)
         _put(C, r, 3 * cb + 2, (-uy * dx + ux * dy) + rho)  # perp(u) . d + rho
+    # contact (issue 15): planar rolling disk rows (normal n = perp(v), rolling v), disk_on_line.py
+    dl_bi, dl_bj, dl_si, dl_sj, dl_vi, dl_par = geo[GEO_DL_BI], geo[GEO_DL_BJ], geo[GEO_DL_SI], geo[GEO_DL_SJ], \
+        geo[GEO_DL_VI], geo[GEO_DL_PAR]
+    for e in range(dl_bi.shape[0]):
+        i, j, rn, rt = dl_bi[e], dl_bj[e], geo[GEO_DL_RN][e], geo[GEO_DL_RT][e]
+        aix, aiy = _rot(c, s, i, dl_si, e)
+        ajx, ajy = _rot(c, s, j, dl_sj, e)
+        vx, vy = _rot(c, s, i, dl_vi, e)
+        dx = qe[3 * j] + ajx - qe[3 * i] - aix
+        dy = qe[3 * j + 1] + ajy - qe[3 * i + 1] - aiy
+        rho = dl_par[e, 0]
+        phi[rn] = -vy * dx + vx * dy - rho
+        phi[rt] = vx * dx + vy * dy + rho * (qe[3 * j + 2] - qe[3 * i + 2]) - dl_par[e, 1]
+        for r, wx, wy, roll in ((rn, -vy, vx, 0.0), (rt, vx, vy, rho)):
+            _put(C, r, 3 * i, -wx)
+            _put(C, r, 3 * i + 1, -wy)
+            _put(C, r, 3 * j, wx)
+            _put(C, r, 3 * j + 1, wy)
+            _put(C, r, 3 * j + 2, -wx * ajy + wy * ajx + roll)  # w . perp(a_j) (+ rho)
+            _put(C, r, 3 * i + 2, (-wy * dx + wx * dy) - (-wx * aiy + wy * aix) - roll)
+    # cam and follower rows (cam_contact.py)
+    cm_bi, cm_bj, cm_tab = geo[GEO_CM_BI], geo[GEO_CM_BJ], geo[GEO_CM_TAB]
+    zero = np.zeros(3)
+    for e in range(cm_bi.shape[0]):
+        i, j, r = cm_bi[e], cm_bj[e], geo[GEO_CM_R][e]
+        row = _cam_row(geo[GEO_CM_KIND][e], cm_tab, geo[GEO_CM_OFF][e], geo[GEO_CM_N][e], qe[3 * i:3 * i + 3],
+                       qe[3 * j:3 * j + 3], zero, zero, geo[GEO_CM_SI][e], geo[GEO_CM_SJ][e], geo[GEO_CM_U][e],
+                       geo[GEO_CM_PAR][e, 0])
+        phi[r] = row[0]
+        for k in range(3):
+            _put(C, r, 3 * i + k, row[1][k])
+            _put(C, r, 3 * j + k, row[2][k])
     return C, phi
 
 
@@ -281,7 +354,7 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
     (nb, m, mh, co_rx, co_ry, co_bi, co_bj, co_si, co_sj, pl_r, pl_bi, pl_bj, pl_si, pl_sj, pl_vi,
      an_r, an_bi, an_bj, cd_r, cd_k, kn_r, kn_b, kn_s, kn_n,
      gm_r, gm_bi, gm_bj, gm_bc, gm_si, gm_sj, gm_e, gm_radii,
-     rk_r, rk_bc, rk_bp, rk_bb, rk_u, rk_sp, rk_sb, rk_rho) = geo
+     rk_r, rk_bc, rk_bp, rk_bb, rk_u, rk_sp, rk_sb, rk_rho) = geo[:GEO_GEARS_END]
     (Md, h0, sp_b1, sp_b2, sp_s1, sp_s2, sp_k, sp_c, sp_l0, rt_b1, rt_b2, rt_k, rt_c, rt_th0, ld_b, ld_s,
      tq_b) = frc
     n = 3 * nb
@@ -347,6 +420,30 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
         ddy = ve[3 * b + 1] + abx * wb - ve[3 * p + 1] - apx * wp
         eta[r] = -(wc * wc * (ux * dx + uy * dy) - 2.0 * wc * (-uy * ddx + ux * ddy)
                    + ux * (abx * wb * wb - apx * wp * wp) + uy * (aby * wb * wb - apy * wp * wp)) - faccel[r]
+    # contact (issue 15): planar rolling disk (the rolling row is linear in the angles: the same quadratic terms)
+    dl_bi, dl_bj, dl_si, dl_sj, dl_vi = geo[GEO_DL_BI], geo[GEO_DL_BJ], geo[GEO_DL_SI], geo[GEO_DL_SJ], geo[GEO_DL_VI]
+    for e in range(dl_bi.shape[0]):
+        i, j = dl_bi[e], dl_bj[e]
+        wi, wj = ve[3 * i + 2], ve[3 * j + 2]
+        aix, aiy = _rot(c, s, i, dl_si, e)
+        ajx, ajy = _rot(c, s, j, dl_sj, e)
+        vx, vy = _rot(c, s, i, dl_vi, e)
+        # eta = w . g for w = n, v: g = (a_i - d) omega_i^2 - 2 omega_i perp(d') - a_j omega_j^2,
+        # a_i - d = 2 a_i + r_i - r_j - a_j
+        gx = ((2.0 * aix + qe[3 * i] - qe[3 * j] - ajx) * wi * wi
+              + 2.0 * wi * (ve[3 * j + 1] + ajx * wj - ve[3 * i + 1] - aix * wi) - ajx * wj * wj)
+        gy = ((2.0 * aiy + qe[3 * i + 1] - qe[3 * j + 1] - ajy) * wi * wi
+              - 2.0 * wi * (ve[3 * j] - ajy * wj - ve[3 * i] + aiy * wi) - ajy * wj * wj)
+        eta[geo[GEO_DL_RN][e]] = -vy * gx + vx * gy
+        eta[geo[GEO_DL_RT][e]] = vx * gx + vy * gy
+    # cam and follower (cam_contact.py): eta = Phi'' at q'' = 0
+    cm_bi, cm_bj, cm_tab = geo[GEO_CM_BI], geo[GEO_CM_BJ], geo[GEO_CM_TAB]
+    for e in range(cm_bi.shape[0]):
+        i, j = cm_bi[e], cm_bj[e]
+        row = _cam_row(geo[GEO_CM_KIND][e], cm_tab, geo[GEO_CM_OFF][e], geo[GEO_CM_N][e], qe[3 * i:3 * i + 3],
+                       qe[3 * j:3 * j + 3], ve[3 * i:3 * i + 3], ve[3 * j:3 * j + 3], geo[GEO_CM_SI][e],
+                       geo[GEO_CM_SJ][e], geo[GEO_CM_U][e], geo[GEO_CM_PAR][e, 0])
+        eta[geo[GEO_CM_R][e]] = row[3]
     # applied forces
     he = np.zeros(n + 3)
     he[:n] = h0

@@ -569,6 +569,23 @@ class PlanarSystem(ConstrainedSystem):
                 arm[i] = self._local(e.site.body, e.site.point)
         return rows, cols, sign, body, arm, [c.name for c in self.constraints]
 
+    def contact_columns(self, q: FloatArray, reactions: FloatArray) -> dict[str, FloatArray]:
+        """Contacts (issue 15): ``reaction.<name>.<part>`` time series of the elements that decompose their
+        reaction (ElementType.contact_components: a rolling disk's normal and friction force, a cam's contact
+        force [N]) for frames q (k, n) and reactions (k, n_constraints, 6)."""
+        cols: dict[str, FloatArray] = {}
+        joints = {j.name: j for j in self.entities.joints}
+        for c_idx, e in enumerate(self.entries):
+            joint = joints.get(e.name)
+            for k in range(len(q) if joint is not None else 0):
+                parts = e.element.contact_components(joint, lambda b, p, k=k: self.point_position(q[k], b, p),
+                                                     reactions[k, c_idx])
+                if not parts:  # not a contact
+                    break
+                for part, value in parts.items():
+                    cols.setdefault(f"reaction.{e.name}.{part}", np.zeros(len(q)))[k] = value
+        return cols
+
     # --- data of the compiled terms (core.planar_kernels) for the fused projection path ------------------------
     def fused_data(self) -> tuple[tuple, tuple, tuple]:
         """(geo, frc, react): the element data ``core.planar_kernels`` reads, built once, as plain tuples in the

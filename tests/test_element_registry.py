@@ -126,6 +126,14 @@ ELEMENT_ITEMS.update({
                     {"name": "RP", "type": "rack_pinion", "joint1": "RA", "joint2": "PB", "radius": 0.25,
                      "offset": 0.1}),
 })
+# contact (issue 15): planar rolling disk, cam and follower (flat face here; the roller in GROUND_VARIANTS)
+CAM_PROFILE = {"type": "expression", "expression": "0.3 + 0.05*cos(t) + 0.02*sin(2*t)"}
+ELEMENT_ITEMS["planar_rolling_disk"] = ("joints", [], {"name": "RD", "type": "planar_rolling_disk", "body1": "A",
+                                                       "point1": "q", "axis": [0.6, 0.8], "body2": "B",
+                                                       "point2": "p", "radius": 0.25})
+ELEMENT_ITEMS["cam_follower"] = ("joints", [], {"name": "CF", "type": "cam_follower", "body1": "A", "point1": "p",
+                                                "profile": CAM_PROFILE, "follower": "flat", "body2": "B",
+                                                "point2": "q", "axis": [0.8, 0.6]})
 #: the same types attached to the ground (other reaction sites and ground columns)
 GROUND_VARIANTS = {
     "revolute_on_ground": {"name": "RG", "type": "revolute", "body1": "A", "point1": "q", "body2": "ground",
@@ -149,6 +157,18 @@ VARIANT_SUPPORT = {
         {"name": "PA", "type": "prismatic", "body1": "B", "point1": "p", "body2": "A", "point2": "q",
          "axis": [0.6, 0.8], "angle": 0.4}],
 }
+GROUND_VARIANTS.update({  # contact (issue 15): other followers and ground lines / cams
+    "disk_on_ground_line": {"name": "RDG", "type": "planar_rolling_disk", "body1": "ground", "point1": "G",
+                            "axis": [1.0, -0.3], "body2": "A", "point2": "p", "radius": 0.2},
+    "cam_roller": {"name": "CR", "type": "cam_follower", "body1": "A", "point1": "q", "profile": CAM_PROFILE,
+                   "follower": "roller", "body2": "B", "point2": "p", "radius": 0.1},
+    "cam_roller_on_ground_cam": {"name": "CRG", "type": "cam_follower", "body1": "ground", "point1": "G",
+                                 "profile": CAM_PROFILE, "follower": "roller", "body2": "A", "point2": "q",
+                                 "radius": 0.05},
+    "cam_flat_on_ground_cam": {"name": "CFG", "type": "cam_follower", "body1": "ground", "point1": "G",
+                               "profile": CAM_PROFILE, "follower": "flat", "body2": "B", "point2": "p",
+                               "axis": [1.0, 0.0]},
+})
 
 
 def fixture_data(type_: str, with_element: bool = True) -> dict[str, Any]:
@@ -487,3 +507,24 @@ def _vertex_count(scene: Any) -> int:
 
 def test_element_names_cover_all_sections():
     assert set(element_names()) == {t for _, t in ALL_TYPES}
+
+
+# ---- contact (issue 15): the cam's compiled route ----------------------------------------------------------------
+def test_cam_compiled_route_is_its_profile_table():
+    """The time-function expression of a cam profile cannot run inside numba: the numeric and compiled backends
+    both evaluate its quintic Hermite table (core/elements/primitives/cam_profile.py), built from the exact r, r',
+    r'' at TABLE_NODES nodes; the symbolic backend uses the exact expression, so test_symbolic_form_equals_numeric
+    checks the table to 1e-10 for the cam cases. Here: the compiled data carry exactly that table, and a profile
+    the table cannot resolve is refused at load time (no silent approximation)."""
+    from core.elements.primitives.cam_profile import TABLE_NODES, profile_table
+    from core.planar_kernels import PlanarGeometry
+    for case in ("cam_follower", "cam_roller"):
+        model = fixture_model(case)
+        geo = PlanarGeometry(*compile_model(model).fused_data()[0])
+        cam = next(j for j in model.entities.joints if j.type == "cam_follower")
+        assert geo.cm_tab.shape == (TABLE_NODES, 3) and list(geo.cm_n) == [TABLE_NODES]
+        np.testing.assert_array_equal(geo.cm_tab, profile_table(cam.profile))
+    data = fixture_data("cam_roller")
+    data["joints"][-1]["profile"] = {"type": "expression", "expression": "0.3 + 0.02*abs(sin(t))"}
+    with pytest.raises(Exception, match="not smooth enough"):
+        model_from_data(data)

@@ -33,6 +33,9 @@ def test_symbolic_model_matches_numeric_system(name):
     fns = {k: sp.lambdify(args, getattr(sm, k), modules="numpy")
            for k in ("M", "Q", "Phi", "Phi_q", "gamma", "C", "xi", "eta")}
     rng = np.random.default_rng(11)
+    # a cam's numeric rows evaluate its profile table (core/elements/primitives/cam_profile.py: r'' within ~1e-11
+    # of the exact profile the symbolic form uses, round-off of the quintic's 1/h^2); measured 3e-11 in gamma
+    tol = 1e-10 if any(j.type == "cam_follower" for j in model.entities.joints) else 1e-12
     for _ in range(5):
         t = float(rng.uniform(0, 0.1)) if system.rheonomic else 0.0
         q, v = consistent_state(system, rng, t)
@@ -43,7 +46,7 @@ def test_symbolic_model_matches_numeric_system(name):
         for k, f in fns.items():
             val = np.asarray(f(q, v, t), float).reshape(np.shape(num[k]))
             scale = max(1.0, float(np.max(np.abs(num[k]))) if num[k].size else 1.0)
-            assert np.max(np.abs(val - num[k]), initial=0.0) < 1e-12 * scale, (k, val, num[k])
+            assert np.max(np.abs(val - num[k]), initial=0.0) < tol * scale, (k, val, num[k])
 
 
 def _subs_quasi(der, names: dict[str, tuple[sp.Symbol, sp.Symbol]]):

@@ -20,6 +20,7 @@ import numpy as np
 from core.elements import element_type
 from core.elements.gear_pair import pitch_point
 from core.model import GROUND, Model
+from core.model.timefunc import ExpressionError, time_function
 
 Vec2 = tuple[float, float]
 
@@ -78,6 +79,7 @@ class JointGeom:
     couples: tuple[str, str] | None = None
     circles: tuple[tuple[Vec2, float], ...] = ()
     rack: tuple[Vec2, Vec2] | None = None
+    polylines: list[list[Vec2]] = field(default_factory=list)  # contacts: line, disk rim, cam profile, follower
 
 
 @dataclass
@@ -373,6 +375,47 @@ def _gear_drawing(sg: SceneGeometry, joints: dict[str, JointGeom], jg: JointGeom
     half = max(4.0 * r, 0.2)
     mid = (pitch[0] + along * u[0], pitch[1] + along * u[1])
     jg.rack = ((mid[0] - half * u[0], mid[1] - half * u[1]), (mid[0] + half * u[0], mid[1] + half * u[1]))
+# contact (issue 15): planar rolling disk ("rolling") and cam and follower ("cam")
+def _circle(c: Vec2, r: float, n: int = 48) -> list[Vec2]:
+    return [(c[0] + r * math.cos(2 * math.pi * k / n), c[1] + r * math.sin(2 * math.pi * k / n)) for k in range(n + 1)]
+
+
+def _along(p: Vec2, axis: Vec2, half: float) -> list[Vec2]:
+    n = math.hypot(*axis) or 1.0
+    return [(p[0] - half * axis[0] / n, p[1] - half * axis[1] / n), (p[0] + half * axis[0] / n, p[1] + half * axis[1] / n)]
+
+
+ROLLING_LINE_HALF = 1.5  # [m] the drawn rolling line reaches at least this far each way from its point
+
+
+def _rolling_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointGeom:
+    """Planar rolling disk: the line through point1 along the (global) axis, ROLLING_LINE_HALF or 8 radii each
+    way, and the disk's rim about its centre point2."""
+    jg = _two_body_joint(sg, j, symbol)
+    r = float(j["radius"])
+    jg.polylines = [_along(jg.p1, jg.axis or (1.0, 0.0), max(8 * r, ROLLING_LINE_HALF, math.dist(jg.p1, jg.p2) + 2 * r)),
+                    _circle(jg.p2, r)]
+    return jg
+
+
+def _cam_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointGeom:
+    """Cam and follower: the profile r(theta) about point1 turned with the cam, and the follower at point2 (the
+    flat face along the global axis, 2.5 max r long, or the roller's circle); a profile that cannot be evaluated
+    is drawn as nothing (the model check reports it)."""
+    jg = _two_body_joint(sg, j, symbol)
+    try:
+        profile = time_function(j["profile"])
+        theta = [2 * math.pi * k / 180 for k in range(181)]
+        radii = [profile.value(t) for t in theta]
+    except (ExpressionError, ValueError, TypeError, KeyError, ZeroDivisionError, OverflowError):
+        return jg
+    a = _angle_of(sg, j["body1"])
+    jg.polylines = [[(jg.p1[0] + r * math.cos(t + a), jg.p1[1] + r * math.sin(t + a)) for t, r in zip(theta, radii)]]
+    if j.get("follower") == "roller":
+        jg.polylines.append(_circle(jg.p2, float(j.get("radius", 0.0))))
+    else:
+        jg.polylines.append(_along(jg.p2, jg.axis or (1.0, 0.0), 1.25 * max(radii)))
+    return jg
 
 
 SLOT_WIDTH = 0.04  # [m] drawn width of a slot
@@ -381,6 +424,7 @@ JOINT_BUILDERS = {"pin": _two_body_joint, "weld": _two_body_joint, "ball": _two_
                   "slider": _two_body_joint, "slot": _slot_joint, "blade": _single_body_joint,
                   "disk": _single_body_joint}
 JOINT_BUILDERS.update({"gears": _coupling_joint, "rack": _coupling_joint})  # issue 15
+JOINT_BUILDERS.update({"rolling": _rolling_joint, "cam": _cam_joint})  # contact (issue 15)
 
 
 def _spatial_geometry(data: dict[str, Any], solved: dict[str, Any] | None = None) -> SceneGeometry:

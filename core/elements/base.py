@@ -99,6 +99,12 @@ class ElementType:
         """(body1, body2) the element connects (single-body elements: the ground and the body)."""
         return element.body1, element.body2
 
+    def contact_components(self, element: Any, point: Any, reaction: Any) -> dict[str, float]:
+        """Contacts (issue 15): named scalar parts of the reported reaction (Fx, Fy, .., Mz), e.g. the normal and
+        friction force [N]; ``point(body, body_frame_point)`` gives a point's global position at the frame's
+        state. Default: none."""
+        return {}
+
     def reaction_site(self, element: Any, entities: Any) -> ReactionSite:
         """Two-body joints: on body2 about point2; when body2 is the ground, on body1 about point1, sign -1."""
         if element.body2 == GROUND:

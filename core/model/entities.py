@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.elements import element_type
+from core.elements.primitives.cam_profile import profile_problems
 from core.model.document import GROUND
 from core.model.timefunc import ExpressionError, TimeFunction, time_function
 
@@ -79,6 +80,8 @@ class Joint:
     pressure_angle: float = 0.0  # [rad]
     side: str = ""  # rack_pinion: "right" or "left", the rack's side of its axis seen from the pinion
     offset: float = 0.0  # rack_pinion: the rack's travel at zero pinion angle [m]
+    profile: TimeFunction | None = None  # cam_follower: profile radius r(theta) [m], theta written as t
+    follower: str = ""  # cam_follower: "flat" or "roller"
 
     @property
     def body(self) -> str:  # single-body elements (knife edge, rolling disk) keep the body in body2
@@ -159,6 +162,26 @@ def _tf(spec: Any, pointer: str, problems: Problems) -> TimeFunction:
     except (ExpressionError, KeyError, TypeError, ValueError) as exc:
         problems.append((pointer, f"invalid time function: {exc}"))
         return time_function(0.0)
+
+
+def _contact_fields(j: dict[str, Any], ptr: str, problems: Problems) -> dict[str, Any]:
+    """Fields of the contact joints (planar rolling disk, cam and follower): radius, profile, follower; the cam
+    profile is checked for its follower (positive, convex for a flat face, resolved by its table)."""
+    out: dict[str, Any] = {"radius": float(j.get("radius", 0.0))}
+    if j["type"] == "planar_rolling_disk" and j.get("body2") == GROUND:
+        problems.append((f"{ptr}/body2", "the rolling disk must be a moving body, not the ground"))
+    if j["type"] != "cam_follower":
+        return out
+    follower = out["follower"] = j["follower"]
+    if follower == "flat" and "axis" not in j:
+        problems.append((ptr, "a flat-faced follower needs 'axis', the face direction in body2's frame"))
+    if follower == "roller" and "radius" not in j:
+        problems.append((ptr, "a roller follower needs 'radius', the roller radius [m]"))
+    before = len(problems)
+    profile = out["profile"] = _tf(j["profile"], f"{ptr}/profile", problems)
+    if len(problems) == before:
+        problems.extend((f"{ptr}/profile", f"cam profile r(theta): {p}") for p in profile_problems(profile, follower))
+    return out
 
 
 def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> Entities:
@@ -257,10 +280,11 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
             what = "slot direction" if jt == "pin_in_slot" else "sliding axis"
             problems.append((f"{ptr}/axis", f"the {what} must not be the zero vector"))
         torque = tuple(_tf(s, f"{ptr}/torque/{k}", problems) for k, s in enumerate(j.get("torque", [])))
+        contact = _contact_fields(j, ptr, problems)  # planar rolling disk, cam and follower (issue 15)
         joints.append(Joint(name=j["name"], type=jt, body1=j["body1"], point1=p1, body2=j["body2"], point2=p2,
                             axis=axis, angle=float(j.get("angle", 0.0)), length=float(j.get("length", 0.0)),
                             spring=float(j.get("spring", 0.0)),
-                            damping=float(j.get("damping", 0.0)), torque=torque, index=i))
+                            damping=float(j.get("damping", 0.0)), torque=torque, index=i, **contact))
     by_name = {j.name: j for j in joints}
     for k, j in enumerate(joints):  # elements that couple joints (gear_pair, rack_pinion) take their bodies
         joints[k] = element_type(j.type, "joints").resolve(j, by_name, f"/joints/{j.index}", problems)

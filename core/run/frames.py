@@ -116,6 +116,8 @@ class Trajectory:
         for c_idx, c in enumerate(s.constraints):
             for comp in comps:
                 cols[f"reaction.{c.name}.{comp}"] = f.reactions[:, c_idx, REACTION_COMPONENTS.index(comp)]
+        if hasattr(s, "contact_columns"):  # contacts (issue 15): normal, friction, contact force [N]
+            cols.update(s.contact_columns(f.q, f.reactions))
         cols["energy.kinetic"] = f.kinetic
         cols["energy.potential"] = f.potential
         cols["energy.total"] = f.kinetic + f.potential

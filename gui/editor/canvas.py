@@ -301,6 +301,14 @@ class PlanarCanvas(PointTools, QGraphicsView):
             self._draw_gearing(j, color)
         else:
             self._marker(j.p2, "circle", color, QColor("#eee"), 5.0, z=30)
+        for line in j.polylines:  # contacts (issue 15): the rolling line and disk rim, the cam profile, follower
+            path = QPainterPath(QPointF(*line[0]))
+            for v in line[1:]:
+                path.lineTo(QPointF(*v))
+            item = QGraphicsPathItem(path)
+            item.setPen(self._pen(color, 1.8))
+            item.setZValue(28)
+            self._scene.addItem(item)
         self._label(j.name, j.p2, "#d9000f" if offending else "#222", dx=7, dy=2)
 
     def _draw_gearing(self, j: Any, color: QColor) -> None:

@@ -46,6 +46,12 @@ PALETTE.update({"gear_pair": _element_entry("gear_pair"), "rack_pinion": _elemen
 COUPLING_KINDS = {"gear_pair": ("revolute", "revolute"), "rack_pinion": ("revolute", "prismatic")}
 BODY_KINDS = ("bar", "disk", "block")
 CONNECTOR_KINDS = ("revolute", "prismatic", "weld", "pin_in_slot", "spring")
+# contact (issue 15): two clicks, in order -- the disk's centre then a point of its line; the cam's centre then
+# the follower's point (body1 is the second click for the disk, the first for the cam)
+CONTACT_KINDS = ("planar_rolling_disk", "cam_follower")
+PALETTE.update({k: _element_entry(k) for k in CONTACT_KINDS})
+CONNECTOR_KINDS += CONTACT_KINDS
+ROLLER_RADIUS = 0.05  # [m] default roller of a new cam follower (at most a third of the cam-follower distance)
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,8 @@ def connect(model: Model, kind: str, a: Attach, b: Attach) -> Placed | str:
     """A joint (revolute, prismatic, weld, pin in slot) or spring-damper between two attachments."""
     if a.body == b.body:
         return "pick two different bodies"
+    if kind in CONTACT_KINDS:
+        return connect_contact(model, kind, a, b)
     order = {GROUND: -1, **{n: i for i, n in enumerate(edit.names(model, "bodies"))}}
     a, b = sorted((a, b), key=lambda x: order.get(x.body, 0))
     data = model.copy_data()
@@ -147,6 +155,37 @@ def connect(model: Model, kind: str, a: Attach, b: Attach) -> Placed | str:
     return Placed(edit.model_from_data(data, model.source), f"Add {kind} joint {name}", ("joints", name))
 
 
+def connect_contact(model: Model, kind: str, first: Attach, second: Attach) -> Placed | str:
+    """A planar rolling disk (``first``: the disk's centre; ``second``: a point of the line, which runs along the
+    global x axis, the disk on its side; radius: the centre's distance from the line) or a cam and roller
+    follower (``first``: the cam's centre; ``second``: the roller's centre; the profile a circle about the cam's
+    centre touching the roller, r = distance - roller radius)."""
+    if first.body == GROUND:
+        return f"click the {'disk' if kind == 'planar_rolling_disk' else 'cam'} (a moving body) first"
+    data = model.copy_data()
+    taken: set[str] = set()
+    r1, r2 = _resolve(data, first, taken), _resolve(data, second, taken)
+    name = edit.unique_name(data, "J", "joints", taken)
+    dist = math.dist(first.world, second.world)
+    if kind == "planar_rolling_disk":
+        dy = first.world[1] - second.world[1]
+        if abs(dy) < 1e-6:
+            return "the disk's centre must be above or below the line's point (the line runs along x)"
+        phi1 = _phi(data, second.body)
+        sign = 1.0 if dy > 0 else -1.0  # the disk on the line's left side
+        item = edit.joint_item(name, kind, second.body, r2, first.body, r1, radius=round(abs(dy), 12),
+                               axis=[sign * math.cos(-phi1), sign * math.sin(-phi1)])
+    else:
+        rho = min(ROLLER_RADIUS, dist / 3)
+        if dist < 1e-6:
+            return "click the cam's centre, then the follower's roller centre away from it"
+        item = edit.joint_item(name, kind, first.body, r1, second.body, r2, profile=round(dist - rho, 12),
+                               follower="roller", radius=round(rho, 12))
+    data.setdefault("joints", []).append(item)
+    return Placed(edit.model_from_data(data, model.source), f"Add {PALETTE[kind][0].lower()} {name}",
+                  ("joints", name))
+
+
 def place(model: Model, sg: SceneGeometry, kind: str, p: Vec2, tol: float) -> Placed | Pending | str:
     """Drop palette element ``kind`` at ``p`` (see module docstring)."""
     if kind not in PALETTE:
@@ -167,6 +206,9 @@ def place(model: Model, sg: SceneGeometry, kind: str, p: Vec2, tol: float) -> Pl
         name = edit.unique_name(data, "G", "ground_points")
         data.setdefault("ground", {}).setdefault("points", {})[name] = [x, y]
         return Placed(edit.model_from_data(data, model.source), f"Add ground point {name}", ("ground_points", name))
+    if kind in CONTACT_KINDS:  # the first click: the disk's or the cam's centre, on the topmost body
+        hits = [h for h in attachments_at(model, sg, p, tol) if h.body != GROUND]
+        return Pending(kind, hits[-1]) if hits else f"click the {PALETTE[kind][0].lower()}'s body first"
     if kind in CONNECTOR_KINDS:
         hits = attachments_at(model, sg, p, tol)
         if len(hits) >= 2 and kind != "spring":

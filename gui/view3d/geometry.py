@@ -221,6 +221,32 @@ def _rack_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: floa
     ax = (c * j.axis[0] - s * j.axis[1], s * j.axis[0] + c * j.axis[1])
     length = max(8.0 * j.radius, 0.6 * extent)
     return box_mesh(p, np.array([length, 1.6 * jr, 0.5 * jr]), rot_z(float(np.arctan2(ax[1], ax[0]))))
+# contact (issue 15): planar rolling disk ("rolling") and cam and follower ("cam")
+def _rolling_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: float, extent: float) -> Marker:
+    """Planar rolling disk: the line on body 1 (or the ground), a flat bar 1.2 extent long along the axis through
+    point1; on the disk a thin ring of the disk's radius about its centre."""
+    if end == 1:
+        ring = np.array([[j.radius * np.cos(a), j.radius * np.sin(a)] for a in np.linspace(0, 2 * np.pi, 48,
+                                                                                           endpoint=False)])
+        return prism_mesh(ring + p[:2], 0.03 * extent, 0.05 * extent)
+    a = _v3(j.axis)
+    ang = float(np.arctan2(a[1], a[0]))
+    return box_mesh(p, np.array([1.2 * extent, 0.6 * jr, 0.6 * jr]), rot_z(ang))
+
+
+def _cam_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: float, extent: float) -> Marker:
+    """Cam and follower: on the cam the profile r(theta) about point1, extruded; on the follower the flat face
+    (a bar along the axis, 2.5 max r long) or the roller (a cylinder of its radius about point2)."""
+    theta = np.linspace(0, 2 * np.pi, 120, endpoint=False)
+    r = np.array([j.profile.value(t) for t in theta])
+    if end == 0:
+        return prism_mesh(np.column_stack((r * np.cos(theta), r * np.sin(theta))) + p[:2], 0.04 * extent,
+                          0.07 * extent)
+    if j.follower == "roller":
+        return cylinder_mesh(p + [0, 0, 0.04 * extent], p + [0, 0, 0.07 * extent], j.radius, n=32)
+    a = _v3(j.axis)
+    ang = float(np.arctan2(a[1], a[0]))
+    return box_mesh(p, np.array([2.5 * float(r.max()), 0.4 * jr, 0.06 * extent]), rot_z(ang))
 
 
 #: drawing symbol -> mesh of the joint at one end (in that body's frame); "disk" (rolling disks) is drawn as
@@ -228,6 +254,7 @@ def _rack_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: floa
 JOINT_MARKERS = {"pin": _pin_marker, "ball": _pin_marker, "weld": _dot_marker, "blade": _dot_marker,
                  "slider": _slider_marker, "slot": _slot_marker}
 JOINT_MARKERS.update({"gears": _gear_marker, "rack": _rack_marker})  # issue 15
+JOINT_MARKERS.update({"rolling": _rolling_marker, "cam": _cam_marker})  # contact (issue 15)
 
 
 def build_scene(model: Model) -> SceneSpec:

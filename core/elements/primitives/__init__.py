@@ -27,6 +27,12 @@ HOLONOMIC.update({
     gear_mesh.GearMeshSpec: (gear_mesh.GearMesh, gear_mesh.symbolic, gear_mesh.COMPILED),
     rack_mesh.RackMeshSpec: (rack_mesh.RackMesh, rack_mesh.symbolic, rack_mesh.COMPILED),
 })
+# contact (issue 15): planar rolling disk, cam and follower
+from core.elements.primitives import cam_contact, disk_on_line  # noqa: E402
+
+HOLONOMIC[disk_on_line.DiskOnLineSpec] = (disk_on_line.DiskOnLine, disk_on_line.symbolic, disk_on_line.COMPILED)
+HOLONOMIC[cam_contact.CamContactSpec] = (cam_contact.CamContact, cam_contact.symbolic, cam_contact.COMPILED)
+
 NONHOLONOMIC: dict[type, Primitive] = {
     knife_edge.KnifeEdgeSpec: (knife_edge.KnifeEdge, knife_edge.symbolic, knife_edge.COMPILED),
 }

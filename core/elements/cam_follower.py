@@ -1,0 +1,74 @@
+"""Cam and follower (1 holonomic row: contact): a disk cam on ``body1`` with profile radius r(theta) [m]
+(``profile``: a time-function expression with theta [rad], measured about ``point1`` from body1's x axis,
+written as t) touches a follower on ``body2``:
+
+* ``follower: "flat"`` -- a flat face through ``point2`` along ``axis`` (body2's frame); the cam must be convex.
+  Row u^T (P2 - O) - h(psi) = 0 with h the cam's support function (h(psi) = max_theta r(theta) cos(theta - psi),
+  contact angle by Newton's method, h' by the envelope theorem);
+* ``follower: "roller"`` -- a roller of ``radius`` rho about ``point2``. Row D(c) - rho = 0, D the distance from
+  the roller centre to the profile.
+
+The equations and their derivatives are in core/elements/primitives/cam_contact.py; the profile's table and its
+checks (positive, convex for a flat face, resolved by the table) in core/elements/primitives/cam_profile.py.
+The face's normal u is perp(axis) or its opposite, whichever points away from the cam centre at the file's
+initial poses. The reaction (the contact force along the contact normal, the row's multiplier) is reported
+on the follower about ``point2`` (for a roller: the roller centre, so its moment is 0).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from core.elements.base import EditorInfo, ElementType
+from core.elements.planar_rolling_disk import initial_point
+from core.elements.primitives.cam_contact import CamContactSpec
+
+
+def face_normal(element: Any, entities: Any) -> tuple[float, float]:
+    """The flat face's unit normal in body2's frame, pointing away from the cam centre at the initial poses."""
+    ax = element.axis[:2]
+    norm = math.hypot(ax[0], ax[1])
+    n = (-ax[1] / norm, ax[0] / norm)
+    x1, y1, _ = initial_point(entities, element.body1, element.point1)
+    x2, y2, phi2 = initial_point(entities, element.body2, element.point2)
+    c, s = math.cos(phi2), math.sin(phi2)
+    if (c * n[0] - s * n[1]) * (x2 - x1) + (s * n[0] + c * n[1]) * (y2 - y1) < 0.0:
+        n = (-n[0], -n[1])
+    return n
+
+
+class CamFollower(ElementType):
+    name = "cam_follower"
+    fields = ("body1", "point1", "profile", "follower", "body2", "point2", "axis", "radius")
+    components = ("contact",)
+    editor = EditorInfo("Cam", "A disk cam and its follower: click the cam's centre on the cam body, then the "
+                               "follower (a roller of radius 0.05 m at the click; the profile is a circle through "
+                               "it, edit r(theta) afterwards)", "cam", palette="cam_follower", icon="cam_follower")
+
+    def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
+        flat = element.follower == "flat"
+        return [CamContactSpec(element.body1, element.point1, element.body2, element.point2, element.profile,
+                               element.follower, face_normal(element, entities) if flat else (0.0, 1.0),
+                               0.0 if flat else element.radius)]
+
+    def contact_components(self, element: Any, point: Any, reaction: Any) -> dict[str, float]:
+        """contact [N] (CSV reaction.<name>.contact): the reported force along the contact normal, positive when
+        the cam pushes the follower. Flat face: along the face normal u; roller: |F| (the force is along the
+        normal) signed by whether it points away from the cam centre."""
+        f = (float(reaction[0]), float(reaction[1]))
+        p2, o = point(element.body2, element.point2), point(element.body1, element.point1)
+        if element.follower == "flat":
+            x0, x1 = point(element.body2, (0.0, 0.0)), point(element.body2, (1.0, 0.0))
+            phi2 = math.atan2(x1[1] - x0[1], x1[0] - x0[0])
+            # the same outward normal as the equation: perp(axis) or its opposite, pointing away from the cam
+            ax = element.axis
+            n = (-math.sin(phi2) * ax[0] - math.cos(phi2) * ax[1], math.cos(phi2) * ax[0] - math.sin(phi2) * ax[1])
+            if n[0] * (p2[0] - o[0]) + n[1] * (p2[1] - o[1]) < 0.0:
+                n = (-n[0], -n[1])
+            norm = math.hypot(*n)
+            return {"contact": (n[0] * f[0] + n[1] * f[1]) / norm}
+        sign = 1.0 if f[0] * (p2[0] - o[0]) + f[1] * (p2[1] - o[1]) >= 0.0 else -1.0
+        return {"contact": sign * math.hypot(*f)}
+
+
+ELEMENT = CamFollower()
