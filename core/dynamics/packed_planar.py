@@ -28,10 +28,14 @@ from core.jit import compile_helper, kernel_set
 
 #: the fields the rebuilders know (the order of core.planar_kernels' named tuples)
 GEOMETRY_FIELDS = ("nb", "m", "mh", "co_rx", "co_ry", "co_bi", "co_bj", "co_si", "co_sj", "pl_r", "pl_bi", "pl_bj",
-                   "pl_si", "pl_sj", "pl_vi", "an_r", "an_bi", "an_bj", "cd_r", "cd_k", "kn_r", "kn_b", "kn_s", "kn_n")
+                   "pl_si", "pl_sj", "pl_vi", "an_r", "an_bi", "an_bj", "cd_r", "cd_k", "kn_r", "kn_b", "kn_s", "kn_n",
+                   "gm_r", "gm_bi", "gm_bj", "gm_bc", "gm_si", "gm_sj", "gm_e", "gm_radii",
+                   "rk_r", "rk_bc", "rk_bp", "rk_bb", "rk_u", "rk_sp", "rk_sb", "rk_rho",
+                   "dl_rn", "dl_rt", "dl_bi", "dl_bj", "dl_si", "dl_sj", "dl_vi", "dl_par",
+                   "cm_r", "cm_bi", "cm_bj", "cm_kind", "cm_off", "cm_n", "cm_si", "cm_sj", "cm_u", "cm_par", "cm_tab")
 FORCES_FIELDS = ("mass_diagonal", "gravity_force", "sp_b1", "sp_b2", "sp_s1", "sp_s2", "sp_k", "sp_c", "sp_l0",
                  "rt_b1", "rt_b2", "rt_k", "rt_c", "rt_th0", "ld_b", "ld_s", "tq_b")
-REACTIONS_FIELDS = ("rows", "sign", "body", "arm")
+REACTIONS_FIELDS = ("rows", "sign", "body", "arm", "radial_body", "radial_n", "radial_tan")
 
 
 def layout_matches() -> bool:
@@ -88,20 +92,35 @@ def vseg(I, F, k):  # noqa: ANN001, ANN201
     return F[a:b].reshape(((b - a) // 2, 2))
 
 
+def tseg(I, F, k):  # noqa: ANN001, ANN201
+    """Float segment k as (K, 3) rows (the cams' stacked profile tables r, r', r'')."""
+    a, b = I[1 + 2 * k], I[2 + 2 * k]
+    return F[a:b].reshape(((b - a) // 3, 3))
+
+
 def unpack_geometry(I, F):  # noqa: ANN001, ANN201
-    """PlanarGeometry (segments 0-21) as the plain tuple the planar kernels take."""
+    """PlanarGeometry (segments 0-56) as the plain tuple the planar kernels take: the point/line/angle/driver/knife
+    fields (1-21), gear and rack meshes (22-37), rolling disks (38-45), cams (46-56)."""
     h = iseg(I, 0)
     return (h[0], h[1], h[2], iseg(I, 1), iseg(I, 2), iseg(I, 3), iseg(I, 4), vseg(I, F, 5), vseg(I, F, 6),
             iseg(I, 7), iseg(I, 8), iseg(I, 9), vseg(I, F, 10), vseg(I, F, 11), vseg(I, F, 12), iseg(I, 13),
             iseg(I, 14), iseg(I, 15), iseg(I, 16), iseg(I, 17), iseg(I, 18), iseg(I, 19), vseg(I, F, 20),
-            vseg(I, F, 21))
+            vseg(I, F, 21),
+            iseg(I, 22), iseg(I, 23), iseg(I, 24), iseg(I, 25), vseg(I, F, 26), vseg(I, F, 27), vseg(I, F, 28),
+            vseg(I, F, 29),
+            iseg(I, 30), iseg(I, 31), iseg(I, 32), iseg(I, 33), vseg(I, F, 34), vseg(I, F, 35), vseg(I, F, 36),
+            vseg(I, F, 37),
+            iseg(I, 38), iseg(I, 39), iseg(I, 40), iseg(I, 41), vseg(I, F, 42), vseg(I, F, 43), vseg(I, F, 44),
+            vseg(I, F, 45),
+            iseg(I, 46), iseg(I, 47), iseg(I, 48), iseg(I, 49), iseg(I, 50), iseg(I, 51), vseg(I, F, 52),
+            vseg(I, F, 53), vseg(I, F, 54), vseg(I, F, 55), tseg(I, F, 56))
 
 
-FORCES_FIRST = 22  # first segment of PlanarForces
+FORCES_FIRST = 57  # first segment of PlanarForces
 
 
 def unpack_forces(I, F):  # noqa: ANN001, ANN201
-    """PlanarForces (segments 22-38)."""
+    """PlanarForces (segments 57-73)."""
     s = FORCES_FIRST
     return (fseg(I, F, s), fseg(I, F, s + 1), iseg(I, s + 2), iseg(I, s + 3), vseg(I, F, s + 4), vseg(I, F, s + 5),
             fseg(I, F, s + 6), fseg(I, F, s + 7), fseg(I, F, s + 8), iseg(I, s + 9), iseg(I, s + 10),
@@ -113,13 +132,15 @@ REACTIONS_FIRST = FORCES_FIRST + 17  # first segment of PlanarReactions
 
 
 def unpack_reactions(I, F):  # noqa: ANN001, ANN201
-    """PlanarReactions (segments 39-42): rows (K, 3) padded with m, sign, body, arm (K, 2)."""
+    """PlanarReactions (segments 74-80): rows (K, 3) padded with m, sign, body, arm (K, 2); the gears' radial
+    sites: carrier, unit radial n' (K, 2), tan(alpha)."""
     s = REACTIONS_FIRST
     a, b = I[1 + 2 * s], I[2 + 2 * s]
-    return (I[a:b].reshape(((b - a) // 3, 3)), fseg(I, F, s + 1), iseg(I, s + 2), vseg(I, F, s + 3))
+    return (I[a:b].reshape(((b - a) // 3, 3)), fseg(I, F, s + 1), iseg(I, s + 2), vseg(I, F, s + 3),
+            iseg(I, s + 4), vseg(I, F, s + 5), fseg(I, F, s + 6))
 
 
-PLAN_FIRST = REACTIONS_FIRST + 4  # first segment of the sparse plan
+PLAN_FIRST = REACTIONS_FIRST + 7  # first segment of the sparse plan
 
 
 def unpack_plan(I, F):  # noqa: ANN001, ANN201
@@ -138,7 +159,7 @@ def flatten_plan(plan: tuple) -> tuple:
     return (u, w, row_ptr, row_cols, col_ptr, col_rows, *rows_all, *rows_h, *lu)
 
 
-REBUILDERS = ("iseg", "fseg", "vseg", "unpack_geometry", "unpack_forces", "unpack_reactions", "unpack_plan")
+REBUILDERS = ("iseg", "fseg", "vseg", "tseg", "unpack_geometry", "unpack_forces", "unpack_reactions", "unpack_plan")
 
 
 @kernel_set
