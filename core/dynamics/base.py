@@ -129,10 +129,12 @@ class Formulation(ABC):
         ydot, power = self.rhs_and_power(t, yy[:-1])
         return np.append(ydot, power)
 
-    def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
+    def fast_output(self, y: FloatArray, t: float, correction: bool, growth: bool = True) -> FastOutput | None:
         """An optional fused output frame of integrator state y (:data:`FastOutput`: the corrected state, q'', the
         reactions and the scalars of :class:`OutputScalar`; see ``core.dynamics.projection_spatial``), or None:
-        then the driver unpacks, corrects and evaluates on the generic path. Default: None."""
+        then the driver unpacks, corrects and evaluates on the generic path. Default: None. ``growth`` False:
+        the caller asks no basis refresh (``needs_restart``) at this state (an output inside a step), so a
+        formulation may skip the null-space growth scalar (then NaN)."""
         return None
 
     def power(self, q: FloatArray, v: FloatArray, t: float, acc: Accelerations) -> float:

@@ -66,8 +66,9 @@ def k_rhs(y, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap):  # noqa: A
     return _rhs(v, B, cu_lu, cu_piv, h, eta, M, np.zeros(0), False, 0.0, basis)
 
 
-def k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh):  # noqa: ANN001, ANN201
-    """One output frame of the integrator state z = [p; q] (see module docstring).
+def k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh, want_growth):  # noqa: ANN001, ANN201
+    """One output frame of the integrator state z = [p; q] (see module docstring); ||N||_2 only with
+    ``want_growth`` (NaN otherwise).
 
     Returns (status, q, q', q'', reactions (n_disks, 6), scalars) with scalars = (kinetic, potential,
     ||Phi|| before, after, ||C q' + xi|| before, after, Newton iterations, converged, changed, lambda unique,
@@ -103,7 +104,7 @@ def k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, 
     changed = changed or projected
     # --- accelerations, multipliers, reactions, energies at the recorded state ---
     h, eta, kinetic = _velocity_terms(q, v, mass, J, mg, disk_body, disk_radius, ap)
-    status, qdd, Mqdd, growth = _recorded(v, C, xi, h, eta, M, empty, False, basis)
+    status, qdd, Mqdd, growth = _recorded(v, C, xi, h, eta, M, empty, False, basis, want_growth)
     if status != 0:
         return status, q, v, qdd, R, scal
     lam, unique = _multipliers(Mqdd - h, C, basis)
@@ -133,11 +134,12 @@ def k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, 
     return 0, q, v, qdd, R, scal
 
 
-def k_output_packed(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh):  # noqa: ANN001, ANN201
+def k_output_packed(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh, want_growth):  # noqa: ANN001, ANN201
     """:func:`k_output` with its arrays returned in one: (status, [q; q'; q''; reactions (row-major); scalars]).
     Returning one array instead of five saves the boxing of four (a few microseconds per output frame, as much
     as the frame's arithmetic for one disk); :meth:`FusedPath.output` takes the views apart."""
-    status, q, v, qdd, R, scal = k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh)
+    status, q, v, qdd, R, scal = k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh,
+                                          want_growth)
     return status, pack_frame(q, v, qdd, R, scal)
 
 
@@ -198,10 +200,10 @@ def k_rhs_flat(y, I, F, zp, vp, ap):  # noqa: ANN001, ANN201
     return k_rhs(y, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap)
 
 
-def k_output_flat(y, correction, I, F, zp, vp, ap, mh):  # noqa: ANN001, ANN201
+def k_output_flat(y, correction, I, F, zp, vp, ap, mh, want_growth):  # noqa: ANN001, ANN201
     """:func:`k_output_packed` with the basis and the system's arrays packed by :func:`pack_data`."""
     basis, mass, J, mg, disk_body, disk_radius = unpack_data(I, F)
-    return k_output_packed(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh)
+    return k_output_packed(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh, want_growth)
 
 
 # helpers the kernels call: compiled versions (bound at build; plain Python without numba)
@@ -257,9 +259,9 @@ class FusedPath:
         I, F = self.packed(basis)
         return self.k_rhs(y, I, F, zp, vp, ap)
 
-    def output(self, y: np.ndarray, correction: bool, basis: tuple, t: float) -> tuple:
+    def output(self, y: np.ndarray, correction: bool, basis: tuple, t: float, growth: bool = True) -> tuple:
         """(status, q, q', q'', reactions (n_disks, 6), scalars) of :func:`k_output` (views of one array)."""
         zp, vp, ap = self.system.plane_arrays(t)
         I, F = self.packed(basis)
-        status, out = self.k_output(y, correction, I, F, zp, vp, ap, self.system.m_holonomic)
+        status, out = self.k_output(y, correction, I, F, zp, vp, ap, self.system.m_holonomic, growth)
         return (status, *unpack_frame(out, self.system.n, self.n_disks))
