@@ -129,12 +129,14 @@ class Formulation(ABC):
         ydot, power = self.rhs_and_power(t, yy[:-1])
         return np.append(ydot, power)
 
-    def fast_output(self, y: FloatArray, t: float, correction: bool, growth: bool = True) -> FastOutput | None:
+    #: False while the driver records outputs inside an integrator step (no ``needs_restart`` follows at those
+    #: states): :meth:`fast_output` may then skip the null-space growth scalar (NaN). The driver sets it.
+    growth_wanted: bool = True
+
+    def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         """An optional fused output frame of integrator state y (:data:`FastOutput`: the corrected state, q'', the
         reactions and the scalars of :class:`OutputScalar`; see ``core.dynamics.projection_spatial``), or None:
-        then the driver unpacks, corrects and evaluates on the generic path. Default: None. ``growth`` False:
-        the caller asks no basis refresh (``needs_restart``) at this state (an output inside a step), so a
-        formulation may skip the null-space growth scalar (then NaN)."""
+        then the driver unpacks, corrects and evaluates on the generic path. Default: None."""
         return None
 
     def power(self, q: FloatArray, v: FloatArray, t: float, acc: Accelerations) -> float:

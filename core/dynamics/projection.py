@@ -480,7 +480,7 @@ class ProjectionFormulation(Formulation):
                 return out
         return super().rhs_augmented(t, yy)  # the generic path (raises the right failure, or re-chooses C_u)
 
-    def fast_output(self, y: FloatArray, t: float, correction: bool, growth: bool = True) -> FastOutput | None:
+    def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         if self._fused is None or self.V2 is None:
             return None
         if self._sparse is not None:
@@ -488,7 +488,7 @@ class ProjectionFormulation(Formulation):
             if status == 0:  # the coordinate basis is not refreshed for growth
                 self._growth = ((t, q.tobytes()), 1.0)
                 return q, v, qdd, R, scalars
-        if not growth and isinstance(self._fused, projection_spatial.FusedPath):  # ||N||_2 not wanted: not computed
+        if not self.growth_wanted and getattr(self._fused, "growth_optional", False):  # ||N||_2 not computed
             status, q, v, qdd, R, scalars = self._fused.output(y, bool(correction), self.fused_basis(), t, False)
             return (q, v, qdd, R, scalars) if status == 0 else None
         status, q, v, qdd, R, scalars = self._fused.output(y, bool(correction), self.fused_basis(), t)

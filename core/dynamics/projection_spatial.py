@@ -245,6 +245,9 @@ class FusedPath:
         self.n_disks = len(system.disk_body)  # reaction rows of the packed output frame
         self._packed: tuple = (None, None, None)  # (basis, I, F): pack_data of the last kept basis
 
+    #: :meth:`output` takes ``growth`` (False: ||N||_2 not computed, NaN)
+    growth_optional = True
+
     def packed(self, basis: tuple) -> tuple[np.ndarray, np.ndarray]:
         """(I, F) of :func:`pack_data` for ``basis`` (the formulation's kept-basis tuple, the same object until
         the basis is refreshed: packed once per basis)."""

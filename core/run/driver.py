@@ -273,7 +273,11 @@ class Driver:
         for j, kk in enumerate(inside):
             tk = float(times[kk])
             st.t = tk
-            settled = self._settle(Y[j, :-1], tk, float(Y[j, -1]), True, growth=False)
+            self.form.growth_wanted = False  # no basis refresh is asked at these states (Formulation.growth_wanted)
+            try:
+                settled = self._settle(Y[j, :-1], tk, float(Y[j, -1]), True)
+            finally:
+                self.form.growth_wanted = True
             if self._keep(settled.frame):
                 yield self._flush()
             self._check_cancel()
@@ -341,12 +345,11 @@ class Driver:
         return settled.frame
 
     # --- one state: correction and output frame ---------------------------------------------------------------
-    def _settle(self, y: FloatArray, t: float, work: float, frame_wanted: bool, growth: bool = True) -> Settled:
+    def _settle(self, y: FloatArray, t: float, work: float, frame_wanted: bool) -> Settled:
         """Unpack integrator state y at t and correct it (unless switched off); with ``frame_wanted`` also its
-        output frame. A correction that does not converge ends the run. ``growth`` False: no ``needs_restart``
-        follows at this state (outputs inside a step; ``fast_output`` may skip the null-space growth)."""
+        output frame. A correction that does not converge ends the run."""
         correction, stats = self.correction, self.state.stats
-        fast = self.form.fast_output(y, t, correction, growth)
+        fast = self.form.fast_output(y, t, correction)
         if fast is not None:  # the fused compiled path (the same algorithm: core.dynamics.projection_spatial)
             q, v, qdd, R, sc = fast
             # the scalars as Python floats in one call, named in OutputScalar's order (this runs once per output)

@@ -340,7 +340,7 @@ class WittenburgFormulation(Formulation):
         """[y'; P] for the integrators, yy = [y; W] (as the base class, without appending P to a copy)."""
         return self.derivative_and_power(t, yy[:-1])
 
-    def fast_output(self, y: FloatArray, t: float, correction: bool, growth: bool = True) -> FastOutput | None:
+    def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         """The recorded output frame in one compiled call (``core.tree.kernels.k_output``: the same numbers as
         the driver's generic path of unpack, correction residuals, accelerations, reactions and energies); None
         (the generic path) without numba, when the state needs the drift correction, or when K is not positive
