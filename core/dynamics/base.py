@@ -129,6 +129,10 @@ class Formulation(ABC):
         ydot, power = self.rhs_and_power(t, yy[:-1])
         return np.append(ydot, power)
 
+    #: False while the driver records outputs inside an integrator step (no ``needs_restart`` follows at those
+    #: states): :meth:`fast_output` may then skip the null-space growth scalar (NaN). The driver sets it.
+    growth_wanted: bool = True
+
     def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         """An optional fused output frame of integrator state y (:data:`FastOutput`: the corrected state, q'', the
         reactions and the scalars of :class:`OutputScalar`; see ``core.dynamics.projection_spatial``), or None:

@@ -488,6 +488,9 @@ class ProjectionFormulation(Formulation):
             if status == 0:  # the coordinate basis is not refreshed for growth
                 self._growth = ((t, q.tobytes()), 1.0)
                 return q, v, qdd, R, scalars
+        if not self.growth_wanted and getattr(self._fused, "growth_optional", False):  # ||N||_2 not computed
+            status, q, v, qdd, R, scalars = self._fused.output(y, bool(correction), self.fused_basis(), t, False)
+            return (q, v, qdd, R, scalars) if status == 0 else None
         status, q, v, qdd, R, scalars = self._fused.output(y, bool(correction), self.fused_basis(), t)
         if status != 0:
             return None

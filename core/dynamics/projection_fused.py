@@ -154,8 +154,9 @@ def _rhs(v, B, cu_lu, cu_piv, h, eta, M, Md, diag, power_nc, basis):  # noqa: AN
     return 0, out
 
 
-def _recorded(v, C, xi, h, eta, M, Md, diag, basis):  # noqa: ANN001, ANN201
-    """(status, q'', M q'', ||N||_2) at a (corrected) state whose C, xi, h and eta are given."""
+def _recorded(v, C, xi, h, eta, M, Md, diag, basis, want_growth=True):  # noqa: ANN001, ANN201
+    """(status, q'', M q'', ||N||_2) at a (corrected) state whose C, xi, h and eta are given; ||N||_2 is NaN
+    when not ``want_growth`` (an output the driver asks no basis refresh at: an eigenvalue problem saved)."""
     rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T = basis
     k = w.shape[0]
     n = v.shape[0]
@@ -165,7 +166,9 @@ def _recorded(v, C, xi, h, eta, M, Md, diag, basis):  # noqa: ANN001, ANN201
         return status, np.zeros(n), np.zeros(n), growth
     status, qdd, Mqdd, pd = k_accelerations(B, u, _rows_of(eta, rows), cu_inv, cu_const, cu_lu, cu_piv, h, M, Md,
                                             diag, V2T)
-    if k:  # ||N||_2 with N = B S^-1 (ProjectionFormulation.null_space_growth)
+    if not want_growth:
+        growth = np.nan
+    elif k:  # ||N||_2 with N = B S^-1 (ProjectionFormulation.null_space_growth)
         Sinv = np.eye(k)
         lu_solve(S, S_piv, Sinv)
         N = mm(B, Sinv)

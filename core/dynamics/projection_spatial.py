@@ -17,6 +17,12 @@ same algorithm runs as one compiled call:
   the contact force and moment of every disk (``SpatialSystem.reactions``), the kinetic and potential
   energies, and ||N||_2 (``ProjectionFormulation.null_space_growth``, which the driver asks after each step).
 
+The kernels are called through :func:`k_rhs_flat` and :func:`k_output_flat`, which take the kept basis and the
+system's arrays packed into one int64 and one float64 array (:func:`pack_data`, rebuilt as views by
+:func:`unpack_data`): numba unboxes every array argument at each call (~0.45 us each on the development host,
+``core.dynamics.packed_planar``), and the basis tuple and the disk data are 13 arrays -- about a fifth of a
+right-hand side of one disk.
+
 Whenever a kernel reports trouble (status != 0: a degenerate C_u or S, a reduced mass matrix that is not
 positive definite) the caller redoes the evaluation on the generic path, which raises the right
 :class:`~core.dynamics.base.SolverFailure` or chooses new dependent coordinates. The generic path stays the
@@ -60,8 +66,9 @@ def k_rhs(y, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap):  # noqa: A
     return _rhs(v, B, cu_lu, cu_piv, h, eta, M, np.zeros(0), False, 0.0, basis)
 
 
-def k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh):  # noqa: ANN001, ANN201
-    """One output frame of the integrator state z = [p; q] (see module docstring).
+def k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh, want_growth):  # noqa: ANN001, ANN201
+    """One output frame of the integrator state z = [p; q] (see module docstring); ||N||_2 only with
+    ``want_growth`` (NaN otherwise).
 
     Returns (status, q, q', q'', reactions (n_disks, 6), scalars) with scalars = (kinetic, potential,
     ||Phi|| before, after, ||C q' + xi|| before, after, Newton iterations, converged, changed, lambda unique,
@@ -97,7 +104,7 @@ def k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, 
     changed = changed or projected
     # --- accelerations, multipliers, reactions, energies at the recorded state ---
     h, eta, kinetic = _velocity_terms(q, v, mass, J, mg, disk_body, disk_radius, ap)
-    status, qdd, Mqdd, growth = _recorded(v, C, xi, h, eta, M, empty, False, basis)
+    status, qdd, Mqdd, growth = _recorded(v, C, xi, h, eta, M, empty, False, basis, want_growth)
     if status != 0:
         return status, q, v, qdd, R, scal
     lam, unique = _multipliers(Mqdd - h, C, basis)
@@ -127,12 +134,76 @@ def k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, 
     return 0, q, v, qdd, R, scal
 
 
-def k_output_packed(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh):  # noqa: ANN001, ANN201
+def k_output_packed(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh, want_growth):  # noqa: ANN001, ANN201
     """:func:`k_output` with its arrays returned in one: (status, [q; q'; q''; reactions (row-major); scalars]).
     Returning one array instead of five saves the boxing of four (a few microseconds per output frame, as much
     as the frame's arithmetic for one disk); :meth:`FusedPath.output` takes the views apart."""
-    status, q, v, qdd, R, scal = k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh)
+    status, q, v, qdd, R, scal = k_output(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh,
+                                          want_growth)
     return status, pack_frame(q, v, qdd, R, scal)
+
+
+HEADER = 14  # int64 entries before the integer data in pack_data's I
+
+
+def pack_data(basis: tuple, mass: np.ndarray, J: np.ndarray, mg: np.ndarray, disk_body: np.ndarray,
+              disk_radius: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(I, F): the kept basis (``ProjectionFormulation.fused_basis``) and the system's arrays in one int64 and
+    one float64 array. I = [#rows, #u, #w, shapes of V2u^T, V2w^T, C_u^-1, V2^T (two each), C_u constant,
+    #bodies, #disks; rows, u, w, disk bodies]; F = [V2u^T, V2w^T, C_u^-1, V2^T (row-major), masses, inertia
+    tensors (3x3 each), m g (3 each), disk radii]."""
+    rows, u, w, V2uT, V2wT, cu_inv, cu_const, V2T = basis
+    mats = [np.ascontiguousarray(a, dtype=float) for a in (V2uT, V2wT, cu_inv, V2T)]
+    head = [len(rows), len(u), len(w)]
+    for a in mats:
+        head += [a.shape[0], a.shape[1]]
+    head += [int(bool(cu_const)), len(mass), len(disk_body)]
+    I = np.concatenate([np.array(head, np.int64)] + [np.asarray(a, np.int64).ravel() for a in (rows, u, w, disk_body)])
+    F = np.concatenate([a.ravel() for a in mats] + [np.asarray(a, float).ravel() for a in (mass, J, mg, disk_radius)])
+    return np.ascontiguousarray(I), np.ascontiguousarray(F)
+
+
+def unpack_data(I, F):  # noqa: ANN001, ANN201
+    """(basis, mass, J, mg, disk_body, disk_radius) of :func:`pack_data`'s (I, F), as views (compiled)."""
+    at = HEADER
+    rows = I[at:at + I[0]]
+    at += I[0]
+    u = I[at:at + I[1]]
+    at += I[1]
+    w = I[at:at + I[2]]
+    at += I[2]
+    nb, nd = I[12], I[13]
+    disk_body = I[at:at + nd]
+    f = 0
+    V2uT = F[f:f + I[3] * I[4]].reshape((I[3], I[4]))
+    f += I[3] * I[4]
+    V2wT = F[f:f + I[5] * I[6]].reshape((I[5], I[6]))
+    f += I[5] * I[6]
+    cu_inv = F[f:f + I[7] * I[8]].reshape((I[7], I[8]))
+    f += I[7] * I[8]
+    V2T = F[f:f + I[9] * I[10]].reshape((I[9], I[10]))
+    f += I[9] * I[10]
+    mass = F[f:f + nb]
+    f += nb
+    J = F[f:f + 9 * nb].reshape((nb, 3, 3))
+    f += 9 * nb
+    mg = F[f:f + 3 * nb].reshape((nb, 3))
+    f += 3 * nb
+    disk_radius = F[f:f + nd]
+    basis = (rows, u, w, V2uT, V2wT, cu_inv, I[11] != 0, V2T)
+    return basis, mass, J, mg, disk_body, disk_radius
+
+
+def k_rhs_flat(y, I, F, zp, vp, ap):  # noqa: ANN001, ANN201
+    """:func:`k_rhs` with the basis and the system's arrays packed by :func:`pack_data`."""
+    basis, mass, J, mg, disk_body, disk_radius = unpack_data(I, F)
+    return k_rhs(y, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap)
+
+
+def k_output_flat(y, correction, I, F, zp, vp, ap, mh, want_growth):  # noqa: ANN001, ANN201
+    """:func:`k_output_packed` with the basis and the system's arrays packed by :func:`pack_data`."""
+    basis, mass, J, mg, disk_body, disk_radius = unpack_data(I, F)
+    return k_output_packed(y, correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap, mh, want_growth)
 
 
 # helpers the kernels call: compiled versions (bound at build; plain Python without numba)
@@ -144,7 +215,7 @@ _position_terms = _velocity_terms = None
 
 @kernel_set
 def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
-    """(k_rhs, k_output) compiled, or None without numba (the projection formulation's generic path)."""
+    """(k_rhs_flat, k_output_flat) compiled, or None without numba (the projection formulation's generic path)."""
     global _position_terms, _velocity_terms
     g = globals()
     if not projection_fused.bind(g):
@@ -154,7 +225,9 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     g["_xi"] = compile_helper(_xi)
     g["pack_frame"] = compile_helper(packed_output.pack_frame)
     g["k_output"] = compile_helper(k_output)
-    return compile_helper(k_rhs), compile_helper(k_output_packed)
+    for name in ("unpack_data", "k_rhs", "k_output_packed"):
+        g[name] = compile_helper(g[name])
+    return compile_helper(k_rhs_flat), compile_helper(k_output_flat)
 
 
 def applies(system: Any) -> bool:
@@ -170,13 +243,28 @@ class FusedPath:
         self.k_rhs, self.k_output = kernels()
         self.args = (system.mass, system._J3, system._mg3, system.disk_body, system.disk_radius)
         self.n_disks = len(system.disk_body)  # reaction rows of the packed output frame
+        self._packed: tuple = (None, None, None)  # (basis, I, F): pack_data of the last kept basis
+
+    #: :meth:`output` takes ``growth`` (False: ||N||_2 not computed, NaN)
+    growth_optional = True
+
+    def packed(self, basis: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """(I, F) of :func:`pack_data` for ``basis`` (the formulation's kept-basis tuple, the same object until
+        the basis is refreshed: packed once per basis)."""
+        kept, I, F = self._packed
+        if kept is not basis:
+            I, F = pack_data(basis, *self.args)
+            self._packed = (basis, I, F)
+        return I, F
 
     def rhs(self, y: np.ndarray, basis: tuple, t: float) -> tuple[int, np.ndarray]:
         zp, vp, ap = self.system.plane_arrays(t)
-        return self.k_rhs(y, basis, *self.args, zp, vp, ap)
+        I, F = self.packed(basis)
+        return self.k_rhs(y, I, F, zp, vp, ap)
 
-    def output(self, y: np.ndarray, correction: bool, basis: tuple, t: float) -> tuple:
+    def output(self, y: np.ndarray, correction: bool, basis: tuple, t: float, growth: bool = True) -> tuple:
         """(status, q, q', q'', reactions (n_disks, 6), scalars) of :func:`k_output` (views of one array)."""
         zp, vp, ap = self.system.plane_arrays(t)
-        status, out = self.k_output(y, correction, basis, *self.args, zp, vp, ap, self.system.m_holonomic)
+        I, F = self.packed(basis)
+        status, out = self.k_output(y, correction, I, F, zp, vp, ap, self.system.m_holonomic, growth)
         return (status, *unpack_frame(out, self.system.n, self.n_disks))

@@ -273,7 +273,11 @@ class Driver:
         for j, kk in enumerate(inside):
             tk = float(times[kk])
             st.t = tk
-            settled = self._settle(Y[j, :-1], tk, float(Y[j, -1]), True)
+            self.form.growth_wanted = False  # no basis refresh is asked at these states (Formulation.growth_wanted)
+            try:
+                settled = self._settle(Y[j, :-1], tk, float(Y[j, -1]), True)
+            finally:
+                self.form.growth_wanted = True
             if self._keep(settled.frame):
                 yield self._flush()
             self._check_cancel()
