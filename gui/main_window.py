@@ -62,6 +62,7 @@ FILE_FILTER = "Mechanism Studio models (*.json);;All files (*)"
 RIGHT_FRACTION, PLOTS_FRACTION, PROPERTIES_FRACTION = 0.26, 0.34, 0.6
 RIGHT_MIN_PX = 330  # the properties column is never narrower (two vector components side by side)
 PALETTE_COLUMNS = 2
+PALETTE_MAX_FRACTION = 0.7  # the palette may take this much of the left column (18 entries in 9 rows at 1280x800)
 DOCK_CHROME_PX = 34  # a dock's title bar and frame around its widget
 VIEW3D_FRACTION = 0.3  # of the window width, for the 3D view beside the plots
 VIEW3D_BESIDE_PLOTS_PX = 280  # the 3D view goes beside the plots when it gets at least this width there
@@ -846,7 +847,7 @@ class MainWindow(QMainWindow):
                 self.resizeDocks([self.dock_plots, self.dock_view3d], [w - view_w, view_w], Qt.Orientation.Horizontal)
         self.layout().activate()
         column = self.centralWidget().height()
-        palette_h = min(self.palette_layout.rows_height(PALETTE_COLUMNS) + DOCK_CHROME_PX, int(0.6 * column))
+        palette_h = min(self.palette_layout.rows_height(PALETTE_COLUMNS) + DOCK_CHROME_PX, int(PALETTE_MAX_FRACTION * column))
         sizes_v = [(self.dock_palette, palette_h), (self.dock_outline, max(column - palette_h, 60))]
         if live and not view_beside_plots:
             sizes_v += [(self.dock_inspector, int(PROPERTIES_FRACTION * column)),
@@ -893,7 +894,7 @@ class PaletteColumns:
         labels = [palette.item(i).text() for i in range(palette.count())]  # type: ignore[attr-defined]
         icon = 24
         self.cell = QSize(max((fm.horizontalAdvance(t) for t in labels), default=80) + icon + 22,
-                          max(fm.height(), icon) + 8)
+                          max(fm.height(), icon) + 5)
         palette.setViewMode(QListView.ViewMode.ListMode)
         palette.setFlow(QListView.Flow.LeftToRight)
         palette.setWrapping(True)
