@@ -129,6 +129,12 @@ class Formulation(ABC):
         ydot, power = self.rhs_and_power(t, yy[:-1])
         return np.append(ydot, power)
 
+    def compiled_rhs(self) -> Any:
+        """:meth:`rhs_augmented` as a compiled function for an integrator that steps in compiled code
+        (``core.integrate.dop853_kernels.CompiledRHS``), or None (default): the integrator calls
+        :meth:`rhs_augmented`. Asked once per stepper, i.e. again after every change of basis."""
+        return None
+
     #: False while the driver records outputs inside an integrator step (no ``needs_restart`` follows at those
     #: states): :meth:`fast_output` may then skip the null-space growth scalar (NaN). The driver sets it.
     growth_wanted: bool = True

@@ -89,6 +89,7 @@ from core.dynamics import projection_planar, projection_sparse, projection_spati
 from core.dynamics.base import (Accelerations, FastOutput, Formulation, OutputScalar, RestartRequired,
                                 SolverFailure, multipliers_from_accelerations, register_formulation)
 from core.dynamics.projection_kernels import COND_FAIL, kernels
+from core.integrate.dop853_kernels import CompiledRHS
 from core.kinematics.assembly import RANK_RTOL
 from core.system import ConstrainedSystem
 from core.types import FloatArray
@@ -479,6 +480,21 @@ class ProjectionFormulation(Formulation):
                 self.rhs_evaluations += 1
                 return out
         return super().rhs_augmented(t, yy)  # the generic path (raises the right failure, or re-chooses C_u)
+
+    def compiled_rhs(self) -> CompiledRHS | None:
+        """:meth:`rhs_augmented` compiled (``Formulation.compiled_rhs``) when the fused path of the system has a
+        compiled right-hand side of (t, y, I, F) (``projection_spatial.FusedPath.compiled_rhs``) and the sparse
+        path is not in use; None otherwise."""
+        if self._sparse is not None or self._fused is None or self.V2 is None:
+            return None
+        make = getattr(self._fused, "compiled_rhs", None)
+        kernel = make() if make is not None else None
+        if kernel is None:
+            return None
+
+        def counted(n: int) -> None:
+            self.rhs_evaluations += n
+        return CompiledRHS(kernel, lambda: self._fused.timed_data(self.fused_basis()), counted)
 
     def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         if self._fused is None or self.V2 is None:

@@ -200,6 +200,27 @@ def k_rhs_flat(y, I, F, zp, vp, ap):  # noqa: ANN001, ANN201
     return k_rhs(y, basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap)
 
 
+#: float64 entries appended to pack_data's F by :meth:`FusedPath.timed_data`: the plane's motion
+#: r_p = c0 + c1 t + c2 t^2 as (c0_z, c1 (3), c2_z, 2 c2 (3)) (``core.spatial_system.plane_quadratic``)
+PLANE_COEFFS = 8
+
+
+def k_rhs_timed(t, y, I, F):  # noqa: ANN001, ANN201
+    """:func:`k_rhs` as a function of (t, [z; W], I, F) for the compiled DOP853 step
+    (``core.integrate.dop853_kernels``): F ends with the plane's motion coefficients (:data:`PLANE_COEFFS`),
+    evaluated at t as ``SpatialSystem.plane_arrays`` does: z_p = c0_z + t (c1_z + t c2_z), r_p' = c1 + t (2 c2),
+    r_p'' = 2 c2."""
+    basis, mass, J, mg, disk_body, disk_radius = unpack_data(I, F)
+    p = F.shape[0] - PLANE_COEFFS
+    zp = F[p] + t * (F[p + 3] + t * F[p + 4])
+    vp = np.empty(3)
+    ap = np.empty(3)
+    for i in range(3):
+        vp[i] = F[p + 1 + i] + t * F[p + 5 + i]
+        ap[i] = F[p + 5 + i]
+    return k_rhs(y[:-1].copy(), basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap)
+
+
 def k_output_flat(y, correction, I, F, zp, vp, ap, mh, want_growth):  # noqa: ANN001, ANN201
     """:func:`k_output_packed` with the basis and the system's arrays packed by :func:`pack_data`."""
     basis, mass, J, mg, disk_body, disk_radius = unpack_data(I, F)
@@ -230,6 +251,14 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     return compile_helper(k_rhs_flat), compile_helper(k_output_flat)
 
 
+@kernel_set
+def timed_kernel() -> Callable[..., Any] | None:
+    """:func:`k_rhs_timed` compiled (called by the compiled DOP853 step), or None without numba."""
+    if kernels() is None:
+        return None
+    return compile_helper(k_rhs_timed)
+
+
 def applies(system: Any) -> bool:
     """True for the systems this path handles exactly: spatial rolling-disk systems without applied loads."""
     return isinstance(system, SpatialSystem) and not system.loads and not system.torques
@@ -244,6 +273,7 @@ class FusedPath:
         self.args = (system.mass, system._J3, system._mg3, system.disk_body, system.disk_radius)
         self.n_disks = len(system.disk_body)  # reaction rows of the packed output frame
         self._packed: tuple = (None, None, None)  # (basis, I, F): pack_data of the last kept basis
+        self._timed: tuple = (None, None, None)  # (basis, I, F): timed_data of the last kept basis
 
     #: :meth:`output` takes ``growth`` (False: ||N||_2 not computed, NaN)
     growth_optional = True
@@ -255,6 +285,26 @@ class FusedPath:
         if kept is not basis:
             I, F = pack_data(basis, *self.args)
             self._packed = (basis, I, F)
+        return I, F
+
+    def compiled_rhs(self) -> Callable[..., Any] | None:
+        """The compiled right-hand side of (t, [z; W], I, F) (:func:`k_rhs_timed`) for the compiled DOP853 step,
+        or None when the plane's motion is not a polynomial of degree <= 2 in t (evaluated by the system's
+        generic compiled expressions instead)."""
+        if self.system._plane_quadratic is None:
+            return None
+        return timed_kernel()
+
+    def timed_data(self, basis: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """(I, F) for :func:`k_rhs_timed`: :meth:`packed` with the plane's coefficients appended (once per
+        basis)."""
+        kept, I, F = self._timed
+        if kept is not basis:
+            I, F = self.packed(basis)
+            c0, c1, c2, twice_c2, _ = self.system._plane_quadratic
+            plane = np.array([c0[2], *c1, c2[2], *twice_c2], float)
+            F = np.ascontiguousarray(np.concatenate((F, plane)))
+            self._timed = (basis, I, F)
         return I, F
 
     def rhs(self, y: np.ndarray, basis: tuple, t: float) -> tuple[int, np.ndarray]:

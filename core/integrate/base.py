@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from core.registry import INTEGRATORS  # noqa: F401 - the registry of this layer (defined low, see there)
 from core.types import FloatArray
@@ -71,8 +71,10 @@ class Integrator(ABC):
     def reset(self) -> None:
         """Forget history (the state vector changed meaning, e.g. a new null-space basis)."""
 
-    def start(self, fun: RHS, t0: float, y0: FloatArray, t_bound: float) -> Stepper:
-        """A :class:`Stepper` from (t0, y0) towards t_bound (only when ``continuous``)."""
+    def start(self, fun: RHS, t0: float, y0: FloatArray, t_bound: float, compiled: Any = None) -> Stepper:
+        """A :class:`Stepper` from (t0, y0) towards t_bound (only when ``continuous``). ``compiled``: the same
+        right-hand side as a compiled function (``core.integrate.dop853_kernels.CompiledRHS``), which an
+        integrator may use to step in compiled code; None when the formulation has none."""
         raise NotImplementedError(f"{self.name} integrates interval by interval (no continuous stepping)")
 
 

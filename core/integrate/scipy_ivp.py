@@ -18,8 +18,11 @@ from typing import Callable
 
 import numpy as np
 from scipy.integrate import DOP853 as _SciDOP853, RK45 as _SciRK45, solve_ivp
+from scipy.integrate._ivp.rk import Dop853DenseOutput
 
+from core.integrate import dop853_kernels
 from core.integrate.base import RHS, Integrator, Stepper, StepResult, register_integrator
+from core.integrate.dop853_kernels import TABLEAU, CompiledRHS
 from core.types import FloatArray
 
 
@@ -62,6 +65,69 @@ class RKStepper(Stepper):
         self.y = s.y
 
 
+class CompiledDOP853Stepper(RKStepper):
+    """:class:`RKStepper` of scipy's DOP853 whose steps and dense outputs run compiled
+    (``core.integrate.dop853_kernels``: the same algorithm, scipy's tableau) with the formulation's compiled
+    right-hand side. scipy's solver object keeps the state: it is built as usual (first derivative, initial
+    step size), the compiled step writes its results back into it, and a step the compiled right-hand side
+    declines (status 2) is taken by the solver's own Python ``step`` (the formulation's generic path then
+    raises the right failure or re-chooses its basis)."""
+
+    def __init__(self, fun: RHS, t0: float, y0: FloatArray, t_bound: float, rtol: float, atol: float,
+                 max_step: float | None, first_step: float | None, name: str, compiled: CompiledRHS,
+                 kernels: tuple):
+        super().__init__(_SciDOP853, fun, t0, y0, t_bound, rtol, atol, max_step, first_step, name)
+        self.compiled = compiled
+        self.k_step, self.k_dense = kernels
+        self._last_compiled = False  # the last step was the compiled one (its stages are in K_extended)
+
+    def step(self) -> tuple[bool, str]:
+        s = self.solver
+        if s.status != "running" or s.t == s.t_bound:
+            self._last_compiled = False
+            return super().step()
+        I, F = self.compiled.data()
+        A, B, C, E3, E5, _ = TABLEAU
+        status, t_new, y_new, f_new, h_abs, h, nfev = self.k_step(
+            float(s.t), np.ascontiguousarray(s.y), np.ascontiguousarray(s.f, dtype=float),
+            float(s.h_abs), float(s.t_bound), float(s.rtol), float(s.atol), float(s.max_step), s.K_extended, I, F,
+            A, B, C, E3, E5)
+        self.compiled.counted(int(nfev))
+        if status == 2:  # the compiled right-hand side declined: scipy's step on the Python path
+            self._last_compiled = False
+            return super().step()
+        if status == 1:
+            s.status = "failed"
+            return False, f"{self.name} gave up at t = {s.t:.6g} s: {s.TOO_SMALL_STEP}"
+        s.h_previous, s.y_old, s.t_old = h, s.y, s.t
+        s.t, s.y, s.h_abs, s.f = t_new, y_new, h_abs, f_new
+        if s.t - s.t_bound >= 0:
+            s.status = "finished"
+        self._last_compiled = True
+        if not np.all(np.isfinite(s.y)):
+            return False, f"{self.name}: the state became non-finite before t = {s.t:.6g} s"
+        self.t_old, self.t, self.y = float(s.t_old), float(s.t), s.y
+        self.h = self.t - self.t_old
+        return True, ""
+
+    def dense(self) -> Callable[[FloatArray], FloatArray]:
+        s = self.solver
+        if not self._last_compiled:
+            return s.dense_output()
+        I, F = self.compiled.data()
+        A, _, C, _, _, D = TABLEAU
+        status, coef, nfev = self.k_dense(float(s.t_old), float(s.h_previous), s.y_old, s.y,
+                                          np.ascontiguousarray(s.f, dtype=float), s.K_extended, I, F, A, C, D)
+        self.compiled.counted(int(nfev))
+        if status != 0:
+            return s.dense_output()
+        return Dop853DenseOutput(s.t_old, s.t, s.y_old, coef)
+
+    def set_state(self, y: FloatArray) -> None:
+        super().set_state(y)
+        self._last_compiled = False  # the stages no longer belong to the state
+
+
 class _ScipyIntegrator(Integrator):
     method = ""
 
@@ -92,11 +158,18 @@ class _ScipyIntegrator(Integrator):
     def reset(self) -> None:
         pass  # the step size stays a good first guess
 
-    def start(self, fun: RHS, t0: float, y0: FloatArray, t_bound: float) -> Stepper:
+    def start(self, fun: RHS, t0: float, y0: FloatArray, t_bound: float,
+              compiled: CompiledRHS | None = None) -> Stepper:
         if not self.continuous:
             return super().start(fun, t0, y0, t_bound)
-        st = RKStepper(self.solver_class, fun, t0, y0, t_bound, self.rtol, self.atol, self.max_step, self._h,
-                       self.name)
+        kernels = (dop853_kernels.specialized(compiled.kernel)
+                   if compiled is not None and self.solver_class is _SciDOP853 else None)
+        if kernels is not None and np.ndim(self.atol) == 0 and np.ndim(self.rtol) == 0:
+            st: RKStepper = CompiledDOP853Stepper(fun, t0, y0, t_bound, self.rtol, self.atol, self.max_step,
+                                                  self._h, self.name, compiled, kernels)
+        else:
+            st = RKStepper(self.solver_class, fun, t0, y0, t_bound, self.rtol, self.atol, self.max_step, self._h,
+                           self.name)
         return _CountingStepper(st, self)
 
 

@@ -225,7 +225,8 @@ class Driver:
                 self._check_cancel()
 
     def _new_stepper(self, t: float, y: FloatArray, work: float) -> Stepper:
-        return self.integ.start(self.form.rhs_augmented, t, np.append(y, work), self.t_final)
+        return self.integ.start(self.form.rhs_augmented, t, np.append(y, work), self.t_final,
+                                compiled=self.form.compiled_rhs())
 
     def _take_step(self) -> bool:
         """One accepted step (True), or a restart after :class:`RestartRequired` (False); ends the run when the

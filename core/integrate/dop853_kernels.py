@@ -1,0 +1,209 @@
+"""scipy's DOP853 step, compiled around a compiled right-hand side (speed; the same steps as scipy).
+
+For a small model most of a continuous DOP853 run is Python: scipy's ``RungeKutta._step_impl`` combines the
+stages with numpy calls and calls the right-hand side 12 times a step through two Python wrappers, each call a
+numba dispatch of a few microseconds around a few microseconds of arithmetic (a rolling disk has 7 states). When
+the formulation offers its right-hand side as a compiled function of (t, y, I, F) -- the state and the model
+data packed in one int64 and one float64 array, see :class:`CompiledRHS` -- :func:`dop853_step` takes one
+accepted step in one compiled call and :func:`dop853_dense` gives the step's dense-output coefficients.
+
+The two functions are written once and compiled once per right-hand side (:func:`specialized`): a copy of each
+whose global ``_rhs`` is that right-hand side, under its own name, so that numba's on-disk cache keeps one entry
+per right-hand side and the call of ``_rhs`` is a direct (inlinable) call. (A first-class function argument
+would serve every right-hand side with one compilation, but numba types such an argument at every call, ~100
+microseconds, more than the step.)
+
+The algorithm is scipy's, line for line (scipy/integrate/_ivp/rk.py, ``RungeKutta._step_impl``, ``rk_step``,
+``DOP853._estimate_error_norm`` and ``DOP853._dense_output_impl``; Hairer, Norsett & Wanner, Solving ODEs I,
+sec. II.5 and II.6), with scipy's own Butcher tableau (``scipy.integrate._ivp.dop853_coefficients``), forward
+in time and with a scalar atol:
+
+* stages K_s = f(t + c_s h, y + h sum_{j<s} a_sj K_j), s = 1..11, K_0 = f(t, y); y_new = y + h sum b_j K_j;
+  K_12 = f(t + h, y_new);
+* error norm ||err|| = |h| ||e5||^2 / sqrt(n (||e5||^2 + 0.01 ||e3||^2)), e5 = K^T E5 / scale,
+  e3 = K^T E3 / scale, scale = atol + rtol max(|y|, |y_new|);
+* accepted when ||err|| < 1, the next |h| multiplied by min(10, 0.9 ||err||^(-1/8)) (at most 1 after a
+  rejection); rejected otherwise, |h| multiplied by max(0.2, 0.9 ||err||^(-1/8)); a step below 10 ulp of t fails;
+* dense output: three more stages (rows 13-15 of the extended tableau) and the 7 coefficient rows
+  F_0 = dy, F_1 = h f_old - dy, F_2 = 2 dy - h (f + f_old), F_3..6 = h D K, evaluated by scipy's
+  ``Dop853DenseOutput``.
+
+Sums are plain loops (not BLAS), so a trajectory equals scipy's to round-off, not bitwise
+(tests/test_dop853_compiled.py: the same step sizes and states to 1e-13 relative).
+
+Status codes of the kernels: 0 ok; 1 the step size fell below 10 ulp of t (scipy's "Required step size is
+less than spacing between numbers."); 2 the right-hand side reported trouble (its own status != 0): the caller
+then takes the step with scipy's Python solver, whose right-hand side takes the formulation's generic path.
+"""
+from __future__ import annotations
+
+import math
+import types
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from scipy.integrate._ivp import dop853_coefficients as _coef
+
+from core.jit import compile_helper, kernel_set, numba_module
+
+N_STAGES = 12  # stages of the DOP853 step (scipy's DOP853.n_stages)
+SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0  # scipy.integrate._ivp.rk
+ERROR_EXPONENT = -1.0 / 8.0  # -1 / (error_estimator_order + 1), error estimator of order 7
+
+#: the tableau as the kernels take it: A (16, 16) with the extra stages' rows, B (12,), C (16,), E3, E5 (13,),
+#: D (4, 16)
+TABLEAU = tuple(np.ascontiguousarray(a, dtype=float) for a in (_coef.A, _coef.B, _coef.C, _coef.E3, _coef.E5,
+                                                                 _coef.D))
+
+
+@dataclass
+class CompiledRHS:
+    """A formulation's right-hand side as a compiled function for :func:`dop853_step`.
+
+    ``kernel(t, y, I, F) -> (status, y')``: a compiled function (``core.jit.compile_helper``); y the
+    integrator's whole state (including the work W appended by the driver), I and F the model data packed for
+    it; status != 0 means "take the Python path" (module docstring).
+    ``data()`` gives the current (I, F) (they change when the formulation changes its basis);
+    ``counted(n)`` adds n evaluations to the formulation's count.
+    """
+    kernel: Callable[..., Any]
+    data: Callable[[], tuple[np.ndarray, np.ndarray]]
+    counted: Callable[[int], None]
+
+
+def _stage_state(y, K, a, s, h):  # noqa: ANN001, ANN201
+    """y + h sum_{j<s} a_j K_j (scipy: y + np.dot(K[:s].T, a[:s]) * h)."""
+    n = y.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        acc = 0.0
+        for j in range(s):
+            acc += K[j, i] * a[j]
+        out[i] = y[i] + acc * h
+    return out
+
+
+def dop853_step(t, y, f, h_abs, t_bound, rtol, atol, max_step, K, I, F, A, B, C, E3, E5):  # noqa: ANN001, ANN201
+    """One accepted DOP853 step from (t, y) with f = f(t, y) and the proposed |h| (module docstring).
+
+    Returns (status, t_new, y_new, f_new, next |h|, h taken, right-hand-side evaluations); K (13 or more rows)
+    holds the accepted step's stages on return (scipy's ``K``, read by the dense output)."""
+    n = y.shape[0]
+    nfev = 0
+    min_step = 10.0 * abs(np.nextafter(t, np.inf) - t)
+    if h_abs > max_step:
+        h_abs = max_step
+    elif h_abs < min_step:
+        h_abs = min_step
+    rejected = False
+    while True:
+        if h_abs < min_step:
+            return 1, t, y, f, h_abs, 0.0, nfev
+        h = h_abs
+        t_new = t + h
+        if t_new - t_bound > 0.0:
+            t_new = t_bound
+        h = t_new - t
+        h_abs = abs(h)
+        K[0, :] = f
+        for s in range(1, N_STAGES):
+            status, ks = _rhs(t + C[s] * h, _stage_state(y, K, A[s], s, h), I, F)
+            nfev += 1
+            if status != 0:
+                return 2, t, y, f, h_abs, 0.0, nfev
+            K[s, :] = ks
+        y_new = _stage_state(y, K, B, N_STAGES, h)
+        status, f_new = _rhs(t + h, y_new, I, F)
+        nfev += 1
+        if status != 0:
+            return 2, t, y, f, h_abs, 0.0, nfev
+        K[N_STAGES, :] = f_new
+        e5 = 0.0
+        e3 = 0.0
+        for i in range(n):
+            scale = atol + max(abs(y[i]), abs(y_new[i])) * rtol
+            a5 = 0.0
+            a3 = 0.0
+            for j in range(N_STAGES + 1):
+                a5 += K[j, i] * E5[j]
+                a3 += K[j, i] * E3[j]
+            a5 /= scale
+            a3 /= scale
+            e5 += a5 * a5
+            e3 += a3 * a3
+        if e5 == 0.0 and e3 == 0.0:
+            error_norm = 0.0
+        else:
+            error_norm = abs(h) * e5 / math.sqrt((e5 + 0.01 * e3) * n)
+        if error_norm < 1.0:
+            if error_norm == 0.0:
+                factor = MAX_FACTOR
+            else:
+                factor = min(MAX_FACTOR, SAFETY * error_norm ** ERROR_EXPONENT)
+            if rejected:
+                factor = min(1.0, factor)
+            return 0, t_new, y_new, f_new, h_abs * factor, h, nfev
+        h_abs *= max(MIN_FACTOR, SAFETY * error_norm ** ERROR_EXPONENT)
+        rejected = True
+
+
+def dop853_dense(t_old, h, y_old, y, f, K, I, F, A, C, D):  # noqa: ANN001, ANN201
+    """(status, coefficient rows F (7, n), evaluations) of the dense output of the step from (t_old, y_old) to
+    (t_old + h, y) with f = f(t_old + h, y), K the step's stages (16 rows: the three extra stages are written
+    into rows 13-15); scipy's ``DOP853._dense_output_impl``."""
+    n = y.shape[0]
+    for s in range(N_STAGES + 1, A.shape[0]):
+        status, ks = _rhs(t_old + C[s] * h, _stage_state(y_old, K, A[s], s, h), I, F)
+        if status != 0:
+            return 2, np.zeros((7, n)), s - N_STAGES
+        K[s, :] = ks
+    out = np.empty((7, n))
+    for i in range(n):
+        dy = y[i] - y_old[i]
+        out[0, i] = dy
+        out[1, i] = h * K[0, i] - dy
+        out[2, i] = 2.0 * dy - h * (f[i] + K[0, i])
+    for r in range(D.shape[0]):
+        for i in range(n):
+            acc = 0.0
+            for j in range(D.shape[1]):
+                acc += D[r, j] * K[j, i]
+            out[3 + r, i] = h * acc
+    return 0, out, A.shape[0] - N_STAGES - 1
+
+
+def _rhs(t, y, I, F):  # noqa: ANN001, ANN201
+    """Placeholder of the right-hand side a :func:`specialized` copy calls (replaced in the copy's globals)."""
+    raise NotImplementedError("dop853_kernels: use specialized(rhs)")
+
+
+_SPECIALIZED: dict[Any, tuple[Callable[..., Any], Callable[..., Any]]] = {}
+
+
+def specialized(rhs: Callable[..., Any]) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """(dop853_step, dop853_dense) compiled with ``rhs`` (a compiled function (t, y, I, F) -> (status, y'))
+    as their right-hand side, once per process and right-hand side (cached on disk under the names
+    ``dop853_step__<module>_<name>``); None without numba."""
+    nb = numba_module()
+    if nb is None:
+        return None
+    got = _SPECIALIZED.get(rhs)
+    if got is None:
+        g = dict(globals())
+        g["_stage_state"] = _stage_state_compiled()
+        g["_rhs"] = rhs
+        tag = f"{rhs.__module__}_{rhs.__name__}".replace(".", "_")
+        out = []
+        for func in (dop853_step, dop853_dense):
+            copy = types.FunctionType(func.__code__, g, func.__name__, func.__defaults__, func.__closure__)
+            copy.__qualname__ = f"{func.__name__}__{tag}"
+            copy.__module__, copy.__doc__ = func.__module__, func.__doc__
+            out.append(nb.njit(cache=True, nogil=True)(copy))
+        got = _SPECIALIZED[rhs] = (out[0], out[1])
+    return got
+
+
+@kernel_set
+def _stage_state_compiled() -> Callable[..., Any] | None:
+    return compile_helper(_stage_state)
