@@ -209,6 +209,20 @@ def _spring(c, s, qe, i, j, s1, s2, e):  # noqa: ANN001, ANN201
     return a1x, a1y, a2x, a2y, length, dx / length, dy / length
 
 
+def _relative(c, s, qe, ve, i, j, si, sj, e):  # noqa: ANN001, ANN201
+    """(a_i, a_j, d, d') of the points P_i = r_i + a_i on body i and P_j = r_j + a_j on body j, a = A(phi) s'
+    (x, y each): d = P_j - P_i and d' = r_j' + perp(a_j) w_j - r_i' - perp(a_i) w_i, perp(x, y) = (-y, x); the
+    relative position and velocity that the pin-in-slot, gear-mesh and rack-mesh rows differentiate."""
+    wi, wj = ve[3 * i + 2], ve[3 * j + 2]
+    aix, aiy = _rot(c, s, i, si, e)
+    ajx, ajy = _rot(c, s, j, sj, e)
+    dx = qe[3 * j] + ajx - qe[3 * i] - aix
+    dy = qe[3 * j + 1] + ajy - qe[3 * i + 1] - aiy
+    ddx = ve[3 * j] - ajy * wj - ve[3 * i] + aiy * wi
+    ddy = ve[3 * j + 1] + ajx * wj - ve[3 * i + 1] - aix * wi
+    return aix, aiy, ajx, ajy, dx, dy, ddx, ddy
+
+
 def _ext(x, nb):  # noqa: ANN001, ANN201
     """x with the ground's three zeros appended."""
     out = np.zeros(3 * nb + 3)
@@ -373,13 +387,8 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
     for e in range(pl_r.shape[0]):
         i, j, r = pl_bi[e], pl_bj[e], pl_r[e]
         wi, wj = ve[3 * i + 2], ve[3 * j + 2]
-        aix, aiy = _rot(c, s, i, pl_si, e)
-        ajx, ajy = _rot(c, s, j, pl_sj, e)
+        aix, aiy, ajx, ajy, dx, dy, ddx, ddy = _relative(c, s, qe, ve, i, j, pl_si, pl_sj, e)
         vx, vy = _rot(c, s, i, pl_vi, e)
-        dx = qe[3 * j] + ajx - qe[3 * i] - aix
-        dy = qe[3 * j + 1] + ajy - qe[3 * i + 1] - aiy
-        ddx = ve[3 * j] - ajy * wj - ve[3 * i] + aiy * wi  # d' = r_j' + perp(a_j) w_j - r_i' - perp(a_i) w_i
-        ddy = ve[3 * j + 1] + ajx * wj - ve[3 * i + 1] - aix * wi
         quad = (-(wi * wi) * (vx * dx + vy * dy) + 2.0 * wi * (-vy * ddx + vx * ddy)
                 + vx * (aix * wi * wi - ajx * wj * wj) + vy * (aiy * wi * wi - ajy * wj * wj))
         eta[r] = quad - faccel[r]
@@ -398,12 +407,7 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
     for e in range(gm_r.shape[0]):  # gear mesh: eta = -gamma (gear_mesh.py)
         i, j = gm_bi[e], gm_bj[e]
         wi, wj = ve[3 * i + 2], ve[3 * j + 2]
-        aix, aiy = _rot(c, s, i, gm_si, e)
-        ajx, ajy = _rot(c, s, j, gm_sj, e)
-        dx = qe[3 * j] + ajx - qe[3 * i] - aix
-        dy = qe[3 * j + 1] + ajy - qe[3 * i + 1] - aiy
-        ddx = ve[3 * j] - ajy * wj - ve[3 * i] + aiy * wi
-        ddy = ve[3 * j + 1] + ajx * wj - ve[3 * i + 1] - aix * wi
+        aix, aiy, ajx, ajy, dx, dy, ddx, ddy = _relative(c, s, qe, ve, i, j, gm_si, gm_sj, e)
         cx, cy = aix * wi * wi - ajx * wj * wj, aiy * wi * wi - ajy * wj * wj
         d2 = dx * dx + dy * dy
         k = gm_radii[e, 0] + gm_radii[e, 1]
@@ -411,13 +415,8 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
     for e in range(rk_r.shape[0]):  # rack mesh: eta = -gamma (rack_mesh.py)
         cb, p, b, r = rk_bc[e], rk_bp[e], rk_bb[e], rk_r[e]
         wc, wp, wb = ve[3 * cb + 2], ve[3 * p + 2], ve[3 * b + 2]
-        apx, apy = _rot(c, s, p, rk_sp, e)
-        abx, aby = _rot(c, s, b, rk_sb, e)
+        apx, apy, abx, aby, dx, dy, ddx, ddy = _relative(c, s, qe, ve, p, b, rk_sp, rk_sb, e)
         ux, uy = _rot(c, s, cb, rk_u, e)
-        dx = qe[3 * b] + abx - qe[3 * p] - apx
-        dy = qe[3 * b + 1] + aby - qe[3 * p + 1] - apy
-        ddx = ve[3 * b] - aby * wb - ve[3 * p] + apy * wp
-        ddy = ve[3 * b + 1] + abx * wb - ve[3 * p + 1] - apx * wp
         eta[r] = -(wc * wc * (ux * dx + uy * dy) - 2.0 * wc * (-uy * ddx + ux * ddy)
                    + ux * (abx * wb * wb - apx * wp * wp) + uy * (aby * wb * wb - apy * wp * wp)) - faccel[r]
     # contact (issue 15): planar rolling disk (the rolling row is linear in the angles: the same quadratic terms)

@@ -20,6 +20,14 @@ TIMING=tests/gui/test_live_run.py
 # wrapper the garbage collector has already cleared: "'LabelItem' object has no attribute ..."), so it also runs
 # in a process of its own
 ISOLATED=(tests/gui/test_plot_curves.py)
+# the rest runs on pytest-xdist workers, one per core up to 4 (MECHSTUDIO_TEST_WORKERS overrides; 1 = serial);
+# each worker starts an X server of its own (tests/conftest.py)
+WORKERS="${MECHSTUDIO_TEST_WORKERS:-$(nproc 2>/dev/null || echo 1)}"
+[ "$WORKERS" -gt 4 ] && WORKERS=4
+PARALLEL=()
+if [ "$WORKERS" -gt 1 ] && .venv/bin/python -c "import xdist" 2>/dev/null; then
+  PARALLEL=(-n "$WORKERS" --dist worksteal)
+fi
 if [ "$#" -eq 0 ]; then
   "${XVFB[@]}" "${PYTEST[@]}" "$TIMING"
   rc1=$?
@@ -27,7 +35,7 @@ if [ "$#" -eq 0 ]; then
   rc2=$?
   ignores=(--ignore="$TIMING")
   for f in "${ISOLATED[@]}"; do ignores+=(--ignore="$f"); done
-  "${XVFB[@]}" "${PYTEST[@]}" "${ignores[@]}"
+  "${XVFB[@]}" "${PYTEST[@]}" "${PARALLEL[@]}" "${ignores[@]}"
   rc=$?
   if [ "$rc" -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi
   [ "$rc1" -ne 0 ] && exit "$rc1"

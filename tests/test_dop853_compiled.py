@@ -207,3 +207,56 @@ def test_rolling_disk_runs_step_compiled_as_accurately_as_scipy(sample: str, mon
     assert e_compiled < 3 * e_python and e_python < 3 * e_compiled
     steps_c, steps_p = compiled.state.stats["steps"], python.state.stats["steps"]
     assert abs(steps_c - steps_p) <= max(2, 0.02 * steps_p)
+
+
+@pytest.mark.parametrize("sample", ["rolling_disk", "rolling_disk_accelerating_plane"])
+def test_batched_output_frames_equal_one_at_a_time(sample: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The outputs inside a step come from one compiled call per step (``fast_outputs``); the run with them
+    asked one at a time (``fast_output``) records the same frames to round-off (the same kernel, the plane's
+    motion evaluated from the same coefficients in compiled code instead of numpy: 1e-14 relative)."""
+    from core.dynamics.projection import ProjectionFormulation
+    from core.samples import sample_path
+    from core.simulate import SimulationSettings, run
+    from core.model.io import load_model
+    from core.system import compile_model
+    system = compile_model(load_model(sample_path(sample)))
+    settings = SimulationSettings(t_end=2.0, dt=0.01, formulation="projection", integrator="dop853", rtol=1e-8,
+                                  atol=1e-10)
+    calls = []
+    original = ProjectionFormulation.fast_outputs
+
+    def counting(self, Y, times, correction):  # noqa: ANN001, ANN202
+        out = original(self, Y, times, correction)
+        calls.append(out is not None and all(f is not None for f in out))
+        return out
+    monkeypatch.setattr(ProjectionFormulation, "fast_outputs", counting)
+    batched = run(system, settings)
+    assert calls and all(calls)  # every step's outputs came from the batch
+    monkeypatch.setattr(ProjectionFormulation, "fast_outputs", lambda self, Y, times, correction: None)
+    single = run(system, settings)
+    assert batched.status.ok and single.status.ok
+    for name in ("t", "q", "v", "a", "reactions", "kinetic", "potential", "work", "violation_position_before",
+                 "violation_position", "violation_velocity"):
+        a, b = np.asarray(getattr(batched.frames, name)), np.asarray(getattr(single.frames, name))
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-14 * max(1.0, np.abs(b).max()), err_msg=name)
+
+
+def test_a_plane_motion_not_quadratic_in_t_takes_the_python_stepping() -> None:
+    """A shaking plane (harmonic and sine motion) has no compiled right-hand side of t: scipy's stepping and the
+    outputs one at a time, and the run still finishes on the constraints."""
+    import json
+    from core.model.io import model_from_data
+    from core.run.driver import Driver
+    from core.samples import sample_path
+    from core.simulate import SimulationSettings
+    from core.system import compile_model
+    data = json.loads(sample_path("rolling_disk").read_text())
+    data["ground"]["motion"] = {"position": [{"type": "harmonic", "amplitude": 0.05, "frequency": 3.0}, 0.0,
+                                             {"type": "expression", "expression": "0.02*sin(5*t)"}]}
+    driver = Driver(compile_model(model_from_data(data)), SimulationSettings(t_end=0.5, dt=0.01))
+    blocks = list(driver.blocks())
+    assert driver.status.value == "finished", driver.message
+    assert driver.form.compiled_rhs() is None
+    assert not isinstance(driver.state.stepper.inner, CompiledDOP853Stepper)
+    assert driver.form.fast_outputs(np.zeros((1, 7)), np.zeros(1), True) is None
+    assert max(float(np.max(b.violation_position)) for b in blocks) < 1e-12

@@ -145,6 +145,12 @@ class Formulation(ABC):
         then the driver unpacks, corrects and evaluates on the generic path. Default: None."""
         return None
 
+    def fast_outputs(self, Y: FloatArray, times: FloatArray, correction: bool) -> list[FastOutput | None] | None:
+        """Optional: :meth:`fast_output` of the states Y[j] (rows) at times[j] at once, for the outputs inside an
+        integrator step (no ||N||_2: the growth scalar NaN, as with ``growth_wanted`` False); None where an entry
+        is not available (the driver then asks :meth:`fast_output`). Default: None (ask one at a time)."""
+        return None
+
     def power(self, q: FloatArray, v: FloatArray, t: float, acc: Accelerations) -> float:
         """P_nc + q'^T C^T lambda, the latter as q'^T (M q'' - h) (uses ``acc.info['h']`` when present)."""
         h = acc.info.get("h")

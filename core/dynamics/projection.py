@@ -496,6 +496,15 @@ class ProjectionFormulation(Formulation):
             self.rhs_evaluations += n
         return CompiledRHS(kernel, lambda: self._fused.timed_data(self.fused_basis()), counted)
 
+    def fast_outputs(self, Y: FloatArray, times: FloatArray, correction: bool) -> list[FastOutput | None] | None:
+        """``Formulation.fast_outputs`` from one compiled call of the fused path (rolling disks,
+        ``projection_spatial.FusedPath.output_batch``); None for the other paths."""
+        batch = getattr(self._fused, "output_batch", None)
+        if batch is None or self._sparse is not None or self.V2 is None:
+            return None
+        return batch(np.ascontiguousarray(Y), np.ascontiguousarray(times, dtype=float), correction,
+                     self.fused_basis())
+
     def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         if self._fused is None or self.V2 is None:
             return None

@@ -205,12 +205,9 @@ def k_rhs_flat(y, I, F, zp, vp, ap):  # noqa: ANN001, ANN201
 PLANE_COEFFS = 8
 
 
-def k_rhs_timed(t, y, I, F):  # noqa: ANN001, ANN201
-    """:func:`k_rhs` as a function of (t, [z; W], I, F) for the compiled DOP853 step
-    (``core.integrate.dop853_kernels``): F ends with the plane's motion coefficients (:data:`PLANE_COEFFS`),
-    evaluated at t as ``SpatialSystem.plane_arrays`` does: z_p = c0_z + t (c1_z + t c2_z), r_p' = c1 + t (2 c2),
-    r_p'' = 2 c2."""
-    basis, mass, J, mg, disk_body, disk_radius = unpack_data(I, F)
+def _plane_at(t, F):  # noqa: ANN001, ANN201
+    """(z_p, r_p', r_p'') at t from the plane's coefficients at the end of F (:data:`PLANE_COEFFS`), evaluated
+    as ``SpatialSystem.plane_arrays`` does: z_p = c0_z + t (c1_z + t c2_z), r_p' = c1 + t (2 c2), r_p'' = 2 c2."""
     p = F.shape[0] - PLANE_COEFFS
     zp = F[p] + t * (F[p + 3] + t * F[p + 4])
     vp = np.empty(3)
@@ -218,7 +215,33 @@ def k_rhs_timed(t, y, I, F):  # noqa: ANN001, ANN201
     for i in range(3):
         vp[i] = F[p + 1 + i] + t * F[p + 5 + i]
         ap[i] = F[p + 5 + i]
+    return zp, vp, ap
+
+
+def k_rhs_timed(t, y, I, F):  # noqa: ANN001, ANN201
+    """:func:`k_rhs` as a function of (t, [z; W], I, F) for the compiled DOP853 step
+    (``core.integrate.dop853_kernels``); I, F of :meth:`FusedPath.timed_data` (the plane's motion at the end of
+    F, :func:`_plane_at`)."""
+    basis, mass, J, mg, disk_body, disk_radius = unpack_data(I, F)
+    zp, vp, ap = _plane_at(t, F)
     return k_rhs(y[:-1].copy(), basis, mass, J, mg, disk_body, disk_radius, zp, vp, ap)
+
+
+def k_output_batch(Z, times, correction, I, F, mh):  # noqa: ANN001, ANN201
+    """The output frames (:func:`k_output_packed`, without ||N||_2) of the integrator states Z[j] = z at times[j],
+    in one call: (status, count, frames (len(times), frame length)); on trouble (status != 0) at row j,
+    count = j and the rows from j on are left to the caller. I, F of :meth:`FusedPath.timed_data`."""
+    basis, mass, J, mg, disk_body, disk_radius = unpack_data(I, F)
+    n = 6 * mass.shape[0]
+    out = np.empty((times.shape[0], 3 * n + 6 * disk_body.shape[0] + 11))
+    for j in range(times.shape[0]):
+        zp, vp, ap = _plane_at(times[j], F)
+        status, frame = k_output_packed(Z[j].copy(), correction, basis, mass, J, mg, disk_body, disk_radius, zp, vp,
+                                        ap, mh, False)
+        if status != 0:
+            return status, j, out
+        out[j, :] = frame
+    return 0, times.shape[0], out
 
 
 def k_output_flat(y, correction, I, F, zp, vp, ap, mh, want_growth):  # noqa: ANN001, ANN201
@@ -252,11 +275,14 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
 
 
 @kernel_set
-def timed_kernel() -> Callable[..., Any] | None:
-    """:func:`k_rhs_timed` compiled (called by the compiled DOP853 step), or None without numba."""
+def timed_kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """(k_rhs_timed, k_output_batch) compiled (the former is called by the compiled DOP853 step), or None
+    without numba."""
     if kernels() is None:
         return None
-    return compile_helper(k_rhs_timed)
+    g = globals()
+    g["_plane_at"] = compile_helper(_plane_at)
+    return compile_helper(k_rhs_timed), compile_helper(k_output_batch)
 
 
 def applies(system: Any) -> bool:
@@ -293,7 +319,7 @@ class FusedPath:
         generic compiled expressions instead)."""
         if self.system._plane_quadratic is None:
             return None
-        return timed_kernel()
+        return timed_kernels()[0]
 
     def timed_data(self, basis: tuple) -> tuple[np.ndarray, np.ndarray]:
         """(I, F) for :func:`k_rhs_timed`: :meth:`packed` with the plane's coefficients appended (once per
@@ -306,6 +332,17 @@ class FusedPath:
             F = np.ascontiguousarray(np.concatenate((F, plane)))
             self._timed = (basis, I, F)
         return I, F
+
+    def output_batch(self, Z: np.ndarray, times: np.ndarray, correction: bool, basis: tuple) -> list | None:
+        """The output frames (q, q', q'', reactions, scalars without ||N||_2) of the integrator states
+        Z[j] at times[j] from one compiled call (:func:`k_output_batch`): a list with None from the first row
+        the kernel declined on; None when the plane's motion is not quadratic in t."""
+        if self.system._plane_quadratic is None:
+            return None
+        I, F = self.timed_data(basis)
+        status, count, out = timed_kernels()[1](Z, times, bool(correction), I, F, self.system.m_holonomic)
+        n, rows = self.system.n, self.n_disks
+        return [unpack_frame(out[j], n, rows) if j < count else None for j in range(len(times))]
 
     def rhs(self, y: np.ndarray, basis: tuple, t: float) -> tuple[int, np.ndarray]:
         zp, vp, ap = self.system.plane_arrays(t)

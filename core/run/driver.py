@@ -271,12 +271,13 @@ class Driver:
         st.steps_since_output = 0
         st.phase = "recording an output inside a step"
         Y = np.ascontiguousarray(st.stepper.dense()(times[inside]).T)  # (outputs, len(y) + 1)
+        batch = self.form.fast_outputs(Y[:, :-1], times[inside], self.correction)  # all at once, when offered
         for j, kk in enumerate(inside):
             tk = float(times[kk])
             st.t = tk
             self.form.growth_wanted = False  # no basis refresh is asked at these states (Formulation.growth_wanted)
             try:
-                settled = self._settle(Y[j, :-1], tk, float(Y[j, -1]), True)
+                settled = self._settle(Y[j, :-1], tk, float(Y[j, -1]), True, None if batch is None else batch[j])
             finally:
                 self.form.growth_wanted = True
             if self._keep(settled.frame):
@@ -346,11 +347,14 @@ class Driver:
         return settled.frame
 
     # --- one state: correction and output frame ---------------------------------------------------------------
-    def _settle(self, y: FloatArray, t: float, work: float, frame_wanted: bool) -> Settled:
+    def _settle(self, y: FloatArray, t: float, work: float, frame_wanted: bool,
+                fast: FastOutput | None = None) -> Settled:
         """Unpack integrator state y at t and correct it (unless switched off); with ``frame_wanted`` also its
-        output frame. A correction that does not converge ends the run."""
+        output frame. A correction that does not converge ends the run. ``fast``: the formulation's fused output
+        of this state when already computed (``Formulation.fast_outputs``)."""
         correction, stats = self.correction, self.state.stats
-        fast = self.form.fast_output(y, t, correction)
+        if fast is None:
+            fast = self.form.fast_output(y, t, correction)
         if fast is not None:  # the fused compiled path (the same algorithm: core.dynamics.projection_spatial)
             q, v, qdd, R, sc = fast
             # the scalars as Python floats in one call, named in OutputScalar's order (this runs once per output)
