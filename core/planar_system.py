@@ -627,10 +627,17 @@ class PlanarSystem(ConstrainedSystem):
             [c for _, c in self.torques]
         self._timed_rows = np.array([r for r, _ in timed], np.int64)
         self._time_eval = motion_evaluator(functions) if functions else None
+        self._time_constant = all(getattr(f, "is_constant", False) for f in functions)
         self._n_timed, self._n_functions = len(timed), len(functions)
         self._time_base = fval
         self._time_cache: tuple | None = None
         return tuple(geo), tuple(frc), tuple(react)
+
+    def time_independent(self) -> bool:
+        """True when nothing in the model depends on t (every driver and load a constant): the time arrays of
+        :meth:`time_arrays` are then constant."""
+        self.fused_data()
+        return self._time_constant
 
     def time_arrays(self, t: float) -> tuple[FloatArray, ...]:
         """(f(t) per holonomic row, f''(t) per holonomic row, xi (m,), applied forces (L, 2) [N], applied torques

@@ -483,17 +483,21 @@ class ProjectionFormulation(Formulation):
 
     def compiled_rhs(self) -> CompiledRHS | None:
         """:meth:`rhs_augmented` compiled (``Formulation.compiled_rhs``) when the fused path of the system has a
-        compiled right-hand side of (t, y, I, F) (``projection_spatial.FusedPath.compiled_rhs``) and the sparse
-        path is not in use; None otherwise."""
-        if self._sparse is not None or self._fused is None or self.V2 is None:
-            return None
-        make = getattr(self._fused, "compiled_rhs", None)
-        kernel = make() if make is not None else None
-        if kernel is None:
+        compiled right-hand side of (t, y, I, F) (``projection_spatial.FusedPath.compiled_rhs``, the rolling
+        disks), or the sparse O(N) path has one (``projection_sparse.SparsePath.compiled_rhs``: planar models
+        that do not depend on t); None otherwise."""
+        if self._fused is None or self.V2 is None:
             return None
 
         def counted(n: int) -> None:
             self.rhs_evaluations += n
+        if self._sparse is not None:
+            kernel = self._sparse.compiled_rhs()
+            return None if kernel is None else CompiledRHS(kernel, self._sparse.timed_data, counted)
+        make = getattr(self._fused, "compiled_rhs", None)
+        kernel = make() if make is not None else None
+        if kernel is None:
+            return None
         return CompiledRHS(kernel, lambda: self._fused.timed_data(self.fused_basis()), counted)
 
     def fast_outputs(self, Y: FloatArray, times: FloatArray, correction: bool) -> list[FastOutput | None] | None:

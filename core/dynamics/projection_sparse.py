@@ -255,6 +255,30 @@ def k_packed_rhs(y, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, AN
                         (fval, faccel, xi, load_f, torque))
 
 
+def _time_tail(I, F):  # noqa: ANN001, ANN201
+    """(f(t), f''(t), xi, loads (L, 2), torques) of a model whose time arrays do not depend on t, appended to the
+    packed data by :meth:`SparsePath.timed_data`: F's tail, sized by I's last five entries (start of the tail in
+    F, #holonomic rows, #rows, #loads, #torques)."""
+    k = I.shape[0]
+    at, mh, m, nl, nt = I[k - 5], I[k - 4], I[k - 3], I[k - 2], I[k - 1]
+    fval = F[at:at + mh]
+    at += mh
+    faccel = F[at:at + mh]
+    at += mh
+    xi = F[at:at + m]
+    at += m
+    load_f = F[at:at + 2 * nl].reshape((nl, 2))
+    at += 2 * nl
+    return fval, faccel, xi, load_f, F[at:at + nt]
+
+
+def k_packed_rhs_timed(t, y, I, F):  # noqa: ANN001, ANN201
+    """:func:`k_packed_rhs` as a function of (t, [y; W], I, F) for the compiled DOP853 step
+    (``core.integrate.dop853_kernels``), for models whose time arrays are constant (:func:`_time_tail`)."""
+    fval, faccel, xi, load_f, torque = _time_tail(I, F)
+    return k_packed_rhs(y[:-1].copy(), I, F, fval, faccel, xi, load_f, torque)
+
+
 def k_packed_output(y, correction, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
     """:func:`k_sparse_output` with the model data and plan packed (``core.dynamics.packed_planar``)."""
     return k_sparse_output(y, correction, unpack_plan(I, F), unpack_geometry(I, F), unpack_forces(I, F),
@@ -447,6 +471,18 @@ def applies(system: Any) -> bool:
             and kernels() is not None)
 
 
+@kernel_set
+def timed_kernel() -> Callable[..., Any] | None:
+    """:func:`k_packed_rhs_timed` compiled (called by the compiled DOP853 step), or None without numba."""
+    built = kernels()
+    if built is None:
+        return None
+    g = globals()
+    g["k_packed_rhs"] = built[2]
+    g["_time_tail"] = compile_helper(_time_tail)
+    return compile_helper(k_packed_rhs_timed)
+
+
 class SparsePath:
     """The sparse fused calls for one planar system and one coordinate basis (see module docstring): with the
     data packed into two arrays when ``core.dynamics.packed_planar`` knows the planar kernels' layout, else
@@ -459,6 +495,23 @@ class SparsePath:
         self.packed = packed_planar.layout_matches()
         if self.packed:
             self.I, self.F = packed_planar.packed(system, plan)
+        self._timed: tuple | None = None  # timed_data
+
+    def compiled_rhs(self) -> Callable[..., Any] | None:
+        """The compiled right-hand side of (t, [y; W], I, F) (:func:`k_packed_rhs_timed`) for the compiled DOP853
+        step when the data are packed and nothing in the model depends on t; None otherwise."""
+        if not self.packed or not self.system.time_independent():
+            return None
+        return timed_kernel()
+
+    def timed_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """(I, F) for :func:`k_packed_rhs_timed`: the packed data with the constant time arrays appended."""
+        if self._timed is None:
+            fval, faccel, xi, load_f, torque = self.system.time_arrays(0.0)
+            tail = np.array([len(self.F), len(fval), len(xi), len(load_f), len(torque)], np.int64)
+            F = np.concatenate((self.F, fval, faccel, xi, np.ravel(load_f), torque)).astype(float)
+            self._timed = (np.ascontiguousarray(np.concatenate((self.I, tail))), np.ascontiguousarray(F))
+        return self._timed
 
     def rhs(self, y: np.ndarray, t: float) -> tuple[int, np.ndarray]:
         if self.packed:
