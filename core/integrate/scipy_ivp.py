@@ -88,10 +88,13 @@ class CompiledDOP853Stepper(RKStepper):
             return super().step()
         I, F = self.compiled.data()
         A, B, C, E3, E5, _ = TABLEAU
-        status, t_new, y_new, f_new, h_abs, h, nfev = self.k_step(
-            float(s.t), np.ascontiguousarray(s.y), np.ascontiguousarray(s.f, dtype=float),
-            float(s.h_abs), float(s.t_bound), float(s.rtol), float(s.atol), float(s.max_step), s.K_extended, I, F,
-            A, B, C, E3, E5)
+        try:
+            status, t_new, y_new, f_new, h_abs, h, nfev = self.k_step(
+                float(s.t), np.ascontiguousarray(s.y), np.ascontiguousarray(s.f, dtype=float),
+                float(s.h_abs), float(s.t_bound), float(s.rtol), float(s.atol), float(s.max_step), s.K_extended,
+                I, F, A, B, C, E3, E5)
+        except (np.linalg.LinAlgError, ArithmeticError):  # raised inside the compiled right-hand side
+            status, nfev = 2, 0
         self.compiled.counted(int(nfev))
         if status == 2:  # the compiled right-hand side declined: scipy's step on the Python path
             self._last_compiled = False
@@ -116,8 +119,11 @@ class CompiledDOP853Stepper(RKStepper):
             return s.dense_output()
         I, F = self.compiled.data()
         A, _, C, _, _, D = TABLEAU
-        status, coef, nfev = self.k_dense(float(s.t_old), float(s.h_previous), s.y_old, s.y,
-                                          np.ascontiguousarray(s.f, dtype=float), s.K_extended, I, F, A, C, D)
+        try:
+            status, coef, nfev = self.k_dense(float(s.t_old), float(s.h_previous), s.y_old, s.y,
+                                              np.ascontiguousarray(s.f, dtype=float), s.K_extended, I, F, A, C, D)
+        except (np.linalg.LinAlgError, ArithmeticError):
+            status, nfev = 2, 0
         self.compiled.counted(int(nfev))
         if status != 0:
             return s.dense_output()

@@ -132,6 +132,86 @@ def k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, F, mom, base):  # n
     return b.reshape(n, 3)
 
 
+# --- the right-hand side for the compiled DOP853 step (core.integrate.dop853_kernels) ----------------------------
+def k_rhs_quaternion_timed(t, y, I, F):  # noqa: ANN001, ANN201
+    """(status, [p'; omega'; P]) at y = [p (n, 4); omega (n, 3); W] for quaternions, a still base and gravity
+    as the only load (``WittenburgFormulation.derivative_and_power`` on that path, P = 0): A = A(p/|p|) from the
+    quadratic form of ``core.tree.orientation.quat_to_matrix`` (A = (p (x) p) Q / |p|^2), omega' from
+    :func:`k_omega_dot` (eqs. (59)-(63)), p' = 1/2 G(p)^T omega_b with omega_b = A^T omega
+    (``quat_rates``, eq. (65)'s quaternion form). I, F from :func:`pack_quaternion_data`."""
+    n = I[0]
+    par, pi, pj, pc = _iseg(I, 0), _iseg(I, 1), _iseg(I, 2), _iseg(I, 3)
+    Vb = _fseg(I, F, 4).reshape((n, 3, 2))
+    eb = _fseg(I, F, 5).reshape((n, 3))
+    Kb = _fseg(I, F, 6).reshape((n, 3, 3))
+    T = _fseg(I, F, 7).reshape((n, n))
+    P = _fseg(I, F, 8).reshape((n, n))
+    Tt = _fseg(I, F, 9).reshape((n, n))
+    Fg = _fseg(I, F, 10).reshape((n, 3))
+    QA = _fseg(I, F, 11).reshape((16, 9))
+    QR = _fseg(I, F, 12).reshape((12, 4))
+    A = np.empty((n, 3, 3))
+    pp = np.empty(16)
+    for i in range(n):
+        for a in range(4):
+            for b in range(4):
+                pp[4 * a + b] = y[4 * i + a] * y[4 * i + b]
+        norm2 = pp[0] + pp[5] + pp[10] + pp[15]
+        for k in range(9):
+            acc = 0.0
+            for ab in range(16):
+                acc += pp[ab] * QA[ab, k]
+            A[i, k // 3, k % 3] = acc / norm2
+    w = y[4 * n:7 * n].copy().reshape((n, 3))
+    zeros = np.zeros((n, 3))
+    wd = k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, Fg, zeros, zeros)
+    out = np.empty(7 * n + 1)
+    pw = np.empty(12)
+    for i in range(n):
+        for j in range(3):
+            wb = w[i, 0] * A[i, 0, j] + w[i, 1] * A[i, 1, j] + w[i, 2] * A[i, 2, j]
+            for a in range(4):
+                pw[3 * a + j] = y[4 * i + a] * wb
+        for c in range(4):
+            acc = 0.0
+            for aj in range(12):
+                acc += pw[aj] * QR[aj, c]
+            out[4 * i + c] = acc
+        for r in range(3):
+            out[4 * n + 3 * i + r] = wd[i, r]
+    out[7 * n] = 0.0
+    return 0, out
+
+
+def _iseg(I, k):  # noqa: ANN001, ANN202
+    return I[I[1 + 2 * k]:I[2 + 2 * k]]
+
+
+def _fseg(I, F, k):  # noqa: ANN001, ANN202
+    return F[I[1 + 2 * k]:I[2 + 2 * k]]
+
+
+def pack_quaternion_data(n: int, arrays: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(I, F) of :func:`k_rhs_quaternion_timed`: I = [n, then per segment k its (start, end) in I or F, then the
+    integer data]; segments (par, pairs i, j, c) as int64, (Vb, eb, Kb, T, P, T^T, m g, Q_A, Q_R) as float64, in
+    this order (:func:`_iseg`, :func:`_fseg`)."""
+    segments = [np.ascontiguousarray(a).ravel() for a in arrays]
+    head = np.zeros(1 + 2 * len(segments), np.int64)
+    head[0] = n
+    at_i, at_f, ints, floats = len(head), 0, [], []
+    for k, flat in enumerate(segments):
+        if np.issubdtype(flat.dtype, np.integer):
+            head[1 + 2 * k], head[2 + 2 * k] = at_i, at_i + flat.size
+            ints.append(flat.astype(np.int64))
+            at_i += flat.size
+        else:
+            head[1 + 2 * k], head[2 + 2 * k] = at_f, at_f + flat.size
+            floats.append(flat.astype(float))
+            at_f += flat.size
+    return (np.ascontiguousarray(np.concatenate([head] + ints)),
+            np.ascontiguousarray(np.concatenate(floats)))
+
+
 # --- small vector helpers of the output kernel (scalar arithmetic, inlined by the compiler) ---------------------
 def _cross(a0, a1, a2, b0, b1, b2):  # noqa: ANN001, ANN202
     """a x b."""
@@ -407,3 +487,13 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     g["pack_frame"] = compile_helper(packed_output.pack_frame)
     g["k_output"] = compile_helper(k_output)
     return omega_dot, compile_helper(k_output_packed)
+
+
+@kernel_set
+def timed_kernel() -> Callable[..., Any] | None:
+    """:func:`k_rhs_quaternion_timed` compiled (called by the compiled DOP853 step), or None without numba."""
+    if kernels() is None:
+        return None
+    g = globals()
+    g["_iseg"], g["_fseg"] = compile_helper(_iseg), compile_helper(_fseg)
+    return compile_helper(k_rhs_quaternion_timed)

@@ -67,6 +67,9 @@ def _quat_forms() -> tuple[FloatArray, FloatArray]:
 
 
 _QA, _QR = _quat_forms()
+#: the constant tensors of the quaternion forms (for compiled kernels): A(p) = (p (x) p) QUAT_MATRIX_FORM / |p|^2,
+#: p' = (p (x) omega_b) QUAT_RATES_FORM
+QUAT_MATRIX_FORM, QUAT_RATES_FORM = _QA, _QR
 
 
 def quat_to_matrix(p: FloatArray) -> FloatArray:

@@ -55,11 +55,13 @@ from scipy.linalg.lapack import dposv as _dposv
 
 from core.dynamics.base import Accelerations, FastOutput, Formulation, OutputScalar, SolverFailure, register_formulation
 from core.dynamics.packed_output import unpack_frame
+from core.integrate.dop853_kernels import CompiledRHS
 from core.model.document import GROUND
 from core.system import ConstrainedSystem
 from core.tree import kernels as tree_kernels
 from core.tree.maximal import TreeMaximalSystem
-from core.tree.orientation import get_parametrization, matrix_to_quat, quat_E, quat_to_matrix
+from core.tree.orientation import (QUAT_MATRIX_FORM, QUAT_RATES_FORM, get_parametrization, matrix_to_quat, quat_E,
+                                   quat_to_matrix)
 from core.types import FloatArray
 
 
@@ -148,6 +150,7 @@ class WittenburgFormulation(Formulation):
         self.Pdd_zero = not system.base.moving
         self.has_spring = bool(np.any(system.spring))
         self._base_still: tuple[FloatArray, FloatArray, FloatArray] | None = None  # base points of a still base
+        self._timed_data: tuple | None = None  # (I, F) of compiled_rhs
         # compiled kernel (numba) of omega_dot; options kernels="numpy" keeps the numpy path
         kernels = str(options.get("kernels", "numba"))
         compiled = tree_kernels.kernels() if kernels == "numba" else None
@@ -339,6 +342,24 @@ class WittenburgFormulation(Formulation):
     def rhs_augmented(self, t: float, yy: FloatArray) -> FloatArray:
         """[y'; P] for the integrators, yy = [y; W] (as the base class, without appending P to a copy)."""
         return self.derivative_and_power(t, yy[:-1])
+
+    def compiled_rhs(self) -> CompiledRHS | None:
+        """:meth:`rhs_augmented` compiled (``Formulation.compiled_rhs``;
+        ``core.tree.kernels.k_rhs_quaternion_timed``) for quaternions, a still base and gravity as the only load;
+        None otherwise (the other parametrizations re-parametrise near their singularities between steps)."""
+        if self._nb is None or self.param.name != "quaternion" or not self.simple or self.base.moving:
+            return None
+        kernel = tree_kernels.timed_kernel()
+        if kernel is None:
+            return None
+        if self._timed_data is None:
+            self._timed_data = tree_kernels.pack_quaternion_data(self.n, (
+                self.par, self.pi_c, self.pj, self.pc, self._Vb_c, self._eb_c, self.Kb_c, self.T_c, self.P_c,
+                self.Tt, np.asarray(self.F_gravity, float), QUAT_MATRIX_FORM, QUAT_RATES_FORM))
+
+        def counted(n: int) -> None:
+            self.rhs_evaluations += n
+        return CompiledRHS(kernel, lambda: self._timed_data, counted)
 
     def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         """The recorded output frame in one compiled call (``core.tree.kernels.k_output``: the same numbers as
