@@ -49,6 +49,11 @@ class RKStepper(Stepper):
         msg = s.step()
         if s.status == "failed":
             return False, f"{self.name} gave up at t = {s.t:.6g} s: {msg}"
+        return self._accepted()
+
+    def _accepted(self) -> tuple[bool, str]:
+        """Take over the solver's accepted step (t, y, its size); (False, why) when the state is not finite."""
+        s = self.solver
         if not np.all(np.isfinite(s.y)):
             return False, f"{self.name}: the state became non-finite before t = {s.t:.6g} s"
         self.t_old, self.t, self.y = float(s.t_old), float(s.t), s.y
@@ -107,11 +112,7 @@ class CompiledDOP853Stepper(RKStepper):
         if s.t - s.t_bound >= 0:
             s.status = "finished"
         self._last_compiled = True
-        if not np.all(np.isfinite(s.y)):
-            return False, f"{self.name}: the state became non-finite before t = {s.t:.6g} s"
-        self.t_old, self.t, self.y = float(s.t_old), float(s.t), s.y
-        self.h = self.t - self.t_old
-        return True, ""
+        return self._accepted()
 
     def dense(self) -> Callable[[FloatArray], FloatArray]:
         s = self.solver

@@ -36,7 +36,8 @@ from typing import Any, Callable
 import numpy as np
 
 from core import dense_kernels
-from core.dynamics import packed_output
+from core.dynamics import packed_output, packed_planar
+from core.dynamics.packed_planar import fseg, iseg
 from core.dynamics.correction import POSITION_TOL, VELOCITY_TOL
 from core.jit import array_types, compile_helper, compile_kernel, kernel_set
 
@@ -139,17 +140,17 @@ def k_rhs_quaternion_timed(t, y, I, F):  # noqa: ANN001, ANN201
     quadratic form of ``core.tree.orientation.quat_to_matrix`` (A = (p (x) p) Q / |p|^2), omega' from
     :func:`k_omega_dot` (eqs. (59)-(63)), p' = 1/2 G(p)^T omega_b with omega_b = A^T omega
     (``quat_rates``, eq. (65)'s quaternion form). I, F from :func:`pack_quaternion_data`."""
-    n = I[0]
-    par, pi, pj, pc = _iseg(I, 0), _iseg(I, 1), _iseg(I, 2), _iseg(I, 3)
-    Vb = _fseg(I, F, 4).reshape((n, 3, 2))
-    eb = _fseg(I, F, 5).reshape((n, 3))
-    Kb = _fseg(I, F, 6).reshape((n, 3, 3))
-    T = _fseg(I, F, 7).reshape((n, n))
-    P = _fseg(I, F, 8).reshape((n, n))
-    Tt = _fseg(I, F, 9).reshape((n, n))
-    Fg = _fseg(I, F, 10).reshape((n, 3))
-    QA = _fseg(I, F, 11).reshape((16, 9))
-    QR = _fseg(I, F, 12).reshape((12, 4))
+    par, pi, pj, pc = iseg(I, 0), iseg(I, 1), iseg(I, 2), iseg(I, 3)
+    n = par.shape[0]
+    Vb = fseg(I, F, 4).reshape((n, 3, 2))
+    eb = fseg(I, F, 5).reshape((n, 3))
+    Kb = fseg(I, F, 6).reshape((n, 3, 3))
+    T = fseg(I, F, 7).reshape((n, n))
+    P = fseg(I, F, 8).reshape((n, n))
+    Tt = fseg(I, F, 9).reshape((n, n))
+    Fg = fseg(I, F, 10).reshape((n, 3))
+    QA = fseg(I, F, 11).reshape((16, 9))
+    QR = fseg(I, F, 12).reshape((12, 4))
     A = np.empty((n, 3, 3))
     pp = np.empty(16)
     for i in range(n):
@@ -183,33 +184,11 @@ def k_rhs_quaternion_timed(t, y, I, F):  # noqa: ANN001, ANN201
     return 0, out
 
 
-def _iseg(I, k):  # noqa: ANN001, ANN202
-    return I[I[1 + 2 * k]:I[2 + 2 * k]]
-
-
-def _fseg(I, F, k):  # noqa: ANN001, ANN202
-    return F[I[1 + 2 * k]:I[2 + 2 * k]]
-
-
-def pack_quaternion_data(n: int, arrays: tuple) -> tuple[np.ndarray, np.ndarray]:
-    """(I, F) of :func:`k_rhs_quaternion_timed`: I = [n, then per segment k its (start, end) in I or F, then the
-    integer data]; segments (par, pairs i, j, c) as int64, (Vb, eb, Kb, T, P, T^T, m g, Q_A, Q_R) as float64, in
-    this order (:func:`_iseg`, :func:`_fseg`)."""
-    segments = [np.ascontiguousarray(a).ravel() for a in arrays]
-    head = np.zeros(1 + 2 * len(segments), np.int64)
-    head[0] = n
-    at_i, at_f, ints, floats = len(head), 0, [], []
-    for k, flat in enumerate(segments):
-        if np.issubdtype(flat.dtype, np.integer):
-            head[1 + 2 * k], head[2 + 2 * k] = at_i, at_i + flat.size
-            ints.append(flat.astype(np.int64))
-            at_i += flat.size
-        else:
-            head[1 + 2 * k], head[2 + 2 * k] = at_f, at_f + flat.size
-            floats.append(flat.astype(float))
-            at_f += flat.size
-    return (np.ascontiguousarray(np.concatenate([head] + ints)),
-            np.ascontiguousarray(np.concatenate(floats)))
+def pack_quaternion_data(arrays: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(I, F) of :func:`k_rhs_quaternion_timed`: the segments (par, pairs i, j, c) as int64 and (Vb, eb, Kb, T,
+    P, T^T, m g, Q_A, Q_R) as float64, in this order, packed as ``core.dynamics.packed_planar.pack`` packs
+    the planar data (read back with its ``iseg``/``fseg``)."""
+    return packed_planar.pack(tuple(np.ascontiguousarray(a) for a in arrays))
 
 
 # --- small vector helpers of the output kernel (scalar arithmetic, inlined by the compiler) ---------------------
@@ -495,5 +474,6 @@ def timed_kernel() -> Callable[..., Any] | None:
     if kernels() is None:
         return None
     g = globals()
-    g["_iseg"], g["_fseg"] = compile_helper(_iseg), compile_helper(_fseg)
+    rebuilders = packed_planar.compiled()
+    g["iseg"], g["fseg"] = rebuilders["iseg"], rebuilders["fseg"]
     return compile_helper(k_rhs_quaternion_timed)

@@ -353,7 +353,7 @@ class WittenburgFormulation(Formulation):
         if kernel is None:
             return None
         if self._timed_data is None:
-            self._timed_data = tree_kernels.pack_quaternion_data(self.n, (
+            self._timed_data = tree_kernels.pack_quaternion_data((
                 self.par, self.pi_c, self.pj, self.pc, self._Vb_c, self._eb_c, self.Kb_c, self.T_c, self.P_c,
                 self.Tt, np.asarray(self.F_gravity, float), QUAT_MATRIX_FORM, QUAT_RATES_FORM))
 
