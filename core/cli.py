@@ -1,4 +1,4 @@
-"""Command-line front end of the headless subcommands (``python -m core`` and ``mechstudio``).
+"""Command-line front end of the headless subcommands (``python -m mechstudio.core`` and ``mechstudio``).
 
 Exit status (documented in the README):
 
@@ -22,23 +22,19 @@ import logging
 import os
 import sys
 import traceback
-from importlib import metadata
 
-from core.commands import COMMAND_MODULES
-from core.errors import ModelError, UnknownNameError
+from mechstudio import __version__
+from mechstudio.core.commands import COMMAND_MODULES
+from mechstudio.core.errors import ModelError, UnknownNameError
 
 EXIT_OK, EXIT_USAGE, EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 2, 3, 70, 130, 141
-DIST_NAME = "mechanism-studio"
 
 log = logging.getLogger(__name__)
 
 
 def package_version() -> str:
-    """The installed distribution's version ("unknown" when running from a checkout that is not installed)."""
-    try:
-        return metadata.version(DIST_NAME)
-    except metadata.PackageNotFoundError:
-        return "unknown (not installed)"
+    """The release of this code (``mechstudio.__version__``)."""
+    return __version__
 
 
 def build_parser(prog: str = "mechstudio") -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
@@ -48,7 +44,7 @@ def build_parser(prog: str = "mechstudio") -> tuple[argparse.ArgumentParser, arg
     parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        importlib.import_module(f"core.commands.{name}").register(sub)
+        importlib.import_module(f"mechstudio.core.commands.{name}").register(sub)
     return parser, sub
 
 
@@ -84,7 +80,7 @@ def run_parsed(args: argparse.Namespace) -> int:
 
 def parse_and_run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     """Parse ``argv`` (argparse exits 2 on bad options) and run; no command: the help on stderr, status 2."""
-    from core.log import configure_cli_logging
+    from mechstudio.core.log import configure_cli_logging
     args = parser.parse_args(argv)
     configure_cli_logging(debug=bool(os.environ.get("MECHSTUDIO_DEBUG")))
     if not getattr(args, "func", None):
@@ -94,5 +90,5 @@ def parse_and_run(parser: argparse.ArgumentParser, argv: list[str] | None) -> in
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser, _ = build_parser("python -m core")
+    parser, _ = build_parser("python -m mechstudio.core")
     return parse_and_run(parser, argv)

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from core.jit import compile_helper, kernel_set
+from mechstudio.core.jit import compile_helper, kernel_set
 
 SMALL_PRODUCT_FLOPS = 4096  # below this many multiply-adds a product is a plain loop (a BLAS call costs ~1 us)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import ModelError
+from mechstudio.core.errors import ModelError
 
 EXTREME_NUMBERS: tuple[Any, ...] = (0, -0.0, 1e308, -1e308, 5e-324, -5e-324, 2 ** 63, -2 ** 63, 10 ** 400,
                                     float("nan"), float("inf"), float("-inf"), 1e20, -1e20, 1e-20, -1, 0.5)
@@ -113,9 +113,9 @@ def trial(doc: dict[str, Any], run_seconds: float | None = 0.05, compile: bool =
     """Load ``doc`` (serialized as JSON text, NaN allowed), compile it (unless ``compile`` is False) and, unless
     ``run_seconds`` is None, run it for ``run_seconds`` (output every 0.01 s). See the module docstring for the
     outcome classes."""
-    from core.model import loads_model
-    from core.simulate import SimulationSettings, run
-    from core.system import compile_model
+    from mechstudio.core.model import loads_model
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.system import compile_model
     stage = "serialize"
     try:
         text = json.dumps(doc)

@@ -6,13 +6,13 @@ compiled here for exactly one signature of C-contiguous arrays, eagerly, ``nogil
 ``MECHSTUDIO_NO_NUMBA=1`` in the environment, :func:`compile_kernel` returns None and callers take their numpy
 path, which the tests check equal to the kernels.
 
-The on-disk cache lives in the user's cache folder, ``<cache>/numba-<digest>`` (``core.userdirs.user_cache_dir``:
+The on-disk cache lives in the user's cache folder, ``<cache>/numba-<digest>`` (``mechstudio.core.userdirs.user_cache_dir``:
 ``~/.cache/mechstudio`` on Linux, ``$XDG_CACHE_HOME`` and ``$MECHSTUDIO_CACHE_DIR`` respected), never inside the
 installed package, the digest taken over the source of the kernel
 modules (those that use this module) and of the core modules they import (helpers, and constants such as the
 correction's tolerances, which a compiled kernel freezes). Numba checks only the timestamp of a kernel's own file,
 but a compiled kernel contains the code of the helpers it calls, which may live in other files
-(``core.dynamics.projection_fused``): after a change there a stale kernel could otherwise be loaded. Several installed versions
+(``mechstudio.core.dynamics.projection_fused``): after a change there a stale kernel could otherwise be loaded. Several installed versions
 share the cache folder, so caches of other digests are kept while in use: each use touches its folder, and folders
 unused for ``CACHE_MAX_AGE_DAYS`` are removed. A ``NUMBA_CACHE_DIR`` set in the environment is respected.
 """
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from core.userdirs import user_cache_dir
+from mechstudio.core.userdirs import user_cache_dir
 
 _NUMBA: Any = None
 _CORE = Path(__file__).resolve().parent
@@ -38,22 +38,22 @@ log = logging.getLogger(__name__)
 
 
 def _imported_core_files(tree: ast.AST) -> set[Path]:
-    """Files of the ``core`` modules a module imports (``from core.x import y``: core/x.py or core/x/__init__.py,
+    """Files of the ``core`` modules a module imports (``from mechstudio.core.x import y``: core/x.py or core/x/__init__.py,
     and core/x/y.py when y is a module)."""
     out = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "core":
-            base = _CORE.parent.joinpath(*node.module.split("."))
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("mechstudio.core."):
+            base = _CORE.joinpath(*node.module.split(".")[2:])
             out.update({base.with_suffix(".py"), base / "__init__.py"} | {base / f"{a.name}.py" for a in node.names})
     return {p for p in out if p.is_file()}
 
 
 def kernel_sources() -> list[Path]:
-    """The kernel modules of ``core`` (every module that mentions ``core.jit``) and the core modules they import."""
+    """The kernel modules of ``core`` (every module that mentions ``mechstudio.core.jit``) and the core modules they import."""
     files = set()
     for path in _CORE.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        if "core.jit" in text and path.name != "jit.py":
+        if "mechstudio.core.jit" in text and path.name != "jit.py":
             files.add(path)
             files.update(_imported_core_files(ast.parse(text)))
     return sorted(files | {Path(__file__).resolve()})

@@ -1,5 +1,5 @@
 """Compiled evaluation of a :class:`~core.planar_system.PlanarSystem` for the fused projection path: the same
-equations as the system's ``*_reference`` methods (core/elements/primitives and ``core.planar_system``), one
+equations as the system's ``*_reference`` methods (core/elements/primitives and ``mechstudio.core.planar_system``), one
 call per state instead of a Python loop over element groups.
 
 Coordinates q[3k:3k+3] = (x, y, phi) of body k (centre of mass, body angle); the ground is body ``nb`` with
@@ -28,7 +28,7 @@ same field order (``tuple(named)``): numba types a plain tuple of arrays from a 
 Python (measured: +10 to 17 us per call, as much as the evaluation itself); the kernels unpack them in field
 order or index them with the constants ``GEO_MH``, ``FORCES_MASS_DIAGONAL``, ``REACTIONS_ROWS``.
 
-Plain Python with numpy semantics: compiled by numba when available (``core.jit``).
+Plain Python with numpy semantics: compiled by numba when available (``mechstudio.core.jit``).
 tests/test_performance_equivalence.py checks them against the reference methods to 1e-12.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from core.elements.primitives.cam_contact import cam_row
+from mechstudio.core.elements.primitives.cam_contact import cam_row
 
 IntArray = np.ndarray
 FloatArray = np.ndarray

@@ -44,18 +44,18 @@ from typing import Any
 
 import numpy as np
 
-from core.elements.base import UnsupportedElement
-from core.elements.planar import constraint_entries, force_specs
-from core.elements.primitives import HOLONOMIC
-from core.elements.primitives.forces import BodyTorqueSpec, PointLoadSpec, RotationalSpringSpec, SpringSpec
-from core.elements.primitives.frame import BodyIndex, perp, positions, q_ext, rotate
-from core.elements.primitives.knife_edge import KnifeEdge, KnifeEdgeSpec
-from core.elements.primitives.point_coincidence import PointCoincidence
-from core.model.document import GROUND, Model
-from core.planar_kernels import GEOMETRY_VECTORS, PlanarForces, PlanarGeometry, PlanarReactions, PlanarTime
-from core.model.timefunc import motion_evaluator
-from core.system import ConstrainedSystem, ConstraintInfo
-from core.types import FloatArray
+from mechstudio.core.elements.base import UnsupportedElement
+from mechstudio.core.elements.planar import constraint_entries, force_specs
+from mechstudio.core.elements.primitives import HOLONOMIC
+from mechstudio.core.elements.primitives.forces import BodyTorqueSpec, PointLoadSpec, RotationalSpringSpec, SpringSpec
+from mechstudio.core.elements.primitives.frame import BodyIndex, perp, positions, q_ext, rotate
+from mechstudio.core.elements.primitives.knife_edge import KnifeEdge, KnifeEdgeSpec
+from mechstudio.core.elements.primitives.point_coincidence import PointCoincidence
+from mechstudio.core.model.document import GROUND, Model
+from mechstudio.core.planar_kernels import GEOMETRY_VECTORS, PlanarForces, PlanarGeometry, PlanarReactions, PlanarTime
+from mechstudio.core.model.timefunc import motion_evaluator
+from mechstudio.core.system import ConstrainedSystem, ConstraintInfo
+from mechstudio.core.types import FloatArray
 
 COORDS = ("x", "y", "phi")
 
@@ -588,7 +588,7 @@ class PlanarSystem(ConstrainedSystem):
 
     # --- data of the compiled terms (core.planar_kernels) for the fused projection path ------------------------
     def fused_data(self) -> tuple[tuple, tuple, tuple]:
-        """(geo, frc, react): the element data ``core.planar_kernels`` reads, built once, as plain tuples in the
+        """(geo, frc, react): the element data ``mechstudio.core.planar_kernels`` reads, built once, as plain tuples in the
         field order of its PlanarGeometry, PlanarForces and PlanarReactions (see its docstring; wrap them,
         e.g. ``PlanarGeometry(*geo)``, for access by name)."""
         data = self._fused_data
@@ -641,7 +641,7 @@ class PlanarSystem(ConstrainedSystem):
 
     def time_arrays(self, t: float) -> tuple[FloatArray, ...]:
         """(f(t) per holonomic row, f''(t) per holonomic row, xi (m,), applied forces (L, 2) [N], applied torques
-        (T,) [N m]) at t for ``core.planar_kernels``, a plain tuple in PlanarTime's field order; cached for the
+        (T,) [N m]) at t for ``mechstudio.core.planar_kernels``, a plain tuple in PlanarTime's field order; cached for the
         last t (constant when nothing depends on t)."""
         self.fused_data()
         cache = self._time_cache

@@ -28,9 +28,9 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from core.model.document import GROUND, Model
-from core.tree.orientation import Euler313, quat_to_matrix
-from core.types import FloatArray
+from mechstudio.core.model.document import GROUND, Model
+from mechstudio.core.tree.orientation import Euler313, quat_to_matrix
+from mechstudio.core.types import FloatArray
 
 #: the first part of every point column name: ``point.<body>.<point>.<axis>``
 COLUMN_PREFIX = "point"

@@ -1,6 +1,6 @@
 """A name -> class registry whose built-in entries are imported only when asked for.
 
-The formulations (``core.dynamics.registry``) and integrators (``core.integrate.registry``) are looked up by the
+The formulations (``mechstudio.core.dynamics.registry``) and integrators (``mechstudio.core.integrate.registry``) are looked up by the
 name a model file or the command line gives. Listing the names (a settings dialog, ``--help``) must not import
 every implementation (their modules pull in numba kernels, sympy, ...), and the registry module must not import
 the implementations at all (they import the base class that the registry's module sits next to: a cycle). So the
@@ -17,7 +17,7 @@ import importlib
 from collections.abc import Iterator, MutableMapping
 from typing import Any, Generic, TypeVar
 
-from core.errors import UnknownNameError
+from mechstudio.core.errors import UnknownNameError
 
 T = TypeVar("T")
 
@@ -69,23 +69,23 @@ class LazyRegistry(MutableMapping[str, T], Generic[T]):
 
 #: every formulation by name: the built-ins as import paths (imported on first lookup), plus registered ones
 FORMULATIONS: LazyRegistry[Any] = LazyRegistry("formulation", {
-    "projection": "core.dynamics.projection:ProjectionFormulation",
-    "lagrange": "core.dynamics.lagrange:LagrangeFormulation",
-    "appell": "core.dynamics.appell:AppellFormulation",
-    "appell_symbolic": "core.dynamics.appell_symbolic:AppellSymbolicFormulation",
-    "wittenburg": "core.tree.wittenburg:WittenburgFormulation",
+    "projection": "mechstudio.core.dynamics.projection:ProjectionFormulation",
+    "lagrange": "mechstudio.core.dynamics.lagrange:LagrangeFormulation",
+    "appell": "mechstudio.core.dynamics.appell:AppellFormulation",
+    "appell_symbolic": "mechstudio.core.dynamics.appell_symbolic:AppellSymbolicFormulation",
+    "wittenburg": "mechstudio.core.tree.wittenburg:WittenburgFormulation",
 })
 
 
 #: every integrator by name: the built-ins as import paths (imported on first lookup), plus
 #: those registered with :func:`register_integrator`
 INTEGRATORS: LazyRegistry[Any] = LazyRegistry("integrator", {
-    "dop853": "core.integrate.scipy_ivp:DOP853",
-    "rk45": "core.integrate.scipy_ivp:RK45",
-    "radau": "core.integrate.scipy_ivp:Radau",
-    "bdf": "core.integrate.scipy_ivp:BDF",
-    "rk4": "core.integrate.fixed:RK4",
-    "abm": "core.integrate.fixed:ABM4",
+    "dop853": "mechstudio.core.integrate.scipy_ivp:DOP853",
+    "rk45": "mechstudio.core.integrate.scipy_ivp:RK45",
+    "radau": "mechstudio.core.integrate.scipy_ivp:Radau",
+    "bdf": "mechstudio.core.integrate.scipy_ivp:BDF",
+    "rk4": "mechstudio.core.integrate.fixed:RK4",
+    "abm": "mechstudio.core.integrate.fixed:ABM4",
 })
 
 

@@ -7,8 +7,8 @@ from typing import Mapping
 
 import numpy as np
 
-from core.model.io import atomic_write_text
-from core.types import FloatArray
+from mechstudio.core.model.io import atomic_write_text
+from mechstudio.core.types import FloatArray
 
 
 def columns_to_csv(columns: Mapping[str, FloatArray]) -> str:

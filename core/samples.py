@@ -1,7 +1,7 @@
 """The sample model files shipped with Mechanism Studio.
 
 In a checkout (and an editable install) they are the top-level folder ``sample_models/``; a non-editable install
-carries the same files as the data package ``core.sample_models`` (setup.py maps the folder), found with
+carries the same files as the data package ``mechstudio.core.sample_models`` (setup.py maps the folder), found with
 :mod:`importlib.resources`. :func:`samples_folder` returns whichever exists, the checkout first.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ def samples_folder() -> Path:
     """The folder holding the sample ``*.json`` files (``benchmarks/`` inside it)."""
     if CHECKOUT_SAMPLES.is_dir():
         return CHECKOUT_SAMPLES
-    return Path(str(resources.files("core"))) / DATA_FOLDER
+    return Path(str(resources.files("mechstudio.core"))) / DATA_FOLDER
 
 
 def sample_models() -> list[tuple[Path, str, str]]:

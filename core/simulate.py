@@ -1,16 +1,16 @@
-"""Running a simulation: the public face of ``core.run`` (settings, driver, frames and trajectory).
+"""Running a simulation: the public face of ``mechstudio.core.run`` (settings, driver, frames and trajectory).
 
 >>> from core.simulate import simulate
 >>> traj = simulate("sample_models/pendulum.json", t_end=1.0)
 >>> traj.status, traj.frames.q.shape
 
-* :class:`SimulationSettings` (``core.run.settings``): how to run;
-* :func:`iter_simulation` and :func:`run` (``core.run.driver``): the driver, yielding blocks of frames or
+* :class:`SimulationSettings` (``mechstudio.core.run.settings``): how to run;
+* :func:`iter_simulation` and :func:`run` (``mechstudio.core.run.driver``): the driver, yielding blocks of frames or
   returning the whole :class:`Trajectory`; its procedure, the two integration modes and how failures become a
   status are in that module's docstring;
 * :class:`FrameBlock`, :class:`Trajectory`, :data:`FRAME_FIELDS`, :data:`REACTION_COMPONENTS`
-  (``core.run.frames``): what a run produces;
-* :func:`initial_state` (``core.run.initial``): assembled positions and consistent velocities of a file.
+  (``mechstudio.core.run.frames``): what a run produces;
+* :func:`initial_state` (``mechstudio.core.run.initial``): assembled positions and consistent velocities of a file.
 
 docs/architecture.md follows a run from the file to the CSV and to the screen.
 """
@@ -19,13 +19,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from core.model.document import Model
-from core.model.io import load_model
-from core.run.driver import MAX_STEPS_PER_OUTPUT, iter_simulation, run
-from core.run.frames import FRAME_FIELDS, REACTION_COMPONENTS, FrameBlock, Trajectory, concat_blocks
-from core.run.initial import InitialState, initial_state
-from core.run.settings import SimulationSettings
-from core.system import compile_model
+from mechstudio.core.model.document import Model
+from mechstudio.core.model.io import load_model
+from mechstudio.core.run.driver import MAX_STEPS_PER_OUTPUT, iter_simulation, run
+from mechstudio.core.run.frames import FRAME_FIELDS, REACTION_COMPONENTS, FrameBlock, Trajectory, concat_blocks
+from mechstudio.core.run.initial import InitialState, initial_state
+from mechstudio.core.run.settings import SimulationSettings
+from mechstudio.core.system import compile_model
 
 def simulate(model: Model | str, **settings: Any) -> Trajectory:
     """Convenience: load (if a path), compile and run with the model's settings overridden by ``settings``."""

@@ -1,18 +1,18 @@
 """Compiled evaluation of :class:`~core.spatial_system.SpatialSystem`: the same equations as its ``*_reference``
-methods (module docstring of ``core.spatial_system``), in two kernels per state instead of ~10 Python calls.
+methods (module docstring of ``mechstudio.core.spatial_system``), in two kernels per state instead of ~10 Python calls.
 
 * :func:`k_position_terms` (q, t): M(q), C(q) and Phi(q, t) -- everything that depends on the positions only;
 * :func:`k_velocity_terms` (q, q', t): h(q, q') without applied loads, eta(q, q', t) and the kinetic energy.
 
 Coordinates q[6k:6k+6] = (x, y, z, psi, theta, phi) of body k; rows of C: the holonomic height conditions of
-the disks first, then the (x, y) no-slip pairs. Every quantity is the one derived in ``core.spatial_system``:
+the disks first, then the (x, y) no-slip pairs. Every quantity is the one derived in ``mechstudio.core.spatial_system``:
 
     M = diag(m I3, G_b^T J G_b),  G_b = [[sin th sin ph, cos ph, 0], [sin th cos ph, -sin ph, 0], [cos th, 0, 1]]
     h = (m g,  G_b^T (-J (G_b' alpha') - omega_b x J omega_b))
     phi = z - rho sin th - z_p(t);  C rows (0,0,1, 0,-rho cos th,0), (I2, 0 | z x d, e1 x d, e3 x d)_{x,y}
     eta = (rho sin th th'^2 - z_p'',  ((G_s' alpha') x d + omega x d' - r_p'')_{x,y})
 
-Plain Python with numpy semantics: compiled by numba when available (``core.jit``), otherwise run as they are.
+Plain Python with numpy semantics: compiled by numba when available (``mechstudio.core.jit``), otherwise run as they are.
 tests/test_performance_equivalence.py checks them against the reference methods to 1e-12.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from core.jit import array_types, compile_kernel, numba_module
+from mechstudio.core.jit import array_types, compile_kernel, numba_module
 
 
 def k_position_terms(q, mass, J, disk_body, disk_radius, z_plane):  # noqa: ANN001, ANN201

@@ -9,7 +9,7 @@ notation of [001] (Lagrange's equations of the first kind, eq. 2.11):
     C(q, t) q'' + eta(q, q', t) = 0    (2.4)   eta = C' q' + xi'  (= -gamma for holonomic rows)
 
 ``h`` holds the applied forces (gravity, springs, dampers, loads) and the gyroscopic/centrifugal terms.
-Per-run mutable data lives elsewhere (``core.simulate``); a System can be shared between threads.
+Per-run mutable data lives elsewhere (``mechstudio.core.simulate``); a System can be shared between threads.
 """
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import Diagnostic, ModelError
-from core.model.document import Model
-from core.types import FloatArray
+from mechstudio.core.errors import Diagnostic, ModelError
+from mechstudio.core.model.document import Model
+from mechstudio.core.types import FloatArray
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class ConstraintInfo:
 class ConstrainedSystem:
     """Abstract base: the numeric model M, h, Phi, C, xi, eta of a mechanism (see module docstring).
 
-    Subclasses: :class:`core.planar_system.PlanarSystem` and the spatial systems. Shapes: q, v (n,);
+    Subclasses: :class:`mechstudio.core.planar_system.PlanarSystem` and the spatial systems. Shapes: q, v (n,);
     Phi (m_h,); C (m, n) with m = m_h + m_nh.
     """
 
@@ -143,7 +143,7 @@ def compile_model(model: Model) -> ConstrainedSystem:
     pointers into the file, like the loader's."""
     system = _build(model)
     if "quasi_velocities" in model.data:
-        from core.symbolic.quasi import quasi_velocity_problems  # sympy: imported only for such models
+        from mechstudio.core.symbolic.quasi import quasi_velocity_problems  # sympy: imported only for such models
         problems = quasi_velocity_problems(system)
         if problems:
             raise ModelError([Diagnostic(model.source, p, m) for p, m in problems])
@@ -152,10 +152,10 @@ def compile_model(model: Model) -> ConstrainedSystem:
 
 def _build(model: Model) -> ConstrainedSystem:
     if model.kind == "spatial" and any(j.type == "spherical" for j in model.joints):
-        from core.tree.maximal import TreeMaximalSystem  # spherical-joint trees (issue 4)
+        from mechstudio.core.tree.maximal import TreeMaximalSystem  # spherical-joint trees (issue 4)
         return TreeMaximalSystem(model)
     if model.kind == "spatial":
-        from core.spatial_system import SpatialSystem
+        from mechstudio.core.spatial_system import SpatialSystem
         return SpatialSystem(model)
-    from core.planar_system import PlanarSystem
+    from mechstudio.core.planar_system import PlanarSystem
     return PlanarSystem(model)

@@ -1,2 +1,2 @@
-"""Mechanism Studio's Qt application: the mechanism editor (this package) and the live view (``gui.view3d``,
-``gui.plots``, ``gui.simulation``). Nothing in ``core`` imports from here."""
+"""Mechanism Studio's Qt application: the mechanism editor (this package) and the live view (``mechstudio.gui.view3d``,
+``mechstudio.gui.plots``, ``mechstudio.gui.simulation``). Nothing in ``core`` imports from here."""

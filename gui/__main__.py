@@ -1,6 +1,6 @@
-"""``python -m gui [open FILE | COMMAND ...]`` — same as the ``mechstudio`` console script."""
+"""``python -m mechstudio.gui [open FILE | COMMAND ...]`` — same as the ``mechstudio`` console script."""
 import sys
 
-from gui.cli import main
+from mechstudio.gui.cli import main
 
 sys.exit(main())

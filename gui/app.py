@@ -1,6 +1,6 @@
 """Start the Qt application: ``run(path)`` opens the main window on a model file (or the default sample).
 
-The app logs (INFO and above) to a rotating file ``<config>/log/mechstudio.log`` (:func:`core.log.
+The app logs (INFO and above) to a rotating file ``<config>/log/mechstudio.log`` (:func:`mechstudio.core.log.
 configure_file_logging`). An exception that escapes a Qt slot does not end the app: :func:`install_excepthook`
 logs it with its traceback and shows a dialog naming the log file, and the event loop goes on.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from core.log import configure_file_logging
-from gui.paths import RESOURCES, default_model, log_dir
+from mechstudio.core.log import configure_file_logging
+from mechstudio.gui.paths import RESOURCES, default_model, log_dir
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def install_excepthook(log_file: Path | None) -> None:
 
 def build_window(path: str | None = None, *, offer_recovery: bool = True) -> Any:
     """The main window with ``path`` open (the default sample when None); a recovery is offered first."""
-    from gui.main_window import MainWindow
+    from mechstudio.gui.main_window import MainWindow
     window = MainWindow()
     recovered = window.offer_recovery() if offer_recovery else False
     if not recovered:

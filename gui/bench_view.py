@@ -170,7 +170,7 @@ def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tup
     See the module docstring. Returns the row of the "live run" measurement; ``late`` lists every late frame as
     (time into the animation [s], interval [ms], [(what, ms)...] the GUI thread did in that interval).
     """
-    from gui.export import ensure_qt_platform
+    from mechstudio.gui.export import ensure_qt_platform
     ensure_qt_platform()
     config = tempfile.mkdtemp(prefix="mechstudio-bench-")
     old_config = os.environ.get("MECHSTUDIO_CONFIG_DIR")
@@ -179,8 +179,8 @@ def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tup
     import json
     import pyqtgraph as pg
     from PySide6.QtCore import QEvent, QObject
-    from gui.app import create_application
-    from gui.main_window import MainWindow
+    from mechstudio.gui.app import create_application
+    from mechstudio.gui.main_window import MainWindow
 
     class Quiet:
         """A messenger that records instead of showing modal boxes."""
@@ -212,7 +212,7 @@ def run_live_view_benchmark(duration: float = 10.0, n_links: int = 10, size: tup
         json.dump(chain_model_data(n_links), f)
     win = MainWindow(messenger=Quiet(), restore_layout=False)
     # what a plot repaint is made of (class-level: Qt calls these Python overrides)
-    from gui.plots.curves import CurveSet
+    from mechstudio.gui.plots.curves import CurveSet
     patched = [(pg.GraphicsView, "paintEvent", "plot paint"), (pg.AxisItem, "paint", "plot paint: axis"),
                (CurveSet, "paint", "plot paint: curves")]
     originals = [(cls, name, getattr(cls, name)) for cls, name, _w in patched]
@@ -362,17 +362,17 @@ def run_view_benchmark(duration: float = 10.0, fps: float = 60.0, size: tuple[in
 
     The simulated run is ``sim_t_end`` s (dt 0.01) and playback loops over it, so this measures the view only.
     """
-    from gui.export import ensure_qt_platform
+    from mechstudio.gui.export import ensure_qt_platform
     ensure_qt_platform()
     from PySide6.QtCore import QEventLoop, Qt, QTimer
     from PySide6.QtWidgets import QApplication
-    from core.model import model_from_data
-    from core.simulate import SimulationSettings, run
-    from core.system import compile_model
-    from gui.simulation.buffer import TrajectoryBuffer
-    from gui.simulation.controller import DISPLAY_MS
-    from gui.view3d.geometry import Poser
-    from gui.view3d.scene import SceneWindow
+    from mechstudio.core.model import model_from_data
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.system import compile_model
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.simulation.controller import DISPLAY_MS
+    from mechstudio.gui.view3d.geometry import Poser
+    from mechstudio.gui.view3d.scene import SceneWindow
     app = QApplication.instance() or QApplication(["mechstudio-bench"])  # noqa: F841
     model = model_from_data(chain_model_data(n_links))
     system = compile_model(model)
@@ -438,7 +438,7 @@ def _describe_late(late: list[tuple[float, float, list[tuple[str, float]]]]) -> 
 def view_suite(quick: bool = False, **_: Any) -> "Any":
     """The "view" suite of ``mechstudio bench``: the live view's frame rate (issue 7 target: 60 fps with no frame
     later than 33 ms over a 10 s run of the 10-link planar chain)."""
-    from core.bench import BenchTable
+    from mechstudio.core.bench import BenchTable
     live = run_live_view_benchmark(duration=3.0 if quick else 10.0)
     late = live.pop("late")
     playback = run_view_benchmark(duration=3.0 if quick else 10.0)

@@ -1,7 +1,7 @@
 """The ``mechstudio`` console script.
 
 ``mechstudio`` (no arguments) or ``mechstudio open FILE`` starts the GUI; every other subcommand (``info``,
-``kinematics``, ``simulate`` ...) is delegated to the headless ``core.cli`` and never imports Qt, so it works
+``kinematics``, ``simulate`` ...) is delegated to the headless ``mechstudio.core.cli`` and never imports Qt, so it works
 without a display.
 """
 from __future__ import annotations
@@ -18,14 +18,14 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             print("usage: mechstudio open FILE", file=sys.stderr)
             return 2
-        from gui.app import run  # Qt is imported only on this branch
+        from mechstudio.gui.app import run  # Qt is imported only on this branch
         return run(argv[1] if argv else None)
-    from core.bench import SUITES
-    SUITES.setdefault("view", "gui.bench_view:view_suite")  # GUI-only suite (needs a display)
-    from core.cli import build_parser, parse_and_run
+    from mechstudio.core.bench import SUITES
+    SUITES.setdefault("view", "mechstudio.gui.bench_view:view_suite")  # GUI-only suite (needs a display)
+    from mechstudio.core.cli import build_parser, parse_and_run
     parser, sub = build_parser("mechstudio")
     sub.add_parser("open", help="open a model file in the editor (the default without arguments)").add_argument("file")
-    from gui.simulate_cli import extend  # --plots DIR --video FILE for simulate (Qt only when used)
+    from mechstudio.gui.simulate_cli import extend  # --plots DIR --video FILE for simulate (Qt only when used)
     extend(sub)
     return parse_and_run(parser, argv)
 

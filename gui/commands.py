@@ -5,7 +5,7 @@ same ``merge_key`` merge into one undo step (a whole drag, or a whole field-edit
 merged step takes the text of the latest command, so "Set crank.mass to 2 kg" names the value finally typed);
 edits of several elements are grouped by ``QUndoStack.beginMacro``/``endMacro`` (see :func:`macro`).
 
-This module does not import :mod:`gui.document` (the document imports it): a command only needs an object with
+This module does not import :mod:`mechstudio.gui.document` (the document imports it): a command only needs an object with
 ``replace(model, analysis)`` (:class:`ModelHolder`), and :func:`macro` one with an ``undo_stack``.
 """
 from __future__ import annotations
@@ -15,13 +15,13 @@ from typing import Any, Iterator, Protocol
 
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from core.model import Model
+from mechstudio.core.model import Model
 
 MERGE_ID = 0x4D53  # one id for every mergeable snapshot command; mergeWith compares the merge keys
 
 
 class ModelHolder(Protocol):
-    """What a command changes: the document (``gui.document.Document``)."""
+    """What a command changes: the document (``mechstudio.gui.document.Document``)."""
 
     undo_stack: QUndoStack
 

@@ -1,12 +1,12 @@
 """The editor's document: the current :class:`~core.model.Model` snapshot, its file path and its undo stack.
 
 Widgets never hold model state: they read ``document.model`` / ``document.analysis`` and listen to
-``sig_model_changed``; they change the model only by pushing commands (``gui.commands``) built from the pure
-edit functions of ``core.model.edit``. After every change the document re-assembles the mechanism
-(Newton-Raphson of ``core.kinematics.assembly``) and publishes an :class:`Analysis`: the assembled
+``sig_model_changed``; they change the model only by pushing commands (``mechstudio.gui.commands``) built from the pure
+edit functions of ``mechstudio.core.model.edit``. After every change the document re-assembles the mechanism
+(Newton-Raphson of ``mechstudio.core.kinematics.assembly``) and publishes an :class:`Analysis`: the assembled
 configuration, the degrees of freedom, the redundant constraints, and — when it cannot be assembled — the
 message and the offending constraint, so the canvas can highlight it. For a planar model that fails, the
-configuration shown is the one of :func:`core.kinematics.assembly.diagnose_failure`: every other constraint
+configuration shown is the one of :func:`mechstudio.core.kinematics.assembly.diagnose_failure`: every other constraint
 closed and the one named open, so the joint the status bar names is the gap the canvas draws.
 """
 from __future__ import annotations
@@ -21,9 +21,9 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
-from core.model import Model, empty_model_data, model_from_data
-from core.model import edit
-from gui.commands import SnapshotCommand
+from mechstudio.core.model import Model, empty_model_data, model_from_data
+from mechstudio.core.model import edit
+from mechstudio.gui.commands import SnapshotCommand
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +63,8 @@ def analyse(model: Model, extra_hold: tuple[str, ...] = ()) -> Analysis:
     if not model.data.get("bodies"):
         return Analysis(model, "empty", dof=0)
     try:
-        from core.kinematics.assembly import assemble, diagnose_failure, dof_report
-        from core.system import compile_model
+        from mechstudio.core.kinematics.assembly import assemble, diagnose_failure, dof_report
+        from mechstudio.core.system import compile_model
         system = compile_model(model)
     except Exception as exc:  # any compiler failure becomes a status, never a traceback in the editor
         log.warning("no assembly for model %r", model.name, exc_info=True)

@@ -2,7 +2,7 @@
 
 What is drawn is what the canvas shows: with results of a run (not stale), the configuration at the time bar's
 time and each ticked point's trace up to that time (scrub to the end for the whole coupler curve); without
-results, the assembled initial pose and no traces. The file is written by ``core.drawing.export_drawing``
+results, the assembled initial pose and no traces. The file is written by ``mechstudio.core.drawing.export_drawing``
 (docs/points-api.md, docs/drawings.md): bodies as outlines, joints as symbols, traces as polylines, metres, a layer
 per body.
 """
@@ -62,7 +62,7 @@ def normalized_path(path: str, selected_filter: str = "") -> str:
 
 def write_drawing(window: Any, path: str) -> DrawingInput:
     """Write the shown state of ``window`` to ``path`` (.svg or .dxf); the input drawn."""
-    from core.drawing import export_drawing
+    from mechstudio.core.drawing import export_drawing
     what = drawing_input(window)
     name = window.document.model.name or "mechanism"
     title = f"{name}, t = {what.t:.3f} s" if what.t is not None else f"{name}, initial pose"

@@ -2,7 +2,7 @@
 bundle (model, settings, CSV, every plot and the video in one folder); plus the headless exports of
 ``mechstudio simulate FILE --plots DIR --video FILE.mp4``.
 
-Plot pictures are publication figures (:mod:`gui.plots.figure`): PNG and SVG at a chosen size in pixels (or
+Plot pictures are publication figures (:mod:`mechstudio.gui.plots.figure`): PNG and SVG at a chosen size in pixels (or
 inches and dpi; default :data:`~gui.plots.figure.DEFAULT_SIZE`), fonts and legend scaled with the size, no
 playback cursor; every plot of a bundle has the same size. pyqtgraph's own SVG exporter (the plots' context menu)
 crashes with Qt >= 6.11 (pyqtgraph issue #3495: closed paths now end in ``Z``); :func:`apply_svg_patch` (applied on
@@ -26,8 +26,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from core.results import write_csv
-from gui.plots.figure import DEFAULT_SIZE, FigureSize
+from mechstudio.core.results import write_csv
+from mechstudio.gui.plots.figure import DEFAULT_SIZE, FigureSize
 
 VIDEO_SIZE = (1280, 720)  # [px] (H.264 with 4:2:0 chroma needs even sizes)
 
@@ -84,7 +84,7 @@ def export_plot(plot: Any, path: str | os.PathLike[str], size: FigureSize | tupl
                 width: int | None = None) -> Path:
     """Write one live plot as PNG or SVG (a figure of ``size``, see the module docstring) or CSV (its curves),
     chosen by the suffix."""
-    from gui.plots.figure import Figure
+    from mechstudio.gui.plots.figure import Figure
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     suffix = path.suffix.lower()
@@ -267,9 +267,9 @@ def headless_exports(trajectory: Any, model: Any, plots_dir: str | None = None, 
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
     app = QApplication.instance() or QApplication(["mechstudio"])
-    from gui.plots.panel import PlotPanel
-    from gui.simulation.buffer import TrajectoryBuffer
-    from gui.view3d.geometry import Poser
+    from mechstudio.gui.plots.panel import PlotPanel
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.view3d.geometry import Poser
     system = trajectory.system
     buffer = TrajectoryBuffer(system.n, len(system.constraints))
     buffer.append(trajectory.frames)
@@ -287,7 +287,7 @@ def headless_exports(trajectory: Any, model: Any, plots_dir: str | None = None, 
             raise VideoUnavailable(
                 f"--video needs OpenGL, which the Qt platform {app.platformName()!r} does not have: run with a "
                 "display, e.g. xvfb-run -a mechstudio simulate ... --video FILE.mp4")
-        from gui.view3d.scene import SceneView
+        from mechstudio.gui.view3d.scene import SceneView
         view = SceneView()
         view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
         view.resize(*video_size)

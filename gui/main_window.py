@@ -4,7 +4,7 @@ empty docks for the live view (3D view, plots) of the live-simulation issue.
 
 Hook for the live view: :meth:`MainWindow.add_live_view` puts widgets into the "3D view" and "Plots" docks;
 :attr:`MainWindow.menu_simulation` and :attr:`MainWindow.toolbar_simulation` are empty until it fills them. If a
-module ``gui.simulation`` exists and defines ``install_live_view(window)``, the window calls it once at the end
+module ``mechstudio.gui.simulation`` exists and defines ``install_live_view(window)``, the window calls it once at the end
 of its construction (see :meth:`_install_live_view`).
 
 The window talks to the user only through :attr:`messenger` (message boxes, file dialogs, questions), so tests
@@ -13,7 +13,7 @@ replace it with a recorder instead of clicking modal dialogs.
 Layout: the first start fills the screen's available area; :meth:`MainWindow.reset_layout` (*View → Reset
 layout*, also applied on a first start) puts every dock back: palette (a grid of icons with labels) over the
 outline on the left, properties / spherical tree / undo history as tabs over the 3D view on the right, plots
-under the canvas. The toolbars have icon-only buttons of one fixed size (``gui.widgets.toolbar_style``), so a
+under the canvas. The toolbars have icon-only buttons of one fixed size (``mechstudio.gui.widgets.toolbar_style``), so a
 changing text ("Undo Move G2", "Resume") lives in the tooltip and never moves the buttons or the time slider.
 
 Samples (``sample_models/``) open as untitled copies: *Save* asks where to save, and no save ever overwrites a
@@ -36,20 +36,20 @@ from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, 
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDockWidget, QFileDialog, QLabel, QListView,
                                QMainWindow, QMessageBox, QStyle, QToolBar, QUndoView, QWidget)
 
-from core.errors import Diagnostic, ModelError
-from core.model import GROUND, Model, empty_model_data, load_model, model_from_data, save_model
-from core.model import edit
-from gui.commands import macro
-from gui.document import Analysis, Document
-from gui.editor.canvas import PlanarCanvas
-from gui.editor.palette import Palette
-from gui.paths import SAMPLE_MODELS, config_dir, sample_models
-from gui.recovery import Autosaver, clear_recovery, find_recovery
-from gui.sweep import install_sweep
-from gui.widgets.inspector import Inspector
-from gui.widgets.outline import Outline
-from gui.widgets.toolbar_style import stabilize_toolbar, track_shortcut_tooltips
-from gui.widgets.tree_editor import TreeEditor
+from mechstudio.core.errors import Diagnostic, ModelError
+from mechstudio.core.model import GROUND, Model, empty_model_data, load_model, model_from_data, save_model
+from mechstudio.core.model import edit
+from mechstudio.gui.commands import macro
+from mechstudio.gui.document import Analysis, Document
+from mechstudio.gui.editor.canvas import PlanarCanvas
+from mechstudio.gui.editor.palette import Palette
+from mechstudio.gui.paths import SAMPLE_MODELS, config_dir, sample_models
+from mechstudio.gui.recovery import Autosaver, clear_recovery, find_recovery
+from mechstudio.gui.sweep import install_sweep
+from mechstudio.gui.widgets.inspector import Inspector
+from mechstudio.gui.widgets.outline import Outline
+from mechstudio.gui.widgets.toolbar_style import stabilize_toolbar, track_shortcut_tooltips
+from mechstudio.gui.widgets.tree_editor import TreeEditor
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ class Messenger:
         QMessageBox.critical(parent, title, text)
 
     def diagnostics(self, parent: QWidget, title: str, diagnostics: list[Diagnostic]) -> None:
-        from gui.dialogs.diagnostics import DiagnosticsDialog
+        from mechstudio.gui.dialogs.diagnostics import DiagnosticsDialog
         DiagnosticsDialog(title, diagnostics, parent).exec()
 
     def ask(self, parent: QWidget, title: str, text: str) -> bool:
@@ -369,16 +369,16 @@ class MainWindow(QMainWindow):
         self.toolbar_time = tb
 
     def _install_live_view(self) -> None:
-        """Call ``gui.simulation.install_live_view(self)`` when the live-view package provides it."""
+        """Call ``mechstudio.gui.simulation.install_live_view(self)`` when the live-view package provides it."""
         if os.environ.get("MECHSTUDIO_NO_LIVE_VIEW"):
             return
         try:
-            spec = importlib.util.find_spec("gui.simulation")
+            spec = importlib.util.find_spec("mechstudio.gui.simulation")
         except (ImportError, ValueError):
             spec = None
         if spec is None:
             return
-        module = importlib.import_module("gui.simulation")
+        module = importlib.import_module("mechstudio.gui.simulation")
         install = getattr(module, "install_live_view", None)
         if callable(install):
             install(self)
@@ -468,7 +468,7 @@ class MainWindow(QMainWindow):
                                        "Mechanism expression, lengths in mm (M[J[R, P[x, y], L[ground, link]], ...]):")
             if text is None:
                 return False
-        from core.interop.pyslvs import model_from_expression
+        from mechstudio.core.interop.pyslvs import model_from_expression
         try:
             model = model_from_data(model_from_expression(text, source="<Pyslvs expression>"))
         except ModelError as exc:
@@ -611,13 +611,13 @@ class MainWindow(QMainWindow):
 
     # ---- drawing export -------------------------------------------------------------------------------------
     def _ask_drawing_path(self, suggestion: str) -> str | None:
-        from gui.drawing_export import DRAWING_FILTER, normalized_path
+        from mechstudio.gui.drawing_export import DRAWING_FILTER, normalized_path
         path, chosen = QFileDialog.getSaveFileName(self, "Export drawing", suggestion, DRAWING_FILTER)
         return normalized_path(path, chosen) if path else None
 
     def export_drawing_dialog(self) -> str | None:
-        """File → Export drawing…: ask where, write SVG or DXF (``gui.drawing_export``); the path written."""
-        from gui.drawing_export import drawing_input, write_drawing
+        """File → Export drawing…: ask where, write SVG or DXF (``mechstudio.gui.drawing_export``); the path written."""
+        from mechstudio.gui.drawing_export import drawing_input, write_drawing
         try:
             drawing_input(self)  # refuse before asking for a file name
         except ValueError as exc:
@@ -750,14 +750,14 @@ class MainWindow(QMainWindow):
 
     # ---- help ---------------------------------------------------------------------------------------------
     def show_quick_start(self) -> None:
-        from gui.dialogs.quick_start import QuickStartDialog
+        from mechstudio.gui.dialogs.quick_start import QuickStartDialog
         dialog = getattr(self, "quick_start_dialog", None) or QuickStartDialog(self)
         self.quick_start_dialog = dialog
         dialog.show()
         dialog.raise_()
 
     def show_shortcuts(self) -> None:
-        from gui.dialogs.shortcuts import ShortcutsDialog
+        from mechstudio.gui.dialogs.shortcuts import ShortcutsDialog
         dialog = ShortcutsDialog(self)
         self.shortcuts_dialog = dialog
         dialog.show()
@@ -885,7 +885,7 @@ def redo_shortcuts() -> list[QKeySequence]:
 class PaletteColumns:
     """Lays the palette out as columns of icon + full label (every entry visible in a small dock).
 
-    The palette widget itself (``gui.editor.palette``) is untouched: this sets its list-view presentation and
+    The palette widget itself (``mechstudio.gui.editor.palette``) is untouched: this sets its list-view presentation and
     answers the sizes the default layout needs."""
 
     def __init__(self, palette: QListView):

@@ -1,8 +1,8 @@
 """Where things are: the app's resources (icons, styles), the sample models, and the per-user config folder.
 
 ``resources/`` is a top-level folder of the checkout; a non-editable install carries it as the data package
-``gui.resources`` (setup.py), found with :mod:`importlib.resources` — the checkout's folder first. The sample models
-come from :mod:`core.samples` the same way. The config folder (settings, recent files, autosave/recovery files,
+``mechstudio.gui.resources`` (setup.py), found with :mod:`importlib.resources` — the checkout's folder first. The sample models
+come from :mod:`mechstudio.core.samples` the same way. The config folder (settings, recent files, autosave/recovery files,
 the log file) is ``$MECHSTUDIO_CONFIG_DIR`` when set — the test suite always sets it, so tests never touch a user's
 settings — and otherwise Qt's ``QStandardPaths.AppConfigLocation``.
 """
@@ -12,10 +12,10 @@ import os
 from importlib import resources
 from pathlib import Path
 
-from core.samples import sample_models, samples_folder
+from mechstudio.core.samples import sample_models, samples_folder
 
 CHECKOUT_RESOURCES = Path(__file__).resolve().parent.parent / "resources"
-RESOURCES = CHECKOUT_RESOURCES if CHECKOUT_RESOURCES.is_dir() else Path(str(resources.files("gui"))) / "resources"
+RESOURCES = CHECKOUT_RESOURCES if CHECKOUT_RESOURCES.is_dir() else Path(str(resources.files("mechstudio.gui"))) / "resources"
 SAMPLE_MODELS = samples_folder()
 CONFIG_ENV = "MECHSTUDIO_CONFIG_DIR"
 

@@ -22,10 +22,10 @@ from typing import Any
 
 from PySide6.QtCore import QLockFile, QObject, QTimer
 
-from core.errors import ModelError
-from core.model import Model, loads_model
-from core.model.io import atomic_write_text
-from gui.paths import config_dir
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model import Model, loads_model
+from mechstudio.core.model.io import atomic_write_text
+from mechstudio.gui.paths import config_dir
 
 DEFAULT_INTERVAL_MS = 60_000
 INTERVAL_ENV = "MECHSTUDIO_AUTOSAVE_MS"

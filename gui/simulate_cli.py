@@ -1,10 +1,10 @@
 """``mechstudio simulate ... --plots DIR --video FILE.mp4``: the GUI-side exports of the headless command.
 
-:func:`extend` adds the options to the ``simulate`` subparser of ``core.commands.simulate`` and passes
+:func:`extend` adds the options to the ``simulate`` subparser of ``mechstudio.core.commands.simulate`` and passes
 :func:`export_after_run` as that command's ``after_run`` extension point: the core command runs (and writes --out)
 as usual, then the trajectory it computed is exported with the live view's plots (pyqtgraph, works offscreen) and
 3D view (OpenGL). Without a display, a virtual one is started for the video when Xvfb is installed
-(:mod:`gui.virtual_display`). Qt is imported only when one of these options is given. ``python -m core simulate``
+(:mod:`mechstudio.gui.virtual_display`). Qt is imported only when one of these options is given. ``python -m mechstudio.core simulate``
 has no such options (core is Qt-free).
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ import argparse
 import sys
 from typing import Any
 
-from core.commands.arguments import positive_float
-from core.commands.simulate import run_command
+from mechstudio.core.commands.arguments import positive_float
+from mechstudio.core.commands.simulate import run_command
 
 
 def extend(sub: argparse._SubParsersAction) -> None:
@@ -33,7 +33,7 @@ def extend(sub: argparse._SubParsersAction) -> None:
 
 def video_size(text: str) -> tuple[int, int]:
     """argparse type of ``--video-size``: "1280x720" -> (1280, 720); a bad value is a usage error (exit 2)."""
-    from gui.export import parse_video_size  # Qt-side module: imported only when the option is given
+    from mechstudio.gui.export import parse_video_size  # Qt-side module: imported only when the option is given
     try:
         return parse_video_size(text)
     except ValueError as exc:
@@ -47,9 +47,9 @@ def export_after_run(traj: Any, args: argparse.Namespace) -> int | None:
     if not len(traj.frames):
         print("error: no frames to export", file=sys.stderr)
         return 3
-    from gui.virtual_display import virtual_display
+    from mechstudio.gui.virtual_display import virtual_display
     with virtual_display(needed=bool(args.video)):
-        from gui.export import VideoUnavailable, headless_exports
+        from mechstudio.gui.export import VideoUnavailable, headless_exports
         try:
             size = {"video_size": args.video_size} if getattr(args, "video_size", None) else {}
             headless_exports(traj, traj.system.model, args.plots, args.video, fps=args.fps, **size)

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.fuzz import mutate, sample_documents, trial  # noqa: E402
+from mechstudio.core.fuzz import mutate, sample_documents, trial  # noqa: E402
 
 
 class Hang(BaseException):

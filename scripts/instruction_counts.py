@@ -9,7 +9,7 @@ a run executes does not depend on what else the machine is doing: callgrind coun
 same binary, inputs and environment. This script runs the speed suite's cases (core/bench/speed.py: every sample
 the projection formulation runs and the planar chains N = 1, 3, 10, 30; DOP853 rtol 1e-8, atol 1e-10, outputs
 every 0.01 s with reactions, energies, violations and drift correction) under callgrind in each checkout and
-prints, per case, the instructions of exactly ONE ``core.simulate.run`` (compilation, assembly and a warm-up run
+prints, per case, the instructions of exactly ONE ``mechstudio.core.simulate.run`` (compilation, assembly and a warm-up run
 excluded) and the ratio after/before, with the right-hand-side evaluations of both (equal when the numerics are).
 
 How one run is isolated: the worker calls ``os.getppid()`` just before and just after the measured run, and
@@ -34,10 +34,10 @@ CASES = ("chaplygin_sleigh double_pendulum four_bar ice_skate_incline parallelog
 WORKER = r'''
 import json, os, sys
 sys.path.insert(0, os.getcwd())
-from core.bench.speed import planar_chain_data, sample_cases, _warm_up
-from core.model.io import model_from_data
-from core.simulate import SimulationSettings, initial_state, run
-from core.system import compile_model
+from mechstudio.core.bench.speed import planar_chain_data, sample_cases, _warm_up
+from mechstudio.core.model.io import model_from_data
+from mechstudio.core.simulate import SimulationSettings, initial_state, run
+from mechstudio.core.system import compile_model
 _warm_up()
 cases = dict(sample_cases())
 for n in (1, 3, 10, 30):

@@ -105,11 +105,11 @@ class MSWorker(Worker):
 
     def __init__(self):
         import numpy as np
-        from core.bench.speed import planar_chain_data
-        from core.model.io import model_from_data
-        from core.simulate import SimulationSettings, initial_state, run
-        from core.system import compile_model
-        from core.tree.bench import chain_model_data
+        from mechstudio.core.bench.speed import planar_chain_data
+        from mechstudio.core.model.io import model_from_data
+        from mechstudio.core.simulate import SimulationSettings, initial_state, run
+        from mechstudio.core.system import compile_model
+        from mechstudio.core.tree.bench import chain_model_data
         self.np, self.run, self.Settings, self.initial_state = np, run, SimulationSettings, initial_state
         self.compile_model, self.model_from_data = compile_model, model_from_data
         self.planar_chain_data, self.chain_model_data = planar_chain_data, chain_model_data
@@ -186,7 +186,7 @@ class MSWorker(Worker):
         if variant == "wittenburg_bare":  # core/tree/bench.py chain_row: one solve_ivp span, no outputs/correction
             from scipy.integrate import solve_ivp
 
-            from core.tree.wittenburg import WittenburgFormulation
+            from mechstudio.core.tree.wittenburg import WittenburgFormulation
 
             def prepare():
                 form = WittenburgFormulation(system, parametrization="quaternion")
@@ -210,7 +210,7 @@ class MSWorker(Worker):
         """Per-call CPU time of the projection formulation's right-hand side and of one output frame (unpack,
         correction, q'', lambda, reactions, energies) at the initial state of the planar N-link chain [us]."""
         np = self.np
-        from core.dynamics.base import get_formulation
+        from mechstudio.core.dynamics.base import get_formulation
         system, init = self.system("planar", n)
         form = get_formulation("projection")(system)
         y = form.restart(init.q, init.v, 0.0)

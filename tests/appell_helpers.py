@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from core.kinematics.assembly import assemble, solve_velocities
-from core.symbolic.quasi import null_space
+from mechstudio.core.kinematics.assembly import assemble, solve_velocities
+from mechstudio.core.symbolic.quasi import null_space
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_models"
@@ -20,7 +20,7 @@ def planar_samples() -> list[str]:
 
 
 def choice_keys_of(name: str) -> list[str]:
-    from core.symbolic.quasi import choice_keys
+    from mechstudio.core.symbolic.quasi import choice_keys
     return choice_keys(json.loads((SAMPLES / name).read_text()))
 
 

@@ -36,7 +36,7 @@ def _private_display() -> None:
 
 _private_display()
 
-import core  # noqa: E402,F401
+import mechstudio.core  # noqa: E402,F401
 import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

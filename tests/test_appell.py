@@ -21,9 +21,9 @@ from scipy.integrate import solve_ivp
 
 from appell_helpers import (SAMPLES, choice_keys_of, consistent_state, formulation_trajectory, initial_state,
                             kkt_accelerations, kkt_trajectory, planar_samples, regular_rank, regular_state)
-from core.dynamics.base import FORMULATIONS, SolverFailure, get_formulation
-from core.model import load_model
-from core.system import compile_model
+from mechstudio.core.dynamics.base import FORMULATIONS, SolverFailure, get_formulation
+from mechstudio.core.model import load_model
+from mechstudio.core.system import compile_model
 
 ACC_RTOL = 1e-9
 TRAJ_RTOL = 1e-7
@@ -100,7 +100,7 @@ def test_trajectories_match_kkt_reference_over_the_span(name):
 @pytest.mark.parametrize("name", planar_samples() + ["rolling_disk.json", "rolling_disk_accelerating_plane.json"])
 def test_driver_runs_agree_with_projection(name):
     """The simulation driver (with drift correction) with appell, appell_symbolic and projection."""
-    simulate = pytest.importorskip("core.simulate").simulate
+    simulate = pytest.importorskip("mechstudio.core.simulate").simulate
     get_formulation("appell")
     if "projection" not in FORMULATIONS:
         pytest.skip("projection formulation not available")
@@ -166,7 +166,7 @@ def test_singular_choice_stops_with_a_message(fname):
 
 
 def test_singular_choice_in_the_driver_is_a_status_not_a_traceback():
-    simulate = pytest.importorskip("core.simulate").simulate
+    simulate = pytest.importorskip("mechstudio.core.simulate").simulate
     tr = simulate(str(SAMPLES / "ice_skate_incline.json"), formulation="appell", t_end=2.0,
                   options={"choice": "textbook"})
     assert not tr.status.ok

@@ -22,11 +22,11 @@ import sympy as sp
 
 from appell_helpers import (SAMPLES, consistent_state, formulation_trajectory, initial_state, kkt_accelerations,
                             kkt_trajectory)
-from core.dynamics.base import FORMULATIONS, get_formulation
-from core.model import load_model
-from core.model.timefunc import T
-from core.symbolic.appell import derive_appell, symbolic_model
-from core.system import compile_model
+from mechstudio.core.dynamics.base import FORMULATIONS, get_formulation
+from mechstudio.core.model import load_model
+from mechstudio.core.model.timefunc import T
+from mechstudio.core.symbolic.appell import derive_appell, symbolic_model
+from mechstudio.core.system import compile_model
 
 DISKS = ["rolling_disk.json", "rolling_disk_accelerating_plane.json"]
 ACC_RTOL = 1e-9
@@ -106,8 +106,8 @@ def test_disk_trajectories_agree_over_the_span(name):
 def test_source_example_h_and_eta_with_errata():
     """Source 001, eqs. (5.7)-(5.10), coordinates (x, y, z, theta, psi, phi) there, rows (z, y, x); README errata:
     h_theta = -(m rho^2/4) psi'^2 sin th cos th - (m rho^2/2) psi' phi' sin th; eta's terms -2 rho theta' psi' ..."""
-    from core.symbolic.planar import holonomic_terms, velocity_derivative
-    from core.symbolic.spatial import RigidBodyTerms, disk_contact
+    from mechstudio.core.symbolic.planar import holonomic_terms, velocity_derivative
+    from mechstudio.core.symbolic.spatial import RigidBodyTerms, disk_contact
     m, rho, g = sp.symbols("m rho g", positive=True)
     vx0, vy0, vz0, ax, ay, az = sp.symbols("v_x0 v_y0 v_z0 a_x a_y a_z", real=True)
     x, y, z, psi, th, ph = q = list(sp.symbols("x y z psi theta phi", real=True))
@@ -178,7 +178,7 @@ def test_disk_appell_equations_hand_check():
 
 @pytest.mark.parametrize("form", ["appell", "constraints", "lagrange"])
 def test_equations_command_on_the_disk(form):
-    from core.cli import main
+    from mechstudio.core.cli import main
     out = io.StringIO()
     with redirect_stdout(out):
         assert main(["equations", str(SAMPLES / "rolling_disk_accelerating_plane.json"), "--form", form]) == 0
@@ -191,7 +191,7 @@ def test_equations_command_on_the_disk(form):
 
 
 def test_unsupported_spatial_model_fails_cleanly():
-    from core.cli import main
+    from mechstudio.core.cli import main
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
         assert main(["equations", str(SAMPLES / "spherical_pendulum.json")]) == 2
@@ -199,7 +199,7 @@ def test_unsupported_spatial_model_fails_cleanly():
 
 
 def test_appell_symbolic_on_an_unsupported_spatial_model_is_a_solver_failure():
-    from core.dynamics.base import SolverFailure
+    from mechstudio.core.dynamics.base import SolverFailure
     system = compile_model(load_model(SAMPLES / "spherical_pendulum.json"))
     with pytest.raises(SolverFailure, match="not available for this model.*spherical"):
         get_formulation("appell_symbolic")(system)
@@ -209,7 +209,7 @@ def test_symbolic_disk_with_applied_force_and_torque_matches_spatial_system():
     """Applied force at a rim point (time dependent) and a global torque: generalized forces by virtual power."""
     import json
 
-    from core.model.io import model_from_data
+    from mechstudio.core.model.io import model_from_data
     data = json.loads((SAMPLES / "rolling_disk_accelerating_plane.json").read_text())
     data["bodies"][0]["points"]["rim"] = [0.5, 0.0, 0.01]
     data["forces"] = [{"name": "push", "type": "applied_force", "body": "disk", "point": "rim",
@@ -240,7 +240,7 @@ def test_disk_with_a_rolling_speed_quasi_velocity():
     acceleration as a pseudo-force; m = 1, rho = 1/2, a_p = (0.3, -0.2, 0) in the sample)."""
     import json
 
-    from core.model.io import model_from_data
+    from mechstudio.core.model.io import model_from_data
     data = json.loads((SAMPLES / "rolling_disk_accelerating_plane.json").read_text())
     data["quasi_velocities"] = {"choice": [
         {"name": "w_psi", "coefficients": {"disk.psi": 1}},

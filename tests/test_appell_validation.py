@@ -9,9 +9,9 @@ import json
 import pytest
 
 from appell_helpers import SAMPLES
-from core.errors import ModelError
-from core.model.io import loads_model
-from core.system import compile_model
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model.io import loads_model
+from mechstudio.core.system import compile_model
 
 
 def _load_with(name: str, qv: dict):

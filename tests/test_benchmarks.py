@@ -20,12 +20,12 @@ import math
 import numpy as np
 import pytest
 
-from core.bench import iftomm as ib
-from core.bench import iftomm_models as im
-from core.bench import iftomm_reference as ir
-from core.model.io import load_model, model_from_data
-from core.simulate import SimulationSettings, initial_state, run
-from core.system import compile_model
+from mechstudio.core.bench import iftomm as ib
+from mechstudio.core.bench import iftomm_models as im
+from mechstudio.core.bench import iftomm_reference as ir
+from mechstudio.core.model.io import load_model, model_from_data
+from mechstudio.core.simulate import SimulationSettings, initial_state, run
+from mechstudio.core.system import compile_model
 
 
 def _system(doc):
@@ -95,7 +95,7 @@ def test_nfourbar_reference_energy_quadrature_and_ode_agree():
 
 @pytest.mark.parametrize("N", [2, 40])
 def test_nfourbar_jacobian_loses_rank_at_the_horizontal(N):
-    from core.kinematics.assembly import rank_analysis
+    from mechstudio.core.kinematics.assembly import rank_analysis
     s = _system(im.nfourbar_model(N, 1.0))
     assert s.n == 3 * (2 * N + 1) and s.m_holonomic == 6 * N + 2
     for angle, rank in ((math.pi / 3, 6 * N + 2), (0.0, 5 * N + 2), (math.pi, 5 * N + 2)):
@@ -121,7 +121,7 @@ def test_ali3p_passes_the_singular_configuration():
 
 
 def test_andrews_initial_accelerations_match_the_published_consistent_values():
-    from core.dynamics.base import get_formulation
+    from mechstudio.core.dynamics.base import get_formulation
     s = _system(im.andrews_model())
     st = initial_state(s)
     acc = get_formulation("lagrange")(s).accelerations(st.q, st.v, 0.0)

@@ -31,12 +31,12 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from core.elements.primitives.cam_contact import exact_distance, exact_support
-from core.errors import ModelError
-from core.model import model_from_data
-from core.model.timefunc import time_function
-from core.simulate import simulate
-from core.types import Status
+from mechstudio.core.elements.primitives.cam_contact import exact_distance, exact_support
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model import model_from_data
+from mechstudio.core.model.timefunc import time_function
+from mechstudio.core.simulate import simulate
+from mechstudio.core.types import Status
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_models" / "cam_follower.json"

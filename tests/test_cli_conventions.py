@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLES
-from core.model.io import current_umask
-from gui.cli import main
+from mechstudio.core.model.io import current_umask
+from mechstudio.gui.cli import main
 
 
 def run_cli(argv, capsys, stdin_text=None, monkeypatch=None):
@@ -57,7 +57,7 @@ def test_bad_option_values_exit_2_naming_the_option_on_stderr(capsys, argv, opti
 
 
 def test_no_command_prints_the_usage_on_stderr_with_status_2(capsys):
-    from core.cli import main as core_main
+    from mechstudio.core.cli import main as core_main
     try:
         rc = core_main([])
     except SystemExit as exc:
@@ -112,7 +112,7 @@ def test_exported_csv_has_the_permissions_of_an_ordinary_file(capsys, tmp_path):
 
 
 def test_progress_bar_only_on_a_terminal_and_not_with_quiet(capsys, monkeypatch):
-    import core.commands.arguments as arguments
+    import mechstudio.core.commands.arguments as arguments
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -20,7 +20,7 @@ from conftest import ROOT, SAMPLES
 def test_video_and_plots_without_a_display(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     env["PYTHONPATH"] = str(ROOT)
-    cmd = [sys.executable, "-m", "gui.cli", "simulate", str(SAMPLES / "pendulum.json"), "--t-end", "0.3",
+    cmd = [sys.executable, "-m", "mechstudio.gui.cli", "simulate", str(SAMPLES / "pendulum.json"), "--t-end", "0.3",
            "--video", "run.gif", "--fps", "20", "--plots", "plots", "--quiet"]
     proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr

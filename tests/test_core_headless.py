@@ -11,7 +11,7 @@ BLOCKER = """
 import importlib.abc, sys
 class Block(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
-        if name.split('.')[0] in ('PySide6', 'shiboken6', 'pyqtgraph', 'OpenGL', 'gui'):
+        if name.split('.')[0] in ('PySide6', 'shiboken6', 'pyqtgraph', 'OpenGL') or name.startswith('mechstudio.gui'):
             raise ImportError(f'{name} is blocked in this test')
 sys.meta_path.insert(0, Block())
 """
@@ -24,14 +24,14 @@ def run_py(code: str) -> subprocess.CompletedProcess:
 
 def test_core_imports_and_simulates_without_qt():
     code = """
-import core, core.cli, core.simulate, core.dynamics, core.kinematics.assembly
-from core.dynamics.base import get_formulation
+import mechstudio.core, mechstudio.core.cli, mechstudio.core.simulate, mechstudio.core.dynamics, mechstudio.core.kinematics.assembly
+from mechstudio.core.dynamics.base import get_formulation
 for name in ('projection', 'lagrange'):
     get_formulation(name)
-from core.simulate import simulate
+from mechstudio.core.simulate import simulate
 tr = simulate('sample_models/pendulum.json', t_end=0.05)
 assert tr.status.ok, tr.message
-mods = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'OpenGL', 'gui')]
+mods = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'OpenGL') or m.startswith('mechstudio.gui')]
 assert not mods, mods
 print('ok')
 """
@@ -41,13 +41,13 @@ print('ok')
 
 
 def test_cli_info_runs_headless():
-    res = run_py("import sys; from core.cli import main; sys.exit(main(['info', 'sample_models/four_bar.json']))")
+    res = run_py("import sys; from mechstudio.core.cli import main; sys.exit(main(['info', 'sample_models/four_bar.json']))")
     assert res.returncode == 0, res.stderr
     out = res.stdout
     for needle in ("coordinates (n = 9)", "crank.phi", "constraints (m = 8", "rank of Phi_q = 8",
                    "degrees of freedom d = n - rank = 9 - 8 = 1", "redundant constraints: none"):
         assert needle in out, out
-    res = run_py("import sys; from core.cli import main; sys.exit(main(['info', 'sample_models/parallelogram.json']))")
+    res = run_py("import sys; from mechstudio.core.cli import main; sys.exit(main(['info', 'sample_models/parallelogram.json']))")
     assert "redundant constraints (1):" in res.stdout
 
 
@@ -61,7 +61,7 @@ def test_import_contract_holds():
 
 def test_bad_model_gives_diagnostics_not_traceback(tmp_path):
     out = tmp_path / "never.csv"
-    res = run_py(f"import sys; from core.cli import main; sys.exit(main(['simulate', "
+    res = run_py(f"import sys; from mechstudio.core.cli import main; sys.exit(main(['simulate', "
                  f"'tests/data/bad_models/negative_mass.json', '--out', r'{out}']))")
     assert res.returncode == 2
     assert "Traceback" not in res.stderr

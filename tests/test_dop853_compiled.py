@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from scipy.integrate import DOP853
 
-from core.integrate import dop853_kernels
-from core.integrate.dop853_kernels import CompiledRHS
-from core.integrate.scipy_ivp import DOP853 as OurDOP853, CompiledDOP853Stepper
-from core.jit import compile_helper, numba_module
+from mechstudio.core.integrate import dop853_kernels
+from mechstudio.core.integrate.dop853_kernels import CompiledRHS
+from mechstudio.core.integrate.scipy_ivp import DOP853 as OurDOP853, CompiledDOP853Stepper
+from mechstudio.core.jit import compile_helper, numba_module
 
 pytestmark = pytest.mark.skipif(numba_module() is None, reason="the compiled step needs numba")
 
@@ -194,12 +194,12 @@ def test_rolling_disk_runs_step_compiled_as_accurately_as_scipy(sample: str, mon
     """The rolling disks run on the compiled step by default. Against a run at rtol 1e-12 (scipy's stepping), the
     5 s run at rtol 1e-8 has the error of the same run on scipy's Python stepping (within a factor 3), the same
     number of steps within 2 %, and every output still on the constraints (||Phi|| < 1e-12)."""
-    from core.dynamics.projection import ProjectionFormulation
-    from core.model.io import load_model
-    from core.run.driver import Driver
-    from core.samples import sample_path
-    from core.simulate import SimulationSettings, initial_state
-    from core.system import compile_model
+    from mechstudio.core.dynamics.projection import ProjectionFormulation
+    from mechstudio.core.model.io import load_model
+    from mechstudio.core.run.driver import Driver
+    from mechstudio.core.samples import sample_path
+    from mechstudio.core.simulate import SimulationSettings, initial_state
+    from mechstudio.core.system import compile_model
     system = compile_model(load_model(sample_path(sample)))
     init = initial_state(system)
 
@@ -221,11 +221,11 @@ def test_batched_output_frames_equal_one_at_a_time(sample: str, monkeypatch: pyt
     """The outputs inside a step come from one compiled call per step (``fast_outputs``); the run with them
     asked one at a time (``fast_output``) records the same frames to round-off (the same kernel, the plane's
     motion evaluated from the same coefficients in compiled code instead of numpy: 1e-14 relative)."""
-    from core.dynamics.projection import ProjectionFormulation
-    from core.samples import sample_path
-    from core.simulate import SimulationSettings, run
-    from core.model.io import load_model
-    from core.system import compile_model
+    from mechstudio.core.dynamics.projection import ProjectionFormulation
+    from mechstudio.core.samples import sample_path
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.model.io import load_model
+    from mechstudio.core.system import compile_model
     system = compile_model(load_model(sample_path(sample)))
     settings = SimulationSettings(t_end=2.0, dt=0.01, formulation="projection", integrator="dop853", rtol=1e-8,
                                   atol=1e-10)
@@ -252,11 +252,11 @@ def test_a_plane_motion_not_quadratic_in_t_takes_the_python_stepping() -> None:
     """A shaking plane (harmonic and sine motion) has no compiled right-hand side of t: scipy's stepping and the
     outputs one at a time, and the run still finishes on the constraints."""
     import json
-    from core.model.io import model_from_data
-    from core.run.driver import Driver
-    from core.samples import sample_path
-    from core.simulate import SimulationSettings
-    from core.system import compile_model
+    from mechstudio.core.model.io import model_from_data
+    from mechstudio.core.run.driver import Driver
+    from mechstudio.core.samples import sample_path
+    from mechstudio.core.simulate import SimulationSettings
+    from mechstudio.core.system import compile_model
     data = json.loads(sample_path("rolling_disk").read_text())
     data["ground"]["motion"] = {"position": [{"type": "harmonic", "amplitude": 0.05, "frequency": 3.0}, 0.0,
                                              {"type": "expression", "expression": "0.02*sin(5*t)"}]}
@@ -270,7 +270,7 @@ def test_a_plane_motion_not_quadratic_in_t_takes_the_python_stepping() -> None:
 
 
 def _chain_with_torque(torque: object) -> dict:
-    from core.bench.speed import planar_chain_data
+    from mechstudio.core.bench.speed import planar_chain_data
     data = planar_chain_data(6)
     data.setdefault("forces", []).append({"name": "drive", "type": "applied_torque", "body": "link1",
                                           "torque": torque})
@@ -285,11 +285,11 @@ def test_planar_chain_steps_compiled_when_nothing_depends_on_t(torque: object, c
     torque), not when a load depends on t; the compiled run has the error of scipy's stepping (factor 3) against
     a run at rtol 1e-12, the same number of steps within 2 %, and its energy balance holds (the work of the
     torque included) to 1e-7 relative."""
-    from core.dynamics.projection import ProjectionFormulation
-    from core.model.io import model_from_data
-    from core.run.driver import Driver
-    from core.simulate import SimulationSettings
-    from core.system import compile_model
+    from mechstudio.core.dynamics.projection import ProjectionFormulation
+    from mechstudio.core.model.io import model_from_data
+    from mechstudio.core.run.driver import Driver
+    from mechstudio.core.simulate import SimulationSettings
+    from mechstudio.core.system import compile_model
     system = compile_model(model_from_data(_chain_with_torque(torque)))
 
     def run(rtol: float) -> Driver:
@@ -308,10 +308,10 @@ def test_planar_chain_steps_compiled_when_nothing_depends_on_t(torque: object, c
 
 
 def _wittenburg(sample_or_data: object, **options: object):  # noqa: ANN202
-    from core.dynamics.base import get_formulation
-    from core.model.io import load_model, model_from_data
-    from core.samples import sample_path
-    from core.system import compile_model
+    from mechstudio.core.dynamics.base import get_formulation
+    from mechstudio.core.model.io import load_model, model_from_data
+    from mechstudio.core.samples import sample_path
+    from mechstudio.core.system import compile_model
     model = (model_from_data(sample_or_data) if isinstance(sample_or_data, dict)
              else load_model(sample_path(sample_or_data)))
     system = compile_model(model)
@@ -349,9 +349,9 @@ def test_tree_rhs_is_compiled_only_where_it_applies() -> None:
 def test_spherical_chain_steps_compiled_as_accurately_as_scipy(monkeypatch: pytest.MonkeyPatch) -> None:
     """The 10-link spherical chain through run(): compiled steps, the error of scipy's stepping (factor 3)
     against a run at rtol 1e-12, the same number of steps within 2 %, and energy conserved to 1e-8 relative."""
-    from core.run.driver import Driver
-    from core.simulate import SimulationSettings, initial_state
-    from core.tree.wittenburg import WittenburgFormulation
+    from mechstudio.core.run.driver import Driver
+    from mechstudio.core.simulate import SimulationSettings, initial_state
+    from mechstudio.core.tree.wittenburg import WittenburgFormulation
     system, _ = _wittenburg("spherical_chain_10")
     init = initial_state(system)
 

@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLES
-from core.drawing import build_drawing, export_drawing
-from core.errors import UnknownNameError
-from core.model import loads_model
-from core.points import PointTracer, parse_point_names
-from core.results import read_csv
-from core.system import compile_model
+from mechstudio.core.drawing import build_drawing, export_drawing
+from mechstudio.core.errors import UnknownNameError
+from mechstudio.core.model import loads_model
+from mechstudio.core.points import PointTracer, parse_point_names
+from mechstudio.core.results import read_csv
+from mechstudio.core.system import compile_model
 from test_points import OMEGA, driven_four_bar, pose_point
 from test_points_cli import run_cli
 

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from core.dynamics import get_formulation
-from core.model import load_model, loads_model
-from core.simulate import SimulationSettings, initial_state, run, simulate
-from core.system import compile_model
-from core.types import Status
+from mechstudio.core.dynamics import get_formulation
+from mechstudio.core.model import load_model, loads_model
+from mechstudio.core.simulate import SimulationSettings, initial_state, run, simulate
+from mechstudio.core.system import compile_model
+from mechstudio.core.types import Status
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +48,7 @@ def steady_rolling_state(theta0: float, psi_rate: float):
     lag = get_formulation("lagrange")(system)
     init = initial_state(system)
     q = init.q
-    from core.kinematics.assembly import solve_velocities
+    from mechstudio.core.kinematics.assembly import solve_velocities
 
     def state(spin):
         v, _ = solve_velocities(system, q, 0.0, [(3, psi_rate), (4, 0.0), (5, spin)])
@@ -138,7 +138,7 @@ def test_correction_with_redundant_constraints_takes_a_small_step():
     manifold). The correction switches to least squares (KKT_PIVOT_RTOL): from 40 states 1e-3 off the assembled
     one every correction converges and lands within 10x the offset (measured: at most 7.2x; the LU solve gave
     one failure and up to 13.7x here, and at 1e-2 offsets 20 failures of 40 and 57x)."""
-    from core.dynamics.correction import correct
+    from mechstudio.core.dynamics.correction import correct
     s = compile_model(load_model(ROOT / "sample_models" / "parallelogram.json"))
     init = initial_state(s)
     rng = np.random.default_rng(17)
@@ -168,7 +168,7 @@ def test_four_bar_correction_keeps_constraints_and_drift_without(formulation):
 
 def test_svd_reuse_on_the_four_bar():
     """SVDs <= 2 % of the right-hand sides over 5 s, and C q'' + eta = 0 to 1e-12 at every evaluation."""
-    from core.dynamics.projection import ProjectionFormulation
+    from mechstudio.core.dynamics.projection import ProjectionFormulation
     system = compile_model(load_model(ROOT / "sample_models" / "four_bar.json"))
     worst = [0.0]
 
@@ -179,7 +179,7 @@ def test_svd_reuse_on_the_four_bar():
             res = system.constraint_matrix(q, t) @ qdd + system.eta(q, v_, t)
             worst[0] = max(worst[0], float(np.abs(res).max()))
             return out
-    import core.dynamics.base as base
+    import mechstudio.core.dynamics.base as base
     base.FORMULATIONS["projection_checked"] = Checked
     try:
         traj = run(system, SimulationSettings(t_end=5.0, dt=0.01, formulation="projection_checked"))
@@ -244,9 +244,9 @@ def test_integrator_giving_up_ends_with_status_and_time():
 def test_newton_correction_failure_ends_with_status(monkeypatch, path):
     """A correction that does not converge ends the run with a status and message, on both output paths: the
     generic one (core.dynamics.correction.correct) and the fused compiled one (its 'converged' flag)."""
-    import core.run.driver as sim  # the driver module that calls correct()
-    from core.dynamics.correction import CorrectionResult
-    from core.dynamics.projection import ProjectionFormulation
+    import mechstudio.core.run.driver as sim  # the driver module that calls correct()
+    from mechstudio.core.dynamics.correction import CorrectionResult
+    from mechstudio.core.dynamics.projection import ProjectionFormulation
 
     def failing(system, q, v, t, **kw):
         return CorrectionResult(q, v, 1.0, 0.5, 0.0, 0.0, 10, False)
@@ -262,7 +262,7 @@ def test_newton_correction_failure_ends_with_status(monkeypatch, path):
     options = {"kernels": "numpy"} if path == "generic" else {}
     system = compile_model(load_model(ROOT / "sample_models" / "four_bar.json"))
     if path == "fused":
-        from core.jit import numba_module
+        from mechstudio.core.jit import numba_module
         if numba_module() is None:
             pytest.skip("numba is off: no fused path")
         monkeypatch.setattr(sim, "correct", None)  # the fused path must not fall back to the generic correction
@@ -297,10 +297,10 @@ def test_checkpoints_single_frames_and_stop_between_outputs():
     """The driver's hooks (used by the GUI worker): a checkpoint after every recorded frame, where
     ``flush_now`` forces the pending frames out as a block and ``cancel`` may end the run; ``stop_requested``
     is asked before every integrator step."""
-    from core.model import load_model
-    from core.simulate import SimulationSettings, iter_simulation
-    from core.system import compile_model
-    from core.types import Status
+    from mechstudio.core.model import load_model
+    from mechstudio.core.simulate import SimulationSettings, iter_simulation
+    from mechstudio.core.system import compile_model
+    from mechstudio.core.types import Status
     system = compile_model(load_model("sample_models/pendulum.json"))
     settings = SimulationSettings(t_end=0.5, dt=0.01)
     calls = []

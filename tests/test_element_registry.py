@@ -34,11 +34,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from core.elements import element_names, element_type
-from core.errors import UnknownNameError
-from core.model import Model, model_from_data
-from core.model.timefunc import T
-from core.system import compile_model
+from mechstudio.core.elements import element_names, element_type
+from mechstudio.core.errors import UnknownNameError
+from mechstudio.core.model import Model, model_from_data
+from mechstudio.core.model.timefunc import T
+from mechstudio.core.system import compile_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "core" / "model" / "schema.json").read_text())
@@ -278,7 +278,7 @@ def test_numeric_rows_and_jacobians_against_finite_differences(case):
 # ---- symbolic backend ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("case", PLANAR_CASES)
 def test_symbolic_form_equals_numeric(case):
-    from core.symbolic.planar import planar_symbolic
+    from mechstudio.core.symbolic.planar import planar_symbolic
     model = fixture_model(case)
     s = compile_model(model)
     sym = planar_symbolic(model)
@@ -306,9 +306,9 @@ def test_symbolic_form_equals_numeric(case):
 def compiled_terms() -> tuple[Any, ...]:
     """(position terms, velocity terms, potential, reactions) of core.planar_kernels: numba-compiled (after the
     projection's kernel set has compiled their helpers), or their plain-Python source without numba."""
-    from core import planar_kernels
-    from core.dynamics import projection_planar
-    from core.jit import compile_helper
+    from mechstudio.core import planar_kernels
+    from mechstudio.core.dynamics import projection_planar
+    from mechstudio.core.jit import compile_helper
     projection_planar.kernels()
     return tuple(compile_helper(f) for f in (planar_kernels.k_position_terms, planar_kernels.k_velocity_terms,
                                              planar_kernels.k_potential, planar_kernels.k_reactions))
@@ -377,9 +377,9 @@ def test_compiled_path_and_reactions_equal_numeric(case):
 # ---- spatial types ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("type_", [t for _, t in ALL_TYPES if element_type(t).dimension == "spatial"])
 def test_spatial_types_compile_and_their_symbolic_backend(type_):
-    from core.model import load_model
-    from core.symbolic.appell import SymbolicUnsupported
-    from core.symbolic.spatial import spatial_symbolic
+    from mechstudio.core.model import load_model
+    from mechstudio.core.symbolic.appell import SymbolicUnsupported
+    from mechstudio.core.symbolic.spatial import spatial_symbolic
     model = load_model(ROOT / "sample_models" / SPATIAL_SAMPLES[type_])
     s = compile_model(model)
     names = [j.name for j in model.entities.joints if j.type == type_]
@@ -410,8 +410,8 @@ def placed_types(model: Any) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("section,type_", ALL_TYPES)
 def test_editor_places_every_type_from_its_palette_entry(section, type_):
-    from gui.editor import placement
-    from core.drawing.scene import scene_geometry
+    from mechstudio.gui.editor import placement
+    from mechstudio.core.drawing.scene import scene_geometry
     info = element_type(type_).editor
     if info.palette is None:
         assert info.no_palette, f"{type_}: neither a palette entry nor where else it is created"
@@ -446,7 +446,7 @@ def test_editor_places_every_type_from_its_palette_entry(section, type_):
 
 @pytest.mark.parametrize("case", PLANAR_CASES)
 def test_2d_drawing_has_a_record_for_every_planar_element(case):
-    from core.drawing.scene import scene_geometry
+    from mechstudio.core.drawing.scene import scene_geometry
     model = fixture_model(case)
     sg = scene_geometry(model)
     et = element_type(element_of(case))
@@ -475,8 +475,8 @@ def test_2d_drawing_has_a_record_for_every_planar_element(case):
 
 
 def test_2d_drawing_of_spatial_joints():
-    from core.model import load_model
-    from core.drawing.scene import scene_geometry
+    from mechstudio.core.model import load_model
+    from mechstudio.core.drawing.scene import scene_geometry
     for type_, sample in SPATIAL_SAMPLES.items():
         sg = scene_geometry(load_model(ROOT / "sample_models" / sample))
         assert any(j.type == type_ and j.symbol == element_type(type_).editor.drawing for j in sg.joints)
@@ -484,8 +484,8 @@ def test_2d_drawing_of_spatial_joints():
 
 @pytest.mark.parametrize("section,type_", ALL_TYPES)
 def test_3d_drawing_draws_every_joint_and_spring(section, type_):
-    from core.model import load_model
-    from gui.view3d.geometry import build_scene
+    from mechstudio.core.model import load_model
+    from mechstudio.gui.view3d.geometry import build_scene
     if element_type(type_).dimension == "spatial":
         scene = build_scene(load_model(ROOT / "sample_models" / SPATIAL_SAMPLES[type_]))
         name = next(j.name for j in load_model(ROOT / "sample_models" / SPATIAL_SAMPLES[type_]).entities.joints
@@ -516,8 +516,8 @@ def test_cam_compiled_route_is_its_profile_table():
     r'' at TABLE_NODES nodes; the symbolic backend uses the exact expression, so test_symbolic_form_equals_numeric
     checks the table to 1e-10 for the cam cases. Here: the compiled data carry exactly that table, and a profile
     the table cannot resolve is refused at load time (no silent approximation)."""
-    from core.elements.primitives.cam_profile import TABLE_NODES, profile_table
-    from core.planar_kernels import PlanarGeometry
+    from mechstudio.core.elements.primitives.cam_profile import TABLE_NODES, profile_table
+    from mechstudio.core.planar_kernels import PlanarGeometry
     for case in ("cam_follower", "cam_roller"):
         model = fixture_model(case)
         geo = PlanarGeometry(*compile_model(model).fused_data()[0])

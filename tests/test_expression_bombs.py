@@ -11,9 +11,9 @@ import signal
 import pytest
 
 from conftest import SAMPLES
-from core.errors import ModelError
-from core.model import loads_model
-from core.model.timefunc import ExpressionError, time_function
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model import loads_model
+from mechstudio.core.model.timefunc import ExpressionError, time_function
 
 HANG_GUARD_S = 20
 POINTER = "/drivers/0/function"

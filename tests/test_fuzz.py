@@ -15,9 +15,9 @@ import random
 
 import pytest
 
-from core.errors import ModelError
-from core.model import loads_model
-from core.fuzz import mutate, sample_documents, trial
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model import loads_model
+from mechstudio.core.fuzz import mutate, sample_documents, trial
 
 from conftest import SAMPLES
 

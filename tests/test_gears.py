@@ -34,10 +34,10 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from core.errors import ModelError
-from core.model import model_from_data
-from core.simulate import simulate
-from core.types import Status
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model import model_from_data
+from mechstudio.core.simulate import simulate
+from mechstudio.core.types import Status
 
 ROOT = Path(__file__).resolve().parents[1]
 GEAR_TRAIN = ROOT / "sample_models" / "gear_train.json"

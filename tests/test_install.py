@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from mechstudio import __version__
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -64,11 +66,11 @@ def test_installed_mechstudio_simulates_an_installed_sample_from_another_folder(
     lines = (elsewhere / "run.csv").read_text().splitlines()
     assert lines[0].startswith("t,") and len(lines) == 1 + 6
     version = _run([exe, "--version"], cwd=elsewhere, env=env)
-    assert version.returncode == 0 and version.stdout.strip() == "mechstudio 0.1.0"
+    assert version.returncode == 0 and version.stdout.strip() == f"mechstudio {__version__}"
 
 
 def test_installed_package_carries_icons_schema_and_benchmark_models(installed, tmp_path):
-    code = ("import gui.paths as p, core.samples as s, core.bench.iftomm_models as im, core.model.io as io;"
+    code = ("import mechstudio.gui.paths as p, mechstudio.core.samples as s, mechstudio.core.bench.iftomm_models as im, mechstudio.core.model.io as io;"
             "print(p.RESOURCES); print(s.samples_folder()); print(im.BENCH_DIR); print(len(io.schema()))")
     out = _run([str(installed / "bin" / "python"), "-c", code], cwd=tmp_path, env=_env(tmp_path))
     assert out.returncode == 0, out.stderr
@@ -78,3 +80,37 @@ def test_installed_package_carries_icons_schema_and_benchmark_models(installed, 
     assert (Path(resources) / "icons" / "app.svg").is_file()
     assert len(list(Path(samples).glob("*.json"))) == len(list((ROOT / "sample_models").glob("*.json")))
     assert (Path(bench) / "andrews_squeezer_data.json").is_file()
+
+
+def test_installed_beside_a_distribution_with_a_top_level_core_package(installed, tmp_path):
+    """Another distribution that ships a top-level ``core`` package neither breaks Mechanism Studio nor is broken by
+    it, also after it is uninstalled: our code lives under the one package ``mechstudio``."""
+    other = tmp_path / "other"
+    (other / "core").mkdir(parents=True)
+    (other / "core" / "__init__.py").write_text("WHO = 'other'\n")
+    (other / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools>=68"]\n'
+                                          'build-backend = "setuptools.build_meta"\n'
+                                          '[project]\nname = "other-core"\nversion = "1.0"\n'
+                                          '[tool.setuptools]\npackages = ["core"]\n')
+    wheels = tmp_path / "wheels"
+    build = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(other)])
+    if build.returncode != 0:
+        pytest.skip(f"cannot build the wheel here (no package index?): {build.stderr[-300:]}")
+    py, env = str(installed / "bin" / "python"), _env(tmp_path)
+    (wheel,) = wheels.glob("other_core-*.whl")
+    inst = _run([sys.executable, "-m", "pip", "--python", py, "install", "--no-deps", "-q", str(wheel)])
+    assert inst.returncode == 0, inst.stderr
+    both = ("import core, mechstudio; from mechstudio.core import load_model; "
+            "m = load_model(mechstudio.core.samples.sample_path('pendulum')); "
+            "print(core.WHO, mechstudio.__version__, len(m.bodies))")
+    code = "import mechstudio.core.samples; " + both
+    out = _run([py, "-c", code], cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["other", __version__, "1"]
+    gone = _run([sys.executable, "-m", "pip", "--python", py, "uninstall", "-y", "-q", "other-core"])
+    assert gone.returncode == 0, gone.stderr
+    after = _run([py, "-c", "import mechstudio.core.samples, mechstudio.core as c; "
+                  "print(len(c.load_model(mechstudio.core.samples.sample_path('pendulum')).bodies))"],
+                 cwd=tmp_path, env=env)
+    assert after.returncode == 0 and after.stdout.strip() == "1", after.stderr
+    assert _run([py, "-c", "import core"], cwd=tmp_path, env=env).returncode != 0  # nothing of ours was named core

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLES
-from core.errors import ModelError
-from core.interop.mjcf import to_mjcf
-from core.model import load_model, model_from_data
-from core.simulate import simulate
+from mechstudio.core.errors import ModelError
+from mechstudio.core.interop.mjcf import to_mjcf
+from mechstudio.core.model import load_model, model_from_data
+from mechstudio.core.simulate import simulate
 
 mujoco = pytest.importorskip("mujoco")
 T_END = 0.3

@@ -9,12 +9,12 @@ import math
 import numpy as np
 import pytest
 
-from core.errors import ModelError
-from core.interop.pyslvs import add_speed_driver, model_from_expression, parse_expression
-from core.kinematics.analysis import driven_motion
-from core.model import model_from_data
-from core.system import compile_model
-from gui.cli import main
+from mechstudio.core.errors import ModelError
+from mechstudio.core.interop.pyslvs import add_speed_driver, model_from_expression, parse_expression
+from mechstudio.core.kinematics.analysis import driven_motion
+from mechstudio.core.model import model_from_data
+from mechstudio.core.system import compile_model
+from mechstudio.gui.cli import main
 
 SLIDER_CRANK = """M[
   J[R, color[Green], P[0.0, 0.0], L[ground, crank]],

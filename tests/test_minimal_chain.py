@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.bench.minimal_chain import MinimalChain, initial_angles, simulate
-from core.bench.speed import planar_chain_data
-from core.dynamics.lagrange import LagrangeFormulation
-from core.model.io import model_from_data
-from core.system import compile_model
+from mechstudio.core.bench.minimal_chain import MinimalChain, initial_angles, simulate
+from mechstudio.core.bench.speed import planar_chain_data
+from mechstudio.core.dynamics.lagrange import LagrangeFormulation
+from mechstudio.core.model.io import model_from_data
+from mechstudio.core.system import compile_model
 
 
 def _maximal_state(chain: MinimalChain, phi: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""core.model.edit: pure Model -> Model edits (no Qt)."""
+"""mechstudio.core.model.edit: pure Model -> Model edits (no Qt)."""
 from __future__ import annotations
 
 import json
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import ModelError
-from core.model import empty_model_data, load_model, model_from_data
-from core.model import edit
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model import empty_model_data, load_model, model_from_data
+from mechstudio.core.model import edit
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 

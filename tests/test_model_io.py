@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import ModelError
-from core.model import load_model, loads_model, save_model
-from core.model.document import FORMAT_VERSION
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model import load_model, loads_model, save_model
+from mechstudio.core.model.document import FORMAT_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted(p for p in (ROOT / "sample_models").rglob("*.json")
@@ -113,7 +113,7 @@ def test_atomic_save_keeps_old_file_on_failure(tmp_path: Path, monkeypatch: pyte
     model = load_model(ROOT / "sample_models" / "pendulum.json")
     target = tmp_path / "m.json"
     target.write_text("original")
-    import core.model.io as io_mod
+    import mechstudio.core.model.io as io_mod
 
     def boom(*a, **k):
         raise OSError(28, "No space left on device")

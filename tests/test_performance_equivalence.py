@@ -20,13 +20,13 @@ import numpy as np
 import pytest
 import scipy.linalg as sla
 
-from core.bench.speed import planar_chain_data
-from core.dynamics import get_formulation
-from core.dynamics.correction import _kkt_step, correct
-from core.model import load_model
-from core.model.io import model_from_data
-from core.simulate import SimulationSettings, initial_state, run
-from core.system import compile_model
+from mechstudio.core.bench.speed import planar_chain_data
+from mechstudio.core.dynamics import get_formulation
+from mechstudio.core.dynamics.correction import _kkt_step, correct
+from mechstudio.core.model import load_model
+from mechstudio.core.model.io import model_from_data
+from mechstudio.core.simulate import SimulationSettings, initial_state, run
+from mechstudio.core.system import compile_model
 
 ROOT = Path(__file__).resolve().parents[1]
 PLANAR = ["pendulum", "double_pendulum", "four_bar", "slider_crank_driven", "parallelogram", "ice_skate_incline",
@@ -123,12 +123,12 @@ def random_consistent(system, rng, t=0.37, spread=0.05):
 
 
 def kernel_variants():
-    from core.jit import numba_module
+    from mechstudio.core.jit import numba_module
     return ["numpy"] + (["numba"] if numba_module() is not None else [])
 
 
 def needs_numba():
-    from core.jit import numba_module
+    from mechstudio.core.jit import numba_module
     if numba_module() is None:
         pytest.skip("numba is not available (or MECHSTUDIO_NO_NUMBA is set)")
 
@@ -188,7 +188,7 @@ def test_diagonal_mass_correction_equals_kkt(name):
     _, q, v = random_consistent(s, rng)
     C = s.constraint_matrix(q, 0.37)
     r = 1e-6 * rng.standard_normal(s.m)
-    from core.dynamics.correction import _diag_step
+    from mechstudio.core.dynamics.correction import _diag_step
     close(_diag_step(1.0 / s.mass_diagonal, C, r), _kkt_step(np.diag(s.mass_diagonal), C, r))
 
 
@@ -221,8 +221,8 @@ def test_continuous_stepping_agrees_with_restarting_intervals(name):
 @pytest.mark.parametrize("name", ["spherical_chain_3", "branched_tree", "chain_on_shaking_base", "bench10"])
 def test_wittenburg_kernel_equals_numpy_path(name):
     needs_numba()
-    from core.tree.bench import chain_model_data
-    from core.tree.wittenburg import WittenburgFormulation
+    from mechstudio.core.tree.bench import chain_model_data
+    from mechstudio.core.tree.wittenburg import WittenburgFormulation
     if name == "bench10":
         s = compile_model(model_from_data(chain_model_data(10)))
     else:
@@ -390,11 +390,11 @@ def test_every_planar_element_model_uses_every_kernel_branch():
 
 @pytest.mark.parametrize("name", PLANAR_FUSED)
 def test_planar_kernels_equal_reference(name):
-    """core.planar_kernels against the element-by-element reference methods, on random states and times."""
+    """mechstudio.core.planar_kernels against the element-by-element reference methods, on random states and times."""
     needs_numba()
-    from core.dynamics import projection_planar
+    from mechstudio.core.dynamics import projection_planar
     assert projection_planar.kernels() is not None
-    from core.dynamics.projection_planar import _position_terms, _potential, _reactions, _velocity_terms
+    from mechstudio.core.dynamics.projection_planar import _position_terms, _potential, _reactions, _velocity_terms
     s = planar_system_of(name)
     geo, frc, react = s.fused_data()
     rng = np.random.default_rng(13)
@@ -484,7 +484,7 @@ def test_fused_and_generic_runs_agree(name):
 def test_numba_cache_key_covers_the_helpers_and_constants_kernels_freeze():
     """Compiled kernels contain their helpers' code and freeze imported constants: the cache digest must cover
     those files (core.jit), not only each kernel's own file as numba's timestamp check does."""
-    from core.jit import kernel_sources
+    from mechstudio.core.jit import kernel_sources
     names = {p.relative_to(ROOT).as_posix() for p in kernel_sources()}
     # the projection kernels and the dense helpers they call live in projection_kernels.py and dense_kernels.py
     for f in ("core/dynamics/projection_fused.py", "core/dynamics/projection_planar.py", "core/planar_kernels.py",

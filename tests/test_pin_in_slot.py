@@ -26,12 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
-from core.dynamics import get_formulation
-from core.kinematics.assembly import assemble, solve_velocities
-from core.model import model_from_data
-from core.simulate import simulate
-from core.system import compile_model
-from core.types import Status
+from mechstudio.core.dynamics import get_formulation
+from mechstudio.core.kinematics.assembly import assemble, solve_velocities
+from mechstudio.core.model import model_from_data
+from mechstudio.core.simulate import simulate
+from mechstudio.core.system import compile_model
+from mechstudio.core.types import Status
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_models" / "slotted_lever.json"

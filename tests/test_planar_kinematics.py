@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from core.kinematics.analysis import driven_motion
-from core.kinematics.assembly import assemble, dof_report, rank_analysis
-from core.model import load_model, loads_model
-from core.system import compile_model
+from mechstudio.core.kinematics.analysis import driven_motion
+from mechstudio.core.kinematics.assembly import assemble, dof_report, rank_analysis
+from mechstudio.core.model import load_model, loads_model
+from mechstudio.core.system import compile_model
 
 ROOT = Path(__file__).resolve().parents[1]
 

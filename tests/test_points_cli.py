@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLES
-from core.cli import main
-from core.results import read_csv
+from mechstudio.core.cli import main
+from mechstudio.core.results import read_csv
 from test_points import driven_four_bar_data
 
 

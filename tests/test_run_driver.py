@@ -16,16 +16,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import core.dynamics.base as base
-from core.dynamics.base import FORMULATIONS, RestartRequired, get_formulation
-from core.dynamics.lagrange import LagrangeFormulation
-from core.errors import ModelError, UnknownNameError
-from core.integrate.base import INTEGRATORS
-from core.model import loads_model
-from core.model.document import Model
-from core.simulate import SimulationSettings, run, simulate
-from core.system import compile_model
-from core.types import Status
+import mechstudio.core.dynamics.base as base
+from mechstudio.core.dynamics.base import FORMULATIONS, RestartRequired, get_formulation
+from mechstudio.core.dynamics.lagrange import LagrangeFormulation
+from mechstudio.core.errors import ModelError, UnknownNameError
+from mechstudio.core.integrate.base import INTEGRATORS
+from mechstudio.core.model import loads_model
+from mechstudio.core.model.document import Model
+from mechstudio.core.simulate import SimulationSettings, run, simulate
+from mechstudio.core.system import compile_model
+from mechstudio.core.types import Status
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -144,7 +144,7 @@ def test_restart_required_twice_at_the_same_state_fails(registered):
 
 # --- hooks -------------------------------------------------------------------------------------------------------
 def test_flush_now_emits_every_frame_and_cancel_stops_between_frames():
-    from core.simulate import iter_simulation
+    from mechstudio.core.simulate import iter_simulation
     system = compile_model(loads_model(json.dumps(sample("four_bar"))))
     outcome: dict = {}
     seen = []
@@ -164,13 +164,13 @@ from threadpoolctl import threadpool_info
 def blas():
     return sorted(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas")
 before = blas()
-import core
-from core.simulate import simulate
+import mechstudio.core
+from mechstudio.core.simulate import simulate
 after_import = blas()
 during = []
-from core.simulate import SimulationSettings, run
-from core.system import compile_model
-from core.model import load_model
+from mechstudio.core.simulate import SimulationSettings, run
+from mechstudio.core.system import compile_model
+from mechstudio.core.model import load_model
 system = compile_model(load_model("sample_models/pendulum.json"))
 run(system, SimulationSettings(t_end=0.05), stop_requested=lambda: during.append(blas()) or False)
 print(json.dumps({"before": before, "after_import": after_import, "during": during[0], "after": blas()}))
@@ -196,13 +196,13 @@ def test_blas_threads_are_limited_during_a_run_only():
 def test_registries_list_builtins_without_importing_them():
     code = """
 import sys
-from core.dynamics.base import FORMULATIONS, get_formulation
-from core.integrate.base import INTEGRATORS
+from mechstudio.core.dynamics.base import FORMULATIONS, get_formulation
+from mechstudio.core.integrate.base import INTEGRATORS
 names = sorted(FORMULATIONS), sorted(INTEGRATORS)
-loaded = [m for m in ("core.dynamics.projection", "core.dynamics.appell", "core.tree.wittenburg",
-                      "core.integrate.scipy_ivp", "core.integrate.fixed") if m in sys.modules]
+loaded = [m for m in ("mechstudio.core.dynamics.projection", "mechstudio.core.dynamics.appell", "mechstudio.core.tree.wittenburg",
+                      "mechstudio.core.integrate.scipy_ivp", "mechstudio.core.integrate.fixed") if m in sys.modules]
 print(names, loaded)
-assert get_formulation("wittenburg").__name__ == "WittenburgFormulation" and "core.tree.wittenburg" in sys.modules
+assert get_formulation("wittenburg").__name__ == "WittenburgFormulation" and "mechstudio.core.tree.wittenburg" in sys.modules
 """
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.model import edit
-from core.model.io import load_model
-from core.simulate import simulate
-from core.types import Status
+from mechstudio.core.model import edit
+from mechstudio.core.model.io import load_model
+from mechstudio.core.simulate import simulate
+from mechstudio.core.types import Status
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from core.model import load_model
-from core.planar_kernels import PlanarGeometry
-from core.system import compile_model
+from mechstudio.core.model import load_model
+from mechstudio.core.planar_kernels import PlanarGeometry
+from mechstudio.core.system import compile_model
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,15 +11,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.bench.iftomm_models import nfourbar_model
-from core.bench.minimal_chain import MinimalChain, simulate
-from core.bench.speed import planar_chain_data
-from core.dynamics import packed_planar, projection_sparse
-from core.dynamics.base import get_formulation
-from core.jit import numba_module
-from core.model.io import load_model, model_from_data
-from core.simulate import SimulationSettings, initial_state, run
-from core.system import compile_model
+from mechstudio.core.bench.iftomm_models import nfourbar_model
+from mechstudio.core.bench.minimal_chain import MinimalChain, simulate
+from mechstudio.core.bench.speed import planar_chain_data
+from mechstudio.core.dynamics import packed_planar, projection_sparse
+from mechstudio.core.dynamics.base import get_formulation
+from mechstudio.core.jit import numba_module
+from mechstudio.core.model.io import load_model, model_from_data
+from mechstudio.core.simulate import SimulationSettings, initial_state, run
+from mechstudio.core.system import compile_model
 from tests.test_performance_equivalence import ROOT, close, every_planar_element_data, random_consistent
 
 pytestmark = pytest.mark.skipif(numba_module() is None, reason="numba is not available")

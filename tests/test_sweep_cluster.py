@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from core.sweep.store import read_metadata
+from mechstudio.core.sweep.store import read_metadata
 from test_sweep_helpers import FOUR_BAR, ROOT, assert_rows_match_serial
 
 DASK = str(Path(sys.executable).with_name("dask"))
@@ -80,7 +80,7 @@ def scheduler_address(tmp_path_factory):
 
 
 def sweep_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "core", "sweep", str(FOUR_BAR), *args]
+    return [sys.executable, "-m", "mechstudio.core", "sweep", str(FOUR_BAR), *args]
 
 
 METRICS = {"peak": ("absmax", "reaction.D.Fx"), "speed": ("rms", "v.coupler.phi"), "top": ("max", "q.rocker.y")}
@@ -140,7 +140,7 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes(scheduler_address, tmp_
     merged = full.set_index("run").loc[kept["run"]]
     assert merged["wall_s"].tolist() == kept["wall_s"].tolist()  # not run again
     # the interrupted and resumed sweep is the same design as a fresh one (reproducible from the seed)
-    from core.sweep import build_design, parse_vary
+    from mechstudio.core.sweep import build_design, parse_vary
     design = build_design([parse_vary("crank.mass=0.5:2"), parse_vary("coupler.initial.phi=0.5:0.7")], "sobol",
                           64, 7)
     assert full[["param.crank.mass", "param.coupler.initial.phi"]].to_numpy().tolist() == design.to_numpy().tolist()
@@ -150,7 +150,7 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes(scheduler_address, tmp_
 
 
 def test_environment_address_and_scheduler_file_reach_the_cluster(scheduler_address, monkeypatch):
-    from core.sweep.execute import connect
+    from mechstudio.core.sweep.execute import connect
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", scheduler_address)
     with connect() as client:
         assert client.scheduler.address == scheduler_address

@@ -13,8 +13,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from core.sweep import sweep
-from core.sweep.store import read_metadata
+from mechstudio.core.sweep import sweep
+from mechstudio.core.sweep.store import read_metadata
 from test_sweep_helpers import FOUR_BAR, assert_rows_match_serial
 
 METRICS = {"peak": ("absmax", "reaction.O.Fy"), "phi": ("final", "q.crank.phi"), "low": ("min", "v.rocker.phi"),
@@ -74,8 +74,8 @@ def test_a_task_that_fails_as_a_whole_gives_error_rows_and_the_sweep_goes_on(cli
 
     import numpy as np
 
-    from core.sweep import prepare
-    from core.sweep.execute import execute
+    from mechstudio.core.sweep import prepare
+    from mechstudio.core.sweep.execute import execute
     plan = prepare(FOUR_BAR, {"crank.mass": [1.0, 1.5]}, ["p=max(energy.kinetic)"], SETTINGS)
     broken = dataclasses.replace(plan.spec, model_json="{not json")
     rows: list[dict] = []

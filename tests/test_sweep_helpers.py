@@ -1,7 +1,7 @@
 """Independent reference for the sweep tests: serial ``simulate`` runs of modified files saved to disk.
 
 For each run the base file is loaded as plain JSON, the value written at the field's place by hand (no
-``core.sweep`` code), saved, and simulated with :func:`core.simulate.simulate` from the path -- what a user
+``mechstudio.core.sweep`` code), saved, and simulated with :func:`mechstudio.core.simulate.simulate` from the path -- what a user
 doing the sweep by hand with ``mechstudio simulate`` gets. The reducers are written out with numpy here.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from core.simulate import simulate
+from mechstudio.core.simulate import simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 FOUR_BAR = ROOT / "sample_models" / "four_bar.json"

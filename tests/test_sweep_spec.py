@@ -10,11 +10,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from core.model.io import load_model
-from core.sweep import AddressError, SpecError, build_design, parse_metric, parse_vary, prepare, resolve
-from core.sweep.metrics import REDUCERS, check_metrics
-from core.sweep.runner import run_batch
-from core.sweep.store import SweepStore, read_metadata, row_schema
+from mechstudio.core.model.io import load_model
+from mechstudio.core.sweep import AddressError, SpecError, build_design, parse_metric, parse_vary, prepare, resolve
+from mechstudio.core.sweep.metrics import REDUCERS, check_metrics
+from mechstudio.core.sweep.runner import run_batch
+from mechstudio.core.sweep.store import SweepStore, read_metadata, row_schema
 from test_sweep_helpers import FOUR_BAR, ROOT, serial_metrics
 
 SLIDER_PENDULUM = ROOT / "sample_models" / "slider_pendulum.json"
@@ -45,7 +45,7 @@ def test_unknown_name_or_field_is_refused_with_the_valid_choices():
 
 
 def test_a_field_absent_from_the_file_but_allowed_by_the_schema_is_accepted():
-    from core.model.edit import delete_value
+    from mechstudio.core.model.edit import delete_value
     sp = delete_value(load_model(SLIDER_PENDULUM), "/forces/0/damping")
     assert resolve(sp, "spring.damping", probe=0.1).pointer == "/forces/0/damping"
     with pytest.raises(AddressError, match="does not exist"):  # the strict schema has no such key
@@ -208,7 +208,7 @@ def test_store_merges_in_bounded_batches(tmp_path):
     (["--vary", "crank.mass=1:2:3", "--metric", "p=max(t)", "--formulation", "nope"], "unknown formulation"),
 ])
 def test_cli_refuses_bad_input_with_status_2(args, message, tmp_path, capsys):
-    from core.cli import main
+    from mechstudio.core.cli import main
     out = tmp_path / "s.parquet"
     assert main(["sweep", str(FOUR_BAR), *args, "--out", str(out)]) == 2
     assert message in capsys.readouterr().err

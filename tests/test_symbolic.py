@@ -16,11 +16,11 @@ import pytest
 import sympy as sp
 
 from appell_helpers import SAMPLES, consistent_state, planar_samples
-from core.model import load_model
-from core.model.timefunc import T
-from core.symbolic.appell import derivation_time, derive_appell, symbolic_model
-from core.symbolic.quasi import coordinate_symbol
-from core.system import compile_model
+from mechstudio.core.model import load_model
+from mechstudio.core.model.timefunc import T
+from mechstudio.core.symbolic.appell import derivation_time, derive_appell, symbolic_model
+from mechstudio.core.symbolic.quasi import coordinate_symbol
+from mechstudio.core.system import compile_model
 
 
 @pytest.mark.parametrize("name", planar_samples())
@@ -138,7 +138,7 @@ def test_derivation_is_cached_per_model_document():
     assert a is b
     data = model.copy_data()
     data["bodies"][0]["mass"] = 3.0
-    from core.model.io import model_from_data
+    from mechstudio.core.model.io import model_from_data
     c = derive_appell(model_from_data(data))
     assert c is not a and c.M_r != a.M_r
 
@@ -151,7 +151,7 @@ def test_benchmark_function_reports_fresh_and_cached_times():
 @pytest.mark.parametrize("form", ["appell", "lagrange", "constraints"])
 @pytest.mark.parametrize("latex", [False, True])
 def test_equations_command(form, latex):
-    from core.cli import main
+    from mechstudio.core.cli import main
     argv = ["equations", str(SAMPLES / "ice_skate_incline.json"), "--form", form]
     if latex:
         argv.append("--latex")
@@ -166,7 +166,7 @@ def test_equations_command(form, latex):
 
 
 def test_equations_command_textbook_choice_and_bad_choice():
-    from core.cli import main
+    from mechstudio.core.cli import main
     out = io.StringIO()
     with redirect_stdout(out):
         assert main(["equations", str(SAMPLES / "ice_skate_incline.json"), "--choice", "textbook"]) == 0

@@ -1,13 +1,13 @@
 """The fused output frame of Wittenburg's formulation (``WittenburgFormulation.fast_output``, compiled kernel
-``core.tree.kernels.k_output``) against the driver's generic path (issue 17).
+``mechstudio.core.tree.kernels.k_output``) against the driver's generic path (issue 17).
 
 Reference: what the driver computes without the fused call -- ``unpack`` to the maximal coordinates, the drift
-correction's residuals ``core.dynamics.correction.correct`` on the 7n-coordinate model, ``accelerations`` and
+correction's residuals ``mechstudio.core.dynamics.correction.correct`` on the 7n-coordinate model, ``accelerations`` and
 ``TreeMaximalSystem.reactions`` from the dense constraint matrix, the system's energies. Both evaluate the same
 formulas in a different order, so they agree to round-off: q, q', reactions and energies to 1e-12; q'' to
 1e-10 relative (omega' comes from a linear solve with K_ij, condition ~1e5 for the 10-link chain with its small
 axial inertia: 1e-16 differences of the inputs become ~1e-12); the violations (themselves round-off, ~1e-16)
-to 1e-14 absolute. Whole 2 s runs through ``core.simulate.run`` with and without the fused call agree to 1e-10.
+to 1e-14 absolute. Whole 2 s runs through ``mechstudio.core.simulate.run`` with and without the fused call agree to 1e-10.
 
 Models: every tree sample, the benchmark's 10-link chain, the loaded variant of tests/test_tree_wittenburg.py
 (springs, dampers, joint torque, applied force and torque, a translating and rotating base), and a chain whose
@@ -18,13 +18,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.dynamics.base import Formulation, OutputScalar
-from core.dynamics.correction import correct
-from core.model.io import model_from_data
-from core.simulate import SimulationSettings, initial_state, run
-from core.system import compile_model
-from core.tree.bench import chain_model_data
-from core.tree.wittenburg import WittenburgFormulation
+from mechstudio.core.dynamics.base import Formulation, OutputScalar
+from mechstudio.core.dynamics.correction import correct
+from mechstudio.core.model.io import model_from_data
+from mechstudio.core.simulate import SimulationSettings, initial_state, run
+from mechstudio.core.system import compile_model
+from mechstudio.core.tree.bench import chain_model_data
+from mechstudio.core.tree.wittenburg import WittenburgFormulation
 from test_performance_equivalence import needs_numba
 from test_tree_wittenburg import ALL, data, loaded_variant
 
@@ -154,7 +154,7 @@ def test_the_trees_bench_row_compares_the_same_integration():
     """The trees suite's run()/bare row (core.tree.bench.run_versus_bare) times the same integration both ways:
     the same steps (right-hand-side counts within the dense-output evaluations of one step) and a finished run.
     No speed is asserted (benchmarks are printed, never timed in tests)."""
-    from core.tree.bench import run_versus_bare
+    from mechstudio.core.tree.bench import run_versus_bare
     row = run_versus_bare(3, rounds=1, t_end=0.2)
     assert row["status"] == "finished"
     assert abs(row["run_rhs_evaluations"] - row["bare_rhs_evaluations"]) <= 15

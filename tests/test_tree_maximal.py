@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.model.io import load_model
-from core.system import compile_model
+from mechstudio.core.model.io import load_model
+from mechstudio.core.system import compile_model
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 

@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from core.dynamics import get_formulation
-from core.model.io import load_model, model_from_data
-from core.system import compile_model
-from core.tree.orientation import quat_to_matrix
-from core.tree.wittenburg import ParametrizationSwitch, WittenburgFormulation, integrate
+from mechstudio.core.dynamics import get_formulation
+from mechstudio.core.model.io import load_model, model_from_data
+from mechstudio.core.system import compile_model
+from mechstudio.core.tree.orientation import quat_to_matrix
+from mechstudio.core.tree.wittenburg import ParametrizationSwitch, WittenburgFormulation, integrate
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 ALL = ["spherical_pendulum", "spherical_chain_3", "spherical_chain_10", "branched_tree", "chain_on_shaking_base"]
@@ -78,7 +78,7 @@ def test_accelerations_and_joint_forces_match_the_maximal_formulation(name):
         a_w, a_l = W.reactions(q, v, t), L.reactions(q, v, t)
         assert np.abs(a_w.qdd - a_l.qdd).max() <= 1e-9 * np.abs(a_l.qdd).max()
         wd_l = s.omegas(q, a_l.qdd)[0] + 2 * np.einsum("kij,kj->ki", __import__(
-            "core.tree.orientation", fromlist=["quat_E"]).quat_E(s.split(v)[1]), s.split(v)[1])
+            "mechstudio.core.tree.orientation", fromlist=["quat_E"]).quat_E(s.split(v)[1]), s.split(v)[1])
         assert np.abs(a_w.info["omega_dot"] - wd_l).max() <= 1e-9 * np.abs(wd_l).max()
         assert np.abs(a_w.lam[:nj] - a_l.lam[:nj]).max() <= 1e-9 * np.abs(a_l.lam[:nj]).max()
         rw, rl = s.reactions(q, a_w.lam, t), s.reactions(q, a_l.lam, t)
@@ -220,7 +220,7 @@ def test_pack_unpack_round_trip():
 
 
 def test_the_simulation_driver_runs_the_tree():
-    simulate = pytest.importorskip("core.simulate")
+    simulate = pytest.importorskip("mechstudio.core.simulate")
     model = load_model(SAMPLES / "chain_on_shaking_base.json")
     traj = simulate.simulate(model, t_end=0.3, dt=0.05, formulation="wittenburg", rtol=1e-10, atol=1e-12)
     assert traj.status.ok, traj.message

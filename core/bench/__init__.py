@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 SUITES: dict[str, str | Callable[..., "BenchTable"]] = {
-    "speed": "core.bench.speed:run",
-    "trees": "core.bench.trees:run",
-    "iftomm": "core.bench.iftomm:run",
-    "symbolic": "core.bench.symbolic:run",
-    "sweep": "core.bench.sweep:run",
+    "speed": "mechstudio.core.bench.speed:run",
+    "trees": "mechstudio.core.bench.trees:run",
+    "iftomm": "mechstudio.core.bench.iftomm:run",
+    "symbolic": "mechstudio.core.bench.symbolic:run",
+    "sweep": "mechstudio.core.bench.sweep:run",
 }
 
 
@@ -60,7 +60,7 @@ def machine_description() -> str:
 
 
 def get_suite(name: str) -> Callable[..., BenchTable]:
-    from core.errors import UnknownNameError
+    from mechstudio.core.errors import UnknownNameError
     if name not in SUITES:
         raise UnknownNameError("benchmark suite", name, list(SUITES))
     target = SUITES[name]

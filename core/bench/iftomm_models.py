@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from core.samples import samples_folder
+from mechstudio.core.samples import samples_folder
 
 BENCH_DIR = samples_folder() / "benchmarks"
 #: the shared original of andrews_squeezer_data.json, when ``$MECHSTUDIO_SHARED_DATA`` names the folder holding
@@ -175,7 +175,7 @@ STIFF_FOURBAR = {
 
 def stiff_fourbar_model() -> dict[str, Any]:
     d = STIFF_FOURBAR
-    from core.bench.iftomm_reference import fourbar_closed_form  # the closed-form position analysis
+    from mechstudio.core.bench.iftomm_reference import fourbar_closed_form  # the closed-form position analysis
     th, cp, rk = fourbar_closed_form(d["theta0"])
     a, b, c = d["crank"], d["coupler"], d["rocker"]
     mu = d["mass_per_length"]

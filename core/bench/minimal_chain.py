@@ -2,7 +2,7 @@
 minimal coordinates, as a user would write it with numpy and scipy (absolute angles, dense mass matrix,
 ``numpy.linalg.solve`` per evaluation, scipy's DOP853 over the whole span, no outputs, no reactions).
 
-The chain is the one of :func:`core.bench.speed.planar_chain_data`: N uniform links of mass m, length l and
+The chain is the one of :func:`mechstudio.core.bench.speed.planar_chain_data`: N uniform links of mass m, length l and
 centroidal inertia J = m l^2 / 12, link k hinged to the end of link k - 1 (link 1 to the ground at the origin),
 absolute angles phi_k from the x axis, gravity g along -y.
 
@@ -32,7 +32,7 @@ from typing import Callable
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from core.types import FloatArray
+from mechstudio.core.types import FloatArray
 
 GRAVITY = 9.81  # [m/s^2]
 
@@ -90,7 +90,7 @@ class MinimalChain:
 
 
 def initial_angles(n: int, tilt: float = 0.5) -> FloatArray:
-    """The benchmark chain's start (``core.bench.speed.planar_chain_data``): phi_k = -pi/2 + tilt + 0.1 sin k."""
+    """The benchmark chain's start (``mechstudio.core.bench.speed.planar_chain_data``): phi_k = -pi/2 + tilt + 0.1 sin k."""
     return np.array([-math.pi / 2 + tilt + 0.1 * math.sin(k) for k in range(n)])
 
 

@@ -3,7 +3,7 @@ planar N-link pendulum chains.
 
 For every sample model that the projection formulation runs (planar models and the rolling disks; the spherical
 trees are the "trees" suite) and for planar chains of N = 1, 3, 10, 30 links, one full run of the application's
-driver (:func:`core.simulate.run`: assembly excluded, drift correction on, reactions, energies and violations
+driver (:func:`mechstudio.core.simulate.run`: assembly excluded, drift correction on, reactions, energies and violations
 recorded at every output, dt = 0.01 s) with DOP853 at rtol 1e-8 (atol 1e-10). Columns:
 
 * ``cpu_s``: CPU time of the process for the run (``time.process_time``; the machine is shared, so CPU time is
@@ -25,7 +25,7 @@ Targets (2-core machine): rolling disk >= 100x real time (issue 17; issue 3 aske
 30-link chain >= 1x (issue 3).
 
 Against the hand-written baseline (issue 17): for the chains of N = 10, 30 and 60 links, the full run above and the
-in-process scipy model of ``core.bench.minimal_chain`` (absolute angles, dense mass matrix, numpy solve, scipy
+in-process scipy model of ``mechstudio.core.bench.minimal_chain`` (absolute angles, dense mass matrix, numpy solve, scipy
 DOP853 over the whole span at the same rtol/atol, no outputs) are timed alternately in this process, ``repeats``
 rounds, each the best CPU time. Rows ``planar chain N=.. vs scipy``: ``cpu_s`` (ours), ``baseline_cpu_s``,
 ``ours_over_baseline`` (target <= 1 for N = 10 and 30, judged on the full 2 s runs only: a 0.5 s ``--quick`` run
@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from core.bench import BenchTable, machine_description
+from mechstudio.core.bench import BenchTable, machine_description
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 RATIO_CHAINS = (10, 30, 60)  # chains timed against the scipy baseline; the exponent is taken from 30 to 60
@@ -80,8 +80,8 @@ def run_case(name: str, model: Any, t_end: float, *, rtol: float = 1e-8, atol: f
              integrator: str = "dop853", formulation: str = "projection", repeats: int = 3,
              dt: float = 0.01) -> dict[str, Any]:
     """Time one model (best CPU time of ``repeats`` runs) and return its table row."""
-    from core.simulate import SimulationSettings, initial_state, run
-    from core.system import compile_model
+    from mechstudio.core.simulate import SimulationSettings, initial_state, run
+    from mechstudio.core.system import compile_model
     system = compile_model(model)
     init = initial_state(system)
     row: dict[str, Any] = {"case": name, "formulation": formulation, "integrator": integrator, "rtol": rtol,
@@ -115,7 +115,7 @@ def run_case(name: str, model: Any, t_end: float, *, rtol: float = 1e-8, atol: f
 
 def sample_cases() -> list[tuple[str, Any]]:
     """(name, model) of every sample model that the projection formulation runs (no spherical joints)."""
-    from core.model.io import load_model
+    from mechstudio.core.model.io import load_model
     out = []
     for path in sorted(SAMPLES.glob("*.json")):
         model = load_model(path)
@@ -127,9 +127,9 @@ def sample_cases() -> list[tuple[str, Any]]:
 
 def _warm_up() -> None:
     """Import and run everything once, so that no run pays for imports or first-call set-up."""
-    from core.model.io import model_from_data
-    from core.simulate import SimulationSettings, run
-    from core.system import compile_model
+    from mechstudio.core.model.io import model_from_data
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.system import compile_model
     run(compile_model(model_from_data(planar_chain_data(2))), SimulationSettings(t_end=0.05, dt=0.01))
 
 
@@ -137,11 +137,11 @@ def baseline_rows(sizes: tuple[int, ...] = RATIO_CHAINS, repeats: int = 3, t_end
                   accuracy: bool = True, rtol: float = 1e-8, atol: float = 1e-10) -> tuple[list[dict[str, Any]],
                                                                                        list[str]]:
     """(rows, notes): ours against the scipy baseline, interleaved in this process (module docstring)."""
-    from core.bench.minimal_chain import MinimalChain, simulate
-    from core.model.io import model_from_data
-    from core.simulate import SimulationSettings, initial_state
-    from core.simulate import run as run_model
-    from core.system import compile_model
+    from mechstudio.core.bench.minimal_chain import MinimalChain, simulate
+    from mechstudio.core.model.io import model_from_data
+    from mechstudio.core.simulate import SimulationSettings, initial_state
+    from mechstudio.core.simulate import run as run_model
+    from mechstudio.core.system import compile_model
     settings = SimulationSettings(t_end=t_end, dt=0.01, formulation="projection", integrator="dop853", rtol=rtol,
                                   atol=atol, correction=True)
     cases = {}
@@ -196,7 +196,7 @@ def baseline_rows(sizes: tuple[int, ...] = RATIO_CHAINS, repeats: int = 3, t_end
 def run(quick: bool = False, repeats: int | None = None, chains: tuple[int, ...] = (1, 3, 10, 30),
         samples: bool = True, baseline: bool = True) -> BenchTable:
     """The "speed" table (see module docstring); ``quick``: shorter runs, one repeat."""
-    from core.model.io import model_from_data
+    from mechstudio.core.model.io import model_from_data
     reps = repeats if repeats is not None else (1 if quick else 3)
     _warm_up()
     rows = []

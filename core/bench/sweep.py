@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.bench import BenchTable
+from mechstudio.core.bench import BenchTable
 
 FOUR_BAR = Path(__file__).resolve().parents[2] / "sample_models" / "four_bar.json"
 METRIC = "peak=absmax(reaction.O.Fy)"
@@ -62,9 +62,9 @@ def design(quick: bool) -> pd.DataFrame:
 
 
 def run_on(workers: int, params: pd.DataFrame, t_end: float) -> dict[str, Any]:
-    from core.sweep.api import prepare, run_plan
-    from core.sweep.execute import connect
-    from core.sweep.warm import WarmKernels
+    from mechstudio.core.sweep.api import prepare, run_plan
+    from mechstudio.core.sweep.execute import connect
+    from mechstudio.core.sweep.warm import WarmKernels
     plan = prepare(FOUR_BAR, params, [METRIC], {"t_end": t_end})
     with connect(workers=workers) as client, tempfile.TemporaryDirectory() as folder:
         client.register_plugin(WarmKernels(plan.spec), name=WarmKernels.name)

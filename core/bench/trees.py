@@ -1,24 +1,24 @@
 """Benchmark suite "trees" (issue 4): N-body spherical chains by Wittenburg's equations.
 
-Wraps :func:`core.tree.bench.chain_row` (the chain, the columns and how they are measured are described there:
+Wraps :func:`mechstudio.core.tree.bench.chain_row` (the chain, the columns and how they are measured are described there:
 right-hand-side cost ``rhs_us``, evaluations, process CPU time, real-time factor = simulated s / CPU s, energy
 drift) for N = 1, 3, 10, 30, 100 at rtol 1e-8, and adds the wall time and the issue's targets. Each row is the
 best (least CPU time) of ``repeats`` runs, because the machine is shared.
 
 Targets (issue 4, 2-core machine): 10-body chain >= 10x real time, 30-body >= 1x.
 
-Issue 17: the 10-body chain through the application's driver (``core.simulate.run``: outputs every 0.01 s with
+Issue 17: the 10-body chain through the application's driver (``mechstudio.core.simulate.run``: outputs every 0.01 s with
 q'', reactions, energies and violations, drift correction on) against the same formulation integrated bare (the
 same DOP853, rtol 1e-8, atol 1e-10 and output times), ``rounds`` interleaved pairs in one process
-(:func:`core.tree.bench.run_versus_bare`); printed as the last row and as a note: run()/bare speed >= 0.8.
+(:func:`mechstudio.core.tree.bench.run_versus_bare`); printed as the last row and as a note: run()/bare speed >= 0.8.
 """
 from __future__ import annotations
 
 import time
 from typing import Any
 
-from core.bench import BenchTable, machine_description
-from core.run.blas import single_threaded_blas
+from mechstudio.core.bench import BenchTable, machine_description
+from mechstudio.core.run.blas import single_threaded_blas
 
 TARGETS = {10: 10.0, 30: 1.0}
 RUN_OVER_BARE_TARGET = 0.8  # issue 17: a full run keeps >= 80 % of the bare formulation's speed
@@ -26,14 +26,14 @@ RUN_OVER_BARE_TARGET = 0.8  # issue 17: a full run keeps >= 80 % of the bare for
 
 def run(quick: bool = False, repeats: int | None = None, sizes: tuple[int, ...] = (1, 3, 10, 30, 100),
         rtol: float = 1e-8) -> BenchTable:
-    """The suite's table, with BLAS on one thread throughout (as during ``core.simulate.run``: a multi-threaded
+    """The suite's table, with BLAS on one thread throughout (as during ``mechstudio.core.simulate.run``: a multi-threaded
     BLAS on a shared 2-core host made the N = 100 right-hand side 60x slower, measured 92 ms against 1.4 ms)."""
     with single_threaded_blas():
         return _run(quick, repeats, sizes, rtol)
 
 
 def _run(quick: bool, repeats: int | None, sizes: tuple[int, ...], rtol: float) -> BenchTable:
-    from core.tree.bench import chain_row, run_versus_bare
+    from mechstudio.core.tree.bench import chain_row, run_versus_bare
     reps = repeats if repeats is not None else (1 if quick else 3)
     chain_row(2, t_end=0.05, rtol=rtol)  # warm-up: imports and first-call set-up
     rows: list[dict[str, Any]] = []

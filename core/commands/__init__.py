@@ -1,4 +1,4 @@
-"""Headless subcommands of ``mechstudio`` (and ``python -m core``): one module per command.
+"""Headless subcommands of ``mechstudio`` (and ``python -m mechstudio.core``): one module per command.
 
 Each module defines ``register(subparsers)`` that adds its parser and sets ``func`` to a callable taking the
 parsed arguments and returning an exit code. Add a new command by writing its module and naming it in

@@ -3,7 +3,7 @@
 * option types that reject bad values at parse time, so that argparse exits with status 2 and names the option
   on stderr (``--t-end -1`` -> ``argument --t-end: must be a positive number, got '-1'``);
 * the model argument: a file path, or ``-`` for the model text on standard input;
-* CSV output: a file (written atomically by :func:`core.results.write_csv`) or ``-`` for standard
+* CSV output: a file (written atomically by :func:`mechstudio.core.results.write_csv`) or ``-`` for standard
   output, in which case every other message goes to standard error (:func:`report_stream`);
 * a progress bar (tqdm) on standard error when it is a terminal and ``--quiet`` is not given;
 * the point columns of a result table: ``--points body.point,...`` or ``--no-points`` (default: every named
@@ -16,10 +16,10 @@ import math
 import sys
 from typing import Any, Callable, Mapping, TextIO
 
-from core.model import Model, load_model, loads_model
-from core.model.io import atomic_write_text, output_frames_problem
-from core.points import BodyPoint, PointSelectionError, select_points
-from core.results import columns_to_csv, write_csv
+from mechstudio.core.model import Model, load_model, loads_model
+from mechstudio.core.model.io import atomic_write_text, output_frames_problem
+from mechstudio.core.points import BodyPoint, PointSelectionError, select_points
+from mechstudio.core.results import columns_to_csv, write_csv
 
 STDIO = "-"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from core.bench import SUITES, get_suite, machine_description
+from mechstudio.core.bench import SUITES, get_suite, machine_description
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -11,7 +11,7 @@ cover that whole span. ``--results CSV`` takes the motion from a results table o
 nothing. ``--traces`` draws the paths of every named body point; ``--points`` chooses them (and
 implies ``--traces``). ``--out -`` writes the drawing to standard output (SVG unless ``--format dxf``).
 
-Exit status as in ``core.cli``: 2 for bad input (unknown point, unknown format, invalid model), 3 when the
+Exit status as in ``mechstudio.core.cli``: 2 for bad input (unknown point, unknown format, invalid model), 3 when the
 analysis or the run fails (nothing is written then).
 """
 from __future__ import annotations
@@ -21,19 +21,19 @@ import sys
 
 import numpy as np
 
-from core.commands.arguments import (STDIO, add_model_argument, add_quiet_argument, check_output_frames,
+from mechstudio.core.commands.arguments import (STDIO, add_model_argument, add_quiet_argument, check_output_frames,
                                      nonnegative_float, points_from_args, positive_float, progress_counter,
                                      read_model, report_stream)
-from core.drawing import DRAWING_FORMATS, build_drawing, drawing_format, drawing_text
-from core.errors import UnknownNameError
-from core.kinematics.analysis import driven_motion
-from core.kinematics.assembly import assemble, dof_report
-from core.model.io import atomic_write_text
-from core.points import PointTracer
-from core.results import read_csv
-from core.simulate import SimulationSettings, run
-from core.system import ConstrainedSystem, compile_model
-from core.types import FloatArray
+from mechstudio.core.drawing import DRAWING_FORMATS, build_drawing, drawing_format, drawing_text
+from mechstudio.core.errors import UnknownNameError
+from mechstudio.core.kinematics.analysis import driven_motion
+from mechstudio.core.kinematics.assembly import assemble, dof_report
+from mechstudio.core.model.io import atomic_write_text
+from mechstudio.core.points import PointTracer
+from mechstudio.core.results import read_csv
+from mechstudio.core.simulate import SimulationSettings, run
+from mechstudio.core.system import ConstrainedSystem, compile_model
+from mechstudio.core.types import FloatArray
 
 SOURCES = ("auto", "kinematics", "simulate")
 SOURCE_NAMES = {"kinematics": "kinematic analysis", "simulate": "dynamics run"}

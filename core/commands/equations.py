@@ -21,8 +21,8 @@ import sys
 
 import sympy as sp
 
-from core.commands.arguments import add_model_argument, read_model
-from core.model.document import Model
+from mechstudio.core.commands.arguments import add_model_argument, read_model
+from mechstudio.core.model.document import Model
 
 FORMS = ("appell", "lagrange", "constraints")
 
@@ -58,7 +58,7 @@ def _block(title: str, items: list[sp.Basic], latex: bool, labels: list[str] | N
 
 def render(model: Model, form: str = "appell", latex: bool = False, choice: str | None = None) -> str:
     """The text printed by the command (see module docstring)."""
-    from core.symbolic.appell import derive_appell, simplify_small, symbolic_model
+    from mechstudio.core.symbolic.appell import derive_appell, simplify_small, symbolic_model
     lines = [f"model: {model.name or model.source} ({model.kind}); coordinates: "
              + ", ".join(f"{n} -> {_fmt(s, latex)}" for n, s in zip(symbolic_model(model).coord_names,
                                                                        symbolic_model(model).q))]
@@ -110,8 +110,8 @@ def render(model: Model, form: str = "appell", latex: bool = False, choice: str 
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.symbolic.appell import SymbolicUnsupported
-    from core.symbolic.quasi import QuasiVelocityError
+    from mechstudio.core.symbolic.appell import SymbolicUnsupported
+    from mechstudio.core.symbolic.quasi import QuasiVelocityError
     model = read_model(args.file)
     try:
         text = render(model, args.form, args.latex, args.choice)

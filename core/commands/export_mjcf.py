@@ -1,11 +1,11 @@
 """``mechstudio export-mjcf FILE --out model.xml [--timestep S]``: a spatial tree of spherical joints as MuJoCo
-MJCF (see :mod:`core.interop.mjcf`); ``FILE`` may be ``-`` (standard input), ``--out -`` prints the XML."""
+MJCF (see :mod:`mechstudio.core.interop.mjcf`); ``FILE`` may be ``-`` (standard input), ``--out -`` prints the XML."""
 from __future__ import annotations
 
 import argparse
 
-from core.commands.arguments import add_model_argument, positive_float, read_model, write_text_output
-from core.interop.mjcf import DEFAULT_TIMESTEP_S, to_mjcf
+from mechstudio.core.commands.arguments import add_model_argument, positive_float, read_model, write_text_output
+from mechstudio.core.interop.mjcf import DEFAULT_TIMESTEP_S, to_mjcf
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -1,6 +1,6 @@
 """``mechstudio import EXPR|FILE --out model.json [--scale S] [--drive JOINT:SPEED]``: a Pyslvs mechanism
 expression (given inline, in a file, or ``-`` on standard input) to a Mechanism Studio model (see
-:mod:`core.interop.pyslvs`). The written model is validated and assembled first; ``--out -`` prints it."""
+:mod:`mechstudio.core.interop.pyslvs`). The written model is validated and assembled first; ``--out -`` prints it."""
 from __future__ import annotations
 
 import argparse
@@ -8,12 +8,12 @@ import json
 import sys
 from pathlib import Path
 
-from core.commands.arguments import STDIO, positive_float, write_text_output
-from core.errors import Diagnostic, ModelError
-from core.interop.pyslvs import add_speed_driver, model_from_expression
-from core.kinematics.assembly import assemble
-from core.model import model_from_data
-from core.system import compile_model
+from mechstudio.core.commands.arguments import STDIO, positive_float, write_text_output
+from mechstudio.core.errors import Diagnostic, ModelError
+from mechstudio.core.interop.pyslvs import add_speed_driver, model_from_expression
+from mechstudio.core.kinematics.assembly import assemble
+from mechstudio.core.model import model_from_data
+from mechstudio.core.system import compile_model
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.commands.arguments import add_model_argument, read_model
-from core.kinematics.assembly import RANK_RTOL, assemble, dof_report
-from core.system import compile_model
+from mechstudio.core.commands.arguments import add_model_argument, read_model
+from mechstudio.core.kinematics.assembly import RANK_RTOL, assemble, dof_report
+from mechstudio.core.system import compile_model
 
 
 def register(sub: argparse._SubParsersAction) -> None:

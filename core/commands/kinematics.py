@@ -12,13 +12,13 @@ import sys
 
 import numpy as np
 
-from core.commands.arguments import (STDIO, add_model_argument, add_points_arguments, add_quiet_argument,
+from mechstudio.core.commands.arguments import (STDIO, add_model_argument, add_points_arguments, add_quiet_argument,
                                      check_output_frames, points_from_args, positive_float, read_model,
                                      report_stream, write_columns)
-from core.kinematics.analysis import driven_motion
-from core.points import point_columns
-from core.simulate import SimulationSettings
-from core.system import compile_model
+from mechstudio.core.kinematics.analysis import driven_motion
+from mechstudio.core.points import point_columns
+from mechstudio.core.simulate import SimulationSettings
+from mechstudio.core.system import compile_model
 
 
 def register(sub: argparse._SubParsersAction) -> None:

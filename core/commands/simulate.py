@@ -14,14 +14,14 @@ import argparse
 import sys
 from typing import Any, Callable, Optional
 
-from core.commands.arguments import (STDIO, add_model_argument, add_points_arguments, add_quiet_argument,
+from mechstudio.core.commands.arguments import (STDIO, add_model_argument, add_points_arguments, add_quiet_argument,
                                      check_output_frames, points_from_args, positive_float, progress_counter,
                                      read_model, report_stream, write_columns)
-from core.dynamics.base import FORMULATIONS, get_formulation
-from core.integrate.base import INTEGRATORS, get_integrator
-from core.simulate import SimulationSettings, Trajectory, run
-from core.system import compile_model
-from core.tree.orientation import NAMES as ORIENTATION_NAMES
+from mechstudio.core.dynamics.base import FORMULATIONS, get_formulation
+from mechstudio.core.integrate.base import INTEGRATORS, get_integrator
+from mechstudio.core.simulate import SimulationSettings, Trajectory, run
+from mechstudio.core.system import compile_model
+from mechstudio.core.tree.orientation import NAMES as ORIENTATION_NAMES
 
 AfterRun = Callable[[Trajectory, argparse.Namespace], Optional[int]]
 

@@ -51,7 +51,7 @@ def design_seed(args: argparse.Namespace) -> int | None:
     if args.seed is not None:
         return args.seed
     if args.resume and Path(args.out).exists():
-        from core.sweep.store import read_metadata
+        from mechstudio.core.sweep.store import read_metadata
         seed = read_metadata(args.out).get("sweep", {}).get("design", {}).get("seed")
         if seed is not None:
             return int(seed)
@@ -61,8 +61,8 @@ def design_seed(args: argparse.Namespace) -> int | None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from core.model import load_model
-    from core.sweep import AddressError, SpecError, build_design, parse_metric, parse_vary, prepare
+    from mechstudio.core.model import load_model
+    from mechstudio.core.sweep import AddressError, SpecError, build_design, parse_metric, parse_vary, prepare
 
     model = load_model(args.file)
     try:
@@ -90,7 +90,7 @@ def execute_plan(plan: object, args: argparse.Namespace) -> int:
     rate); Ctrl+C keeps what is done."""
     from tqdm import tqdm
 
-    from core.sweep import SpecError, run_plan
+    from mechstudio.core.sweep import SpecError, run_plan
     bars: list[tqdm] = []
 
     def progress(done: int, total: int) -> None:
@@ -127,7 +127,7 @@ def summarize(out: str, total: int, cancelled: bool) -> int:
     """Print how many runs the file holds and how many did not finish; the exit status."""
     import pyarrow.parquet as pq
 
-    from core.sweep.runner import row_ok
+    from mechstudio.core.sweep.runner import row_ok
     status = pq.read_table(out, columns=["status"]).column(0).to_pylist()
     failed = sum(1 for s in status if not row_ok(s))
     print(f"{len(status)} of {total} runs in {out}" + (f"; {failed} did not finish (see status, message)"

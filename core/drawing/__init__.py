@@ -1,9 +1,9 @@
-"""Drawings of a mechanism: the canvas geometry (:mod:`core.drawing.scene`) and its export to SVG and DXF.
+"""Drawings of a mechanism: the canvas geometry (:mod:`mechstudio.core.drawing.scene`) and its export to SVG and DXF.
 
-* :mod:`core.drawing.scene` — world-space geometry of a posed model (what the 2D canvas draws and picks);
-* :mod:`core.drawing.sheet` — a backend-neutral drawing: layers of outlines, circles, segments and traces [m];
-* :mod:`core.drawing.build` — the drawing of a configuration q with point traces;
-* :mod:`core.drawing.svg`, :mod:`core.drawing.dxf` — the writers (DXF through ezdxf).
+* :mod:`mechstudio.core.drawing.scene` — world-space geometry of a posed model (what the 2D canvas draws and picks);
+* :mod:`mechstudio.core.drawing.sheet` — a backend-neutral drawing: layers of outlines, circles, segments and traces [m];
+* :mod:`mechstudio.core.drawing.build` — the drawing of a configuration q with point traces;
+* :mod:`mechstudio.core.drawing.svg`, :mod:`mechstudio.core.drawing.dxf` — the writers (DXF through ezdxf).
 
 :func:`export_drawing` is the one call the GUI and the ``draw`` command make (docs/drawings.md,
 docs/points-api.md). The writers are looked up lazily by format name (``DRAWING_WRITERS``), so importing this
@@ -15,16 +15,16 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from core.drawing.build import build_drawing
-from core.drawing.sheet import Drawing
-from core.model.io import atomic_write_text
-from core.registry import LazyRegistry
-from core.types import FloatArray
+from mechstudio.core.drawing.build import build_drawing
+from mechstudio.core.drawing.sheet import Drawing
+from mechstudio.core.model.io import atomic_write_text
+from mechstudio.core.registry import LazyRegistry
+from mechstudio.core.types import FloatArray
 
 #: format name -> writer ``(Drawing) -> str`` (imported on first use)
 DRAWING_WRITERS: LazyRegistry[Any] = LazyRegistry("drawing format", {
-    "svg": "core.drawing.svg:drawing_to_svg",
-    "dxf": "core.drawing.dxf:drawing_to_dxf",
+    "svg": "mechstudio.core.drawing.svg:drawing_to_svg",
+    "dxf": "mechstudio.core.drawing.dxf:drawing_to_dxf",
 })
 DRAWING_FORMATS = tuple(DRAWING_WRITERS)
 

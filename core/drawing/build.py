@@ -1,7 +1,7 @@
 """The drawing of a mechanism in one configuration, with point traces (what the canvas shows, in metres).
 
-:func:`build_drawing` poses the model at coordinates q (body frames from :class:`core.points.BodyFrames`),
-takes the canvas geometry of that pose (:func:`core.drawing.scene.scene_geometry`: bars, disks, polygons, named
+:func:`build_drawing` poses the model at coordinates q (body frames from :class:`mechstudio.core.points.BodyFrames`),
+takes the canvas geometry of that pose (:func:`mechstudio.core.drawing.scene.scene_geometry`: bars, disks, polygons, named
 points, joints, ground points) and turns it into a :class:`~core.drawing.sheet.Drawing`:
 
 * one layer ``body.<name>`` per body, in the body's colour: a bar becomes its outline (two sides and round
@@ -22,13 +22,13 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from core.drawing.scene import SceneGeometry, scene_geometry
-from core.drawing.sheet import (BODY_LAYER_PREFIX, GROUND_COLOR, GROUND_LAYER, JOINT_COLOR, JOINTS_LAYER,
+from mechstudio.core.drawing.scene import SceneGeometry, scene_geometry
+from mechstudio.core.drawing.sheet import (BODY_LAYER_PREFIX, GROUND_COLOR, GROUND_LAYER, JOINT_COLOR, JOINTS_LAYER,
                                 TRACES_LAYER, Circle, Drawing, Layer, Outline, Segment, Slot, Trace, Vec2)
-from core.model import Model
-from core.model.edit import set_poses
-from core.points import BodyFrames
-from core.types import FloatArray
+from mechstudio.core.model import Model
+from mechstudio.core.model.edit import set_poses
+from mechstudio.core.points import BodyFrames
+from mechstudio.core.types import FloatArray
 
 #: joint symbol size and line width as fractions of the mechanism's largest dimension
 SYMBOL_FRACTION, LINE_FRACTION = 0.02, 0.002

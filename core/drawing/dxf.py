@@ -16,7 +16,7 @@ import math
 import ezdxf
 from ezdxf import units
 
-from core.drawing.sheet import Circle, Drawing, Outline, Segment, Slot, Trace, hex_rgb
+from mechstudio.core.drawing.sheet import Circle, Drawing, Outline, Segment, Slot, Trace, hex_rgb
 
 #: XDATA application name carrying a trace's point name
 APPID = "MECHSTUDIO"

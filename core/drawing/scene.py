@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from core.elements import element_type
-from core.elements.gear_pair import pitch_point
-from core.model import GROUND, Model
-from core.model.timefunc import ExpressionError, time_function
+from mechstudio.core.elements import element_type
+from mechstudio.core.elements.gear_pair import pitch_point
+from mechstudio.core.model import GROUND, Model
+from mechstudio.core.model.timefunc import ExpressionError, time_function
 
 Vec2 = tuple[float, float]
 

@@ -1,7 +1,7 @@
 """A backend-neutral 2D drawing: named layers of outlines, circles, segments and traces in model units [m].
 
-The SVG (``core.drawing.svg``) and DXF (``core.drawing.dxf``) writers draw a :class:`Drawing` item by item;
-:func:`core.drawing.build.build_drawing` makes one from a mechanism's configuration. Coordinates are world
+The SVG (``mechstudio.core.drawing.svg``) and DXF (``mechstudio.core.drawing.dxf``) writers draw a :class:`Drawing` item by item;
+:func:`mechstudio.core.drawing.build.build_drawing` makes one from a mechanism's configuration. Coordinates are world
 coordinates [m] with y up (spatial models: the canvas's front view, world x-z).
 
 Item types and what they become:
@@ -26,7 +26,7 @@ from typing import Union
 
 import numpy as np
 
-from core.types import FloatArray
+from mechstudio.core.types import FloatArray
 
 Vec2 = tuple[float, float]
 

@@ -16,8 +16,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from core.drawing.sheet import Circle, Drawing, Outline, Segment, Slot, Trace
-from core.types import FloatArray
+from mechstudio.core.drawing.sheet import Circle, Drawing, Outline, Segment, Slot, Trace
+from mechstudio.core.types import FloatArray
 
 SVG_NS = "http://www.w3.org/2000/svg"
 INKSCAPE_NS = "http://www.inkscape.org/namespaces/inkscape"

@@ -1,5 +1,5 @@
 """Forward dynamics of constrained systems: formulations as registered strategies (see ``base.py``)."""
-from core.dynamics.base import (FORMULATIONS, Accelerations, Formulation, RestartRequired, SolverFailure,
+from mechstudio.core.dynamics.base import (FORMULATIONS, Accelerations, Formulation, RestartRequired, SolverFailure,
                                 get_formulation, register_formulation)
 
 __all__ = ["FORMULATIONS", "Accelerations", "Formulation", "RestartRequired", "SolverFailure", "get_formulation",

@@ -1,6 +1,6 @@
 """Appell's equations with quasi-velocities ([002], §2.3), numeric: formulation ``"appell"``.
 
-With f quasi-velocities u = F(q, t) q' + f0 (:mod:`core.symbolic.quasi`) and the velocity constraints
+With f quasi-velocities u = F(q, t) q' + f0 (:mod:`mechstudio.core.symbolic.quasi`) and the velocity constraints
 C q' + xi = 0, the generalized speeds are q' = H u + h0, where H is the unique n x f matrix with C H = 0 and
 F H = I (it exists while [C; F] has full column rank n, i.e. while the choice is independent of the
 constraints). We compute it from an orthonormal null-space basis N of C (SVD, rank-tolerant, so redundant
@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from core.dynamics.base import Accelerations, Formulation, SolverFailure, register_formulation
-from core.symbolic.quasi import QuasiVelocityChoice, QuasiVelocityError, load_choice, null_space
-from core.system import ConstrainedSystem
-from core.types import FloatArray
+from mechstudio.core.dynamics.base import Accelerations, Formulation, SolverFailure, register_formulation
+from mechstudio.core.symbolic.quasi import QuasiVelocityChoice, QuasiVelocityError, load_choice, null_space
+from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.types import FloatArray
 
 SINGULAR_TOL = 1e-5
 

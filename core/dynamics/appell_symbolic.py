@@ -1,6 +1,6 @@
 """Appell's equations from the symbolic derivation, compiled: formulation ``"appell_symbolic"``.
 
-:func:`core.symbolic.appell.derive_appell` derives q' = H u + h0, G, Q~ and (H^T M H) u' = H^T (Q - M a0)
+:func:`mechstudio.core.symbolic.appell.derive_appell` derives q' = H u + h0, G, Q~ and (H^T M H) u' = H^T (Q - M a0)
 with sympy from the model file (not from the numeric ConstrainedSystem), and lambdifies them with common
 subexpression elimination; this formulation integrates the same state y = [u; q] as the numeric ``"appell"``
 one, so the two can be compared step by step. The numeric choice check of :class:`AppellKinematics` guards
@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from core.dynamics.appell import AppellBase, solve_reduced
-from core.dynamics.base import SolverFailure, register_formulation
-from core.symbolic.appell import SymbolicUnsupported, derive_appell
-from core.system import ConstrainedSystem
-from core.types import FloatArray
+from mechstudio.core.dynamics.appell import AppellBase, solve_reduced
+from mechstudio.core.dynamics.base import SolverFailure, register_formulation
+from mechstudio.core.symbolic.appell import SymbolicUnsupported, derive_appell
+from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.types import FloatArray
 
 
 @register_formulation("appell_symbolic")

@@ -21,7 +21,7 @@ of 4e-7 kg m^2) and it has not been validated; import the module to register it.
    so no row selection is ever needed. The iteration converges to the q'' of the constrained equations (in the
    least-squares sense on range(C) when C is rank deficient); lambda = -lambda* ([001] sign).
 
-2. ``core.run.ali3p.simulate_ali3p`` (a driver of its own, in the simulation layer): the index-3 augmented
+2. ``mechstudio.core.run.ali3p.simulate_ali3p`` (a driver of its own, in the simulation layer): the index-3 augmented
    Lagrangian with mass-orthogonal projections (ALI3-P, Bayo and Ledesma 1996; Cuadrado et al. 2000), the method
    of the MBS benchmark papers. Trapezoidal rule with fixed step dt_s, Newton iteration on the positions of
 
@@ -35,7 +35,7 @@ of 4e-7 kg m^2) and it has not been validated; import the module to register it.
        P q' = M q'* - dt^2/4 alpha Phi_q^T Phi_t,    P q'' = M q''* - dt^2/4 alpha Phi_q^T (Phi_q' q' + Phi_qt),
        P = M + dt^2/4 alpha Phi_q^T Phi_q.
 
-   It returns a :class:`~core.simulate.Trajectory` like :func:`core.simulate.run` (frames at the output times,
+   It returns a :class:`~core.simulate.Trajectory` like :func:`mechstudio.core.simulate.run` (frames at the output times,
    stats with rhs_evaluations = evaluations of h, svd_count = 0 since no SVD is used).
 """
 from __future__ import annotations
@@ -45,10 +45,10 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sla
 
-from core.dynamics.base import (Accelerations, Formulation, SolverFailure, multipliers_from_accelerations,
+from mechstudio.core.dynamics.base import (Accelerations, Formulation, SolverFailure, multipliers_from_accelerations,
                                 register_formulation)
-from core.system import ConstrainedSystem
-from core.types import FloatArray
+from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.types import FloatArray
 
 PENALTY = 1e7  # alpha relative to the largest mass-matrix entry (Bayo's typical 1e7 for unit masses)
 BAUMGARTE_OMEGA = 10.0

@@ -6,7 +6,7 @@ state (the projection method integrates z = [p; q], Appell integrates [u; q], Wi
 all of them map it to and from the physical (q, q'), so the simulation driver can correct drift, compute reactions,
 energy and write results the same way for every method.
 
-Hooks the simulation driver (``core.run.driver``) calls, all declared here with their defaults:
+Hooks the simulation driver (``mechstudio.core.run.driver``) calls, all declared here with their defaults:
 
 * :meth:`Formulation.restart` after a correction changed the state, or when :meth:`Formulation.needs_restart`
   says so (e.g. the projection's kept basis grew too much): re-pack (q, q') into a new integrator state;
@@ -17,7 +17,7 @@ Hooks the simulation driver (``core.run.driver``) calls, all declared here with 
   driver that the state changed meaning, so the integrator forgets its history).
 
 The built-in formulations are listed in :data:`FORMULATIONS` by name and import path, imported on first use
-(``core.registry``); ``@register_formulation("name")`` adds another. ``get_formulation("bad")`` raises
+(``mechstudio.core.registry``); ``@register_formulation("name")`` adds another. ``get_formulation("bad")`` raises
 :class:`~core.errors.UnknownNameError` listing the valid names. A new formulation is one file: see
 docs/architecture.md, "Recipe: add a formulation".
 """
@@ -30,9 +30,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from core.registry import FORMULATIONS  # noqa: F401 - the registry of this layer (defined low, see there)
-from core.system import ConstrainedSystem
-from core.types import FloatArray
+from mechstudio.core.registry import FORMULATIONS  # noqa: F401 - the registry of this layer (defined low, see there)
+from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.types import FloatArray
 
 
 class SolverFailure(RuntimeError):
@@ -131,7 +131,7 @@ class Formulation(ABC):
 
     def compiled_rhs(self) -> Any:
         """:meth:`rhs_augmented` as a compiled function for an integrator that steps in compiled code
-        (``core.integrate.dop853_kernels.CompiledRHS``), or None (default): the integrator calls
+        (``mechstudio.core.integrate.dop853_kernels.CompiledRHS``), or None (default): the integrator calls
         :meth:`rhs_augmented`. Asked once per stepper, i.e. again after every change of basis."""
         return None
 
@@ -141,7 +141,7 @@ class Formulation(ABC):
 
     def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         """An optional fused output frame of integrator state y (:data:`FastOutput`: the corrected state, q'', the
-        reactions and the scalars of :class:`OutputScalar`; see ``core.dynamics.projection_spatial``), or None:
+        reactions and the scalars of :class:`OutputScalar`; see ``mechstudio.core.dynamics.projection_spatial``), or None:
         then the driver unpacks, corrects and evaluates on the generic path. Default: None."""
         return None
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from core.system import ConstrainedSystem
-from core.types import FloatArray
+from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.types import FloatArray
 
 POSITION_TOL = 1e-13  # ||Phi||_2 target; the four-bar acceptance asks for < 1e-12
 VELOCITY_TOL = 1e-14  # ||C q' + xi||_2 below which the velocity projection is skipped (round-off level)

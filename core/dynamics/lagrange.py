@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
-from core.dynamics.base import (Accelerations, Formulation, SolverFailure, multipliers_from_accelerations,
+from mechstudio.core.dynamics.base import (Accelerations, Formulation, SolverFailure, multipliers_from_accelerations,
                                 register_formulation)
-from core.kinematics.assembly import RANK_RTOL
-from core.types import FloatArray
+from mechstudio.core.kinematics.assembly import RANK_RTOL
+from mechstudio.core.types import FloatArray
 
 
 @register_formulation("lagrange")

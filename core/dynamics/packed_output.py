@@ -2,7 +2,7 @@
 
 Numba boxes every array a compiled function returns into its own numpy object (about a microsecond each on this
 machine), which for a small system costs as much as the frame's arithmetic. The fused output kernels of the
-rolling disks (``core.dynamics.projection_spatial``) and of Wittenburg's formulation (``core.tree.kernels``)
+rolling disks (``mechstudio.core.dynamics.projection_spatial``) and of Wittenburg's formulation (``mechstudio.core.tree.kernels``)
 therefore return (status, [q; q'; q''; reactions row by row; scalars]) built by :func:`pack_frame`, and their
 Python callers take it apart into views with :func:`unpack_frame` (the :data:`~core.dynamics.base.FastOutput`
 order: q, q', q'', reactions (rows, 6), the scalars of :class:`~core.dynamics.base.OutputScalar`).
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.types import FloatArray
+from mechstudio.core.types import FloatArray
 
 
 def pack_frame(q, v, qdd, R, scal):  # noqa: ANN001, ANN201
-    """[q; q'; q''; R row by row; scalars] in one array (compiled code: ``core.jit.compile_helper``)."""
+    """[q; q'; q''; R row by row; scalars] in one array (compiled code: ``mechstudio.core.jit.compile_helper``)."""
     n = q.shape[0]
     nr = R.shape[0] * R.shape[1]
     out = np.empty(3 * n + nr + scal.shape[0])

@@ -55,7 +55,7 @@ The basis (option ``basis``): "svd" is the SVD basis above. "coordinates" keeps 
 independent coordinates as the basis, V2 = E_w (the columns of the identity at w; coordinate partitioning): then
 p = q'_w, S = V2^T B = B_w = I and q' = x_xi + B p, so nothing dense of size k x k is left, and on planar models
 with positive masses and a constant C_u every step is a sparse solve, O(N) in the bodies
-(``core.dynamics.projection_sparse``: q'' and lambda from W = C M^-1 C^T by a banded Cholesky, q'_u by the
+(``mechstudio.core.dynamics.projection_sparse``: q'' and lambda from W = C M^-1 C^T by a banded Cholesky, q'_u by the
 sparse LU of C_u, or for a varying C_u the banded Cholesky of C_u C_u^T). The coordinate basis is not refreshed
 for growth (||N||_2 is reported as 1): with a constant C_u it never degenerates (B's entries are C_u^-1 times the
 lever arms of C_w); with a varying C_u (only when asked for explicitly) it is refreshed when C_u degenerates (the
@@ -70,7 +70,7 @@ rows is round-off, since M q'' - h is orthogonal to null(C)); with redundant con
 least-squares lambda of the full C.
 
 Compiled kernels: by default the three parts of an evaluation (the q-dependent geometry, q', and q''/p') run as
-numba kernels implementing exactly the algorithm above (``core.dynamics.projection_kernels``); ``kernels="numpy"``
+numba kernels implementing exactly the algorithm above (``mechstudio.core.dynamics.projection_kernels``); ``kernels="numpy"``
 selects the numpy/LAPACK implementation, which is the fallback when numba is missing and is tested equal to the
 kernels and to a dense transcription of the errata form (tests/test_performance_equivalence.py).
 
@@ -85,14 +85,14 @@ import weakref
 import numpy as np
 import scipy.linalg as sla
 
-from core.dynamics import projection_planar, projection_sparse, projection_spatial
-from core.dynamics.base import (Accelerations, FastOutput, Formulation, OutputScalar, RestartRequired,
+from mechstudio.core.dynamics import projection_planar, projection_sparse, projection_spatial
+from mechstudio.core.dynamics.base import (Accelerations, FastOutput, Formulation, OutputScalar, RestartRequired,
                                 SolverFailure, multipliers_from_accelerations, register_formulation)
-from core.dynamics.projection_kernels import COND_FAIL, kernels
-from core.integrate.dop853_kernels import CompiledRHS
-from core.kinematics.assembly import RANK_RTOL
-from core.system import ConstrainedSystem
-from core.types import FloatArray
+from mechstudio.core.dynamics.projection_kernels import COND_FAIL, kernels
+from mechstudio.core.integrate.dop853_kernels import CompiledRHS
+from mechstudio.core.kinematics.assembly import RANK_RTOL
+from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.types import FloatArray
 
 #: index of ||N||_2 in a fused output frame's scalars, as a plain int (read once per output)
 NULL_SPACE_GROWTH = int(OutputScalar.NULL_SPACE_GROWTH)

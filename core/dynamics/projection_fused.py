@@ -3,18 +3,18 @@
 A fused path evaluates the whole projection right-hand side, or a whole recorded output frame, in one compiled
 call instead of a dozen Python-level calls (each a few microseconds of interpreter and argument-unboxing overhead
 around little arithmetic). Two system kinds have one: spatial rolling-disk systems
-(``core.dynamics.projection_spatial``) and planar systems (``core.dynamics.projection_planar``). Each supplies
+(``mechstudio.core.dynamics.projection_spatial``) and planar systems (``mechstudio.core.dynamics.projection_planar``). Each supplies
 its compiled position terms (C, Phi) and velocity terms (h, eta); the steps of the algorithm are here, written
 once:
 
 * :func:`_state`: q' = A^-1 [-xi_r; p] at z = [p; q] with the kept basis (module docstring of
-  ``core.dynamics.projection``: B, LU(S), x_xi, s_xi);
+  ``mechstudio.core.dynamics.projection``: B, LU(S), x_xi, s_xi);
 * :func:`_rhs`: z' = [p'; q'] and the work integrand P = P_nc + q'^T (M q'' - h), q'' from
   (B^T M B) y = B^T (h - M x_eta);
-* :func:`_min_norm_step`: min 1/2 dx^T M dx subject to A dx = rhs (``core.dynamics.correction``: eq. 4.10 with a
+* :func:`_min_norm_step`: min 1/2 dx^T M dx subject to A dx = rhs (``mechstudio.core.dynamics.correction``: eq. 4.10 with a
   Cholesky factor of A M^-1 A^T for a positive diagonal M, else the KKT system [M A^T; A 0]);
 * :func:`_newton_done`, :func:`_project_velocity`: the stopping rule of the Newton-Raphson correction and the
-  velocity projection (``core.dynamics.correction.correct``);
+  velocity projection (``mechstudio.core.dynamics.correction.correct``);
 * :func:`_recorded`: q'', M q'', ||N||_2 at a corrected state, and :func:`_multipliers`: lambda =
   C_u^-T (M q'' - h)_u (corrected eq. 4.2), or the minimum-norm least-squares lambda when C is rank deficient;
   :func:`_scalars`: the output frame's scalars.
@@ -24,7 +24,7 @@ The kept basis travels as one tuple ``basis = (rows, u, w, V2u^T, V2w^T, C_u^-1,
 True, M unused). Status codes: 0 ok; 1 C_u degenerate; 2 S degenerate; 3 B^T M B not positive definite (the
 generic path then raises the right failure or chooses new dependent coordinates).
 
-Plain Python with numpy semantics: compiled by :func:`helpers` (numba, ``core.jit``), otherwise run as they are.
+Plain Python with numpy semantics: compiled by :func:`helpers` (numba, ``mechstudio.core.jit``), otherwise run as they are.
 """
 from __future__ import annotations
 
@@ -33,12 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from core import dense_kernels
-from core.dense_kernels import cholesky, cholesky_solve, lu_inplace, lu_solve, mm, mv
-from core.dynamics import projection_kernels
-from core.dynamics.correction import CHOL_PIVOT_RTOL, KKT_PIVOT_RTOL, LSTSQ_RCOND, POSITION_TOL, VELOCITY_TOL
-from core.dynamics.projection_kernels import k_accelerations, k_geometry, k_velocity
-from core.jit import compile_helper, kernel_set
+from mechstudio.core import dense_kernels
+from mechstudio.core.dense_kernels import cholesky, cholesky_solve, lu_inplace, lu_solve, mm, mv
+from mechstudio.core.dynamics import projection_kernels
+from mechstudio.core.dynamics.correction import CHOL_PIVOT_RTOL, KKT_PIVOT_RTOL, LSTSQ_RCOND, POSITION_TOL, VELOCITY_TOL
+from mechstudio.core.dynamics.projection_kernels import k_accelerations, k_geometry, k_velocity
+from mechstudio.core.jit import compile_helper, kernel_set
 
 
 def _norm(x):  # noqa: ANN001, ANN201
@@ -51,7 +51,7 @@ def _norm(x):  # noqa: ANN001, ANN201
 def _kkt_step(M, A, rhs):  # noqa: ANN001, ANN201
     """min 1/2 dx^T M dx subject to A dx = rhs: the KKT system [M A^T; A 0] [dx; mu] = [0; rhs] (LU with
     partial pivoting; least squares below a pivot ratio of KKT_PIVOT_RTOL or when the solution is not finite,
-    as ``core.dynamics.correction._kkt_step``)."""
+    as ``mechstudio.core.dynamics.correction._kkt_step``)."""
     n, m = M.shape[0], A.shape[0]
     K = np.zeros((n + m, n + m))
     K[:n, :n] = M
@@ -86,7 +86,7 @@ def _diag_step(Md, A, rhs):  # noqa: ANN001, ANN201
 
 
 def _min_norm_step(M, Md, diag, A, rhs):  # noqa: ANN001, ANN201
-    """min 1/2 dx^T M dx subject to A dx = rhs, as ``core.dynamics.correction._Steps.step``."""
+    """min 1/2 dx^T M dx subject to A dx = rhs, as ``mechstudio.core.dynamics.correction._Steps.step``."""
     if diag:
         positive = True
         for j in range(Md.shape[0]):
@@ -214,7 +214,7 @@ def _project_velocity(M, Md, diag, C, v, xi, correction):  # noqa: ANN001, ANN20
 
 
 def _scalars(kinetic, potential, before, res, vbefore, vafter, it, changed, unique, growth):  # noqa: ANN001, ANN201
-    """The output kernels' scalars in the order of ``core.dynamics.base.OutputScalar`` (kinetic, potential,
+    """The output kernels' scalars in the order of ``mechstudio.core.dynamics.base.OutputScalar`` (kinetic, potential,
     ||Phi|| before, after, ||C q' + xi|| before, after, Newton iterations, converged, changed, lambda unique,
     ||N||_2); plain indices here, since this is compiled code."""
     scal = np.zeros(11)
@@ -244,8 +244,8 @@ HELPERS = ("_norm", "_kkt_step", "_diag_step", "_min_norm_step", "_kept_geometry
 @kernel_set
 def helpers() -> dict[str, Any] | None:
     """{name: compiled helper} of :data:`HELPERS` for the system-specific fused modules to bind, or None without
-    numba. The helpers call the compiled dense kernels (``core.dense_kernels``) and projection kernels
-    (``core.dynamics.projection_kernels``: the same compiled code, every array passed is C-contiguous), bound
+    numba. The helpers call the compiled dense kernels (``mechstudio.core.dense_kernels``) and projection kernels
+    (``mechstudio.core.dynamics.projection_kernels``: the same compiled code, every array passed is C-contiguous), bound
     into this module's globals first (numba resolves a called global when it compiles the caller)."""
     compiled = projection_kernels.kernels()
     if compiled is None:

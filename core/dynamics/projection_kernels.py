@@ -1,12 +1,12 @@
 """Compiled kernels of the projection formulation ([001] sections 2-3, in the kept-basis form of
-``core.dynamics.projection``): the q-dependent geometry, q' and q''/p' of one evaluation.
+``mechstudio.core.dynamics.projection``): the q-dependent geometry, q' and q''/p' of one evaluation.
 
 The same algorithm as the numpy path of :class:`~core.dynamics.projection.ProjectionFormulation` (its
 ``_geometry``, ``_velocity`` and ``_solve``), written as three loops-and-BLAS kernels so that an evaluation costs a
 handful of Python calls instead of ~50 numpy operations (each ~1 us of interpreter overhead: most of the cost for
-n <= 100). The small dense products and factorizations are ``core.dense_kernels``. The numpy path stays the
+n <= 100). The small dense products and factorizations are ``mechstudio.core.dense_kernels``. The numpy path stays the
 fallback (numba missing, or ``ProjectionFormulation(system, kernels="numpy")``) and the tests check that both give
-the same numbers (tests/test_performance_equivalence.py). Compiled once and cached on disk (``core.jit``).
+the same numbers (tests/test_performance_equivalence.py). Compiled once and cached on disk (``mechstudio.core.jit``).
 
 The kernels' source is plain Python with numpy semantics (so it also runs uncompiled); :func:`kernels` compiles
 it. Status codes: 0 ok; 1 C_u degenerate; 2 S degenerate (a pivot ratio below 1/COND_FAIL); 3 B^T M B not positive
@@ -18,9 +18,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from core import dense_kernels
-from core.dense_kernels import cholesky, cholesky_solve, lu_inplace, lu_solve, mm, mv
-from core.jit import array_types, compile_kernel, kernel_set
+from mechstudio.core import dense_kernels
+from mechstudio.core.dense_kernels import cholesky, cholesky_solve, lu_inplace, lu_solve, mm, mv
+from mechstudio.core.jit import array_types, compile_kernel, kernel_set
 
 #: an LU pivot ratio (min/max |u_jj|) below 1/COND_FAIL counts as singular (C_u, S of the kept basis)
 COND_FAIL = 1e8
@@ -28,7 +28,7 @@ COND_FAIL = 1e8
 
 @kernel_set
 def kernels() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]] | None:
-    """(k_geometry, k_velocity, k_accelerations) compiled by numba, or None without numba (``core.jit``)."""
+    """(k_geometry, k_velocity, k_accelerations) compiled by numba, or None without numba (``mechstudio.core.jit``)."""
     f8_1, f8_2, _, i8_1, i4_1, b1 = array_types()
     globals().update(dense_kernels.compiled())  # the kernels below call the compiled dense kernels
     return (compile_kernel(k_geometry, (f8_2, f8_1, i8_1, i8_1, f8_2, f8_2, f8_2, b1)),

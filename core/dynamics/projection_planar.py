@@ -1,15 +1,15 @@
 """Fused compiled path of the projection formulation for planar systems (speed; the same numbers).
 
-An evaluation of the projection formulation (``core.dynamics.projection``) on a planar system otherwise costs
+An evaluation of the projection formulation (``mechstudio.core.dynamics.projection``) on a planar system otherwise costs
 about fifteen Python-level calls -- C, xi, eta and h of the system (each a loop over element groups of numpy
 operations), the geometry, velocity and acceleration kernels, the power -- a few microseconds each, around about
 as much arithmetic as they cost in overhead (a 10-link chain: n = 30, m = 20). Here the same algorithm runs as
-one compiled call, on the system's compiled terms (``core.planar_kernels``) and the shared steps of
-``core.dynamics.projection_fused``:
+one compiled call, on the system's compiled terms (``mechstudio.core.planar_kernels``) and the shared steps of
+``mechstudio.core.dynamics.projection_fused``:
 
 * :func:`k_rhs`: z' = [p'; q'] and the work integrand P = P_nc + q'^T (M q'' - h) at z = [p; q];
 * :func:`k_output`: one recorded output frame from an integrator state: unpack (q, q'), the drift correction of
-  ``core.dynamics.correction`` (Newton-Raphson on Phi with the mass-weighted step of eq. 4.10, then the velocity
+  ``mechstudio.core.dynamics.correction`` (Newton-Raphson on Phi with the mass-weighted step of eq. 4.10, then the velocity
   projection onto C q' + xi = 0; the same tolerances and stopping rules), and at the corrected state q'',
   lambda (corrected eq. 4.2), the force and moment of every joint, contact and driver
   (``PlanarSystem.reactions``), the kinetic and potential energies and ||N||_2.
@@ -26,10 +26,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from core import planar_kernels
-from core.dynamics import projection_fused
-from core.dynamics.correction import MAX_ITER, POSITION_TOL
-from core.jit import compile_helper, kernel_set
+from mechstudio.core import planar_kernels
+from mechstudio.core.dynamics import projection_fused
+from mechstudio.core.dynamics.correction import MAX_ITER, POSITION_TOL
+from mechstudio.core.jit import compile_helper, kernel_set
 
 
 def k_rhs(y, basis, geo, frc, td):  # noqa: ANN001, ANN201
@@ -121,7 +121,7 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
 
 def applies(system: Any) -> bool:
     """True for planar systems with constraints (every planar element has its compiled form)."""
-    from core.planar_system import PlanarSystem
+    from mechstudio.core.planar_system import PlanarSystem
     return isinstance(system, PlanarSystem) and system.m > 0
 
 

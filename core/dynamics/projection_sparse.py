@@ -1,9 +1,9 @@
 """Sparse O(N) fused path of the projection formulation for planar systems in the coordinate basis (issue 17).
 
 With the *coordinate basis* (``ProjectionFormulation(basis="coordinates")``, chosen automatically for
-loop-free planar models, see ``core.dynamics.projection``) the kept null-space basis is the selection of the
+loop-free planar models, see ``mechstudio.core.dynamics.projection``) the kept null-space basis is the selection of the
 independent coordinates w: V2 = E_w, p = q'_w. Then S = V2^T B = I and every step of an evaluation is a sparse
-solve whose cost grows linearly with the number of bodies (module docstring of ``core.dynamics.projection`` and
+solve whose cost grows linearly with the number of bodies (module docstring of ``mechstudio.core.dynamics.projection`` and
 docs/dynamics.md, "The O(N) route"):
 
 * velocities ([001] eq. 2.10 with V2 = E_w): q'_w = p,  C_u q'_u = -xi - C_w p, with the sparse LU factors of
@@ -17,7 +17,7 @@ docs/dynamics.md, "The O(N) route"):
   W is banded after a reverse Cuthill-McKee ordering of the constraint rows (rows are coupled only through a
   shared body), factored by a banded Cholesky: O(m bw^2) for a bandwidth bw that does not grow with a chain's
   length; lambda is the multiplier of the corrected eq. 4.2 (the same numbers, since C has full row rank);
-* the drift correction of an output ([001] eq. 4.10, ``core.dynamics.correction``): dq = M^-1 C_h^T W_h^-1 (-Phi)
+* the drift correction of an output ([001] eq. 4.10, ``mechstudio.core.dynamics.correction``): dq = M^-1 C_h^T W_h^-1 (-Phi)
   with the leading holonomic block W_h of W (its own ordering), the velocity projection
   dq' = M^-1 C^T W^-1 (-(C q' + xi));
 * reactions, energies: loops over the constraint entries.
@@ -29,7 +29,7 @@ instead of raising (0 ok; 4 a Cholesky pivot ratio of W at or below ``CHOL_PIVOT
 singular constraints), and the caller then redoes the evaluation on the dense path (``projection_planar``).
 tests/test_sparse_projection.py checks it against the dense fused path and the generic one.
 
-Plain Python with numpy semantics: compiled by :func:`kernels` (numba, ``core.jit``), otherwise run as written.
+Plain Python with numpy semantics: compiled by :func:`kernels` (numba, ``mechstudio.core.jit``), otherwise run as written.
 """
 from __future__ import annotations
 
@@ -41,11 +41,11 @@ import scipy.linalg as sla
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-from core import planar_kernels
-from core.dynamics import packed_planar, projection_fused, projection_planar
-from core.dynamics.packed_planar import unpack_forces, unpack_geometry, unpack_plan, unpack_reactions
-from core.dynamics.correction import CHOL_PIVOT_RTOL, MAX_ITER, POSITION_TOL, VELOCITY_TOL
-from core.jit import compile_helper, kernel_set
+from mechstudio.core import planar_kernels
+from mechstudio.core.dynamics import packed_planar, projection_fused, projection_planar
+from mechstudio.core.dynamics.packed_planar import unpack_forces, unpack_geometry, unpack_plan, unpack_reactions
+from mechstudio.core.dynamics.correction import CHOL_PIVOT_RTOL, MAX_ITER, POSITION_TOL, VELOCITY_TOL
+from mechstudio.core.jit import compile_helper, kernel_set
 
 #: status of a sparse kernel when W (or W_h, or C_u C_u^T) is numerically singular: the dense path takes over
 STATUS_SINGULAR_W = 4
@@ -250,7 +250,7 @@ def k_sparse_rhs(y, plan, geo, frc, td):  # noqa: ANN001, ANN201
 
 
 def k_packed_rhs(y, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
-    """:func:`k_sparse_rhs` with the model data and plan packed (``core.dynamics.packed_planar``)."""
+    """:func:`k_sparse_rhs` with the model data and plan packed (``mechstudio.core.dynamics.packed_planar``)."""
     return k_sparse_rhs(y, unpack_plan(I, F), unpack_geometry(I, F), unpack_forces(I, F),
                         (fval, faccel, xi, load_f, torque))
 
@@ -274,13 +274,13 @@ def _time_tail(I, F):  # noqa: ANN001, ANN201
 
 def k_packed_rhs_timed(t, y, I, F):  # noqa: ANN001, ANN201
     """:func:`k_packed_rhs` as a function of (t, [y; W], I, F) for the compiled DOP853 step
-    (``core.integrate.dop853_kernels``), for models whose time arrays are constant (:func:`_time_tail`)."""
+    (``mechstudio.core.integrate.dop853_kernels``), for models whose time arrays are constant (:func:`_time_tail`)."""
     fval, faccel, xi, load_f, torque = _time_tail(I, F)
     return k_packed_rhs(y[:-1].copy(), I, F, fval, faccel, xi, load_f, torque)
 
 
 def k_packed_output(y, correction, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
-    """:func:`k_sparse_output` with the model data and plan packed (``core.dynamics.packed_planar``)."""
+    """:func:`k_sparse_output` with the model data and plan packed (``mechstudio.core.dynamics.packed_planar``)."""
     return k_sparse_output(y, correction, unpack_plan(I, F), unpack_geometry(I, F), unpack_forces(I, F),
                            (fval, faccel, xi, load_f, torque), unpack_reactions(I, F))
 
@@ -295,7 +295,7 @@ def _min_norm(C, Md, nrows, res, plan_rows, col_ptr, col_rows, row_ptr, row_cols
 
 def k_sparse_output(y, correction, plan, geo, frc, td, react):  # noqa: ANN001, ANN201
     """One output frame of z = [p; q], as ``projection_planar.k_output`` (same returns; ||N||_2 reported as 1:
-    the coordinate basis is not refreshed for growth, see ``core.dynamics.projection``)."""
+    the coordinate basis is not refreshed for growth, see ``mechstudio.core.dynamics.projection``)."""
     fval, faccel, xi, load_f, torque = td
     u, w, row_ptr, row_cols, col_ptr, col_rows, rows_all, rows_h, lu = plan
     mh = geo[planar_kernels.GEO_MH]
@@ -485,7 +485,7 @@ def timed_kernel() -> Callable[..., Any] | None:
 
 class SparsePath:
     """The sparse fused calls for one planar system and one coordinate basis (see module docstring): with the
-    data packed into two arrays when ``core.dynamics.packed_planar`` knows the planar kernels' layout, else
+    data packed into two arrays when ``mechstudio.core.dynamics.packed_planar`` knows the planar kernels' layout, else
     with the tuples."""
 
     def __init__(self, system: Any, plan: tuple):

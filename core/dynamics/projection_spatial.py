@@ -1,7 +1,7 @@
 """Fused compiled path of the projection formulation for spatial rolling-disk systems (speed; same numbers).
 
 For a :class:`~core.spatial_system.SpatialSystem` without applied loads, an evaluation of the projection
-formulation (``core.dynamics.projection``) otherwise costs a dozen Python-level calls -- the system's M, C, Phi,
+formulation (``mechstudio.core.dynamics.projection``) otherwise costs a dozen Python-level calls -- the system's M, C, Phi,
 h, eta, the geometry, velocity and acceleration kernels, the power -- each a few microseconds of interpreter
 and argument-unboxing overhead around a fraction of a microsecond of arithmetic (n = 6 for one disk). Here the
 same algorithm runs as one compiled call:
@@ -11,7 +11,7 @@ same algorithm runs as one compiled call:
   P = q'^T (M q'' - h) (no applied loads on this path, so P_nc = 0);
 * :func:`k_output` (called as :func:`k_output_packed`, one returned array): one recorded output frame from an
   integrator state: unpack (q, q'), the drift correction of
-  ``core.dynamics.correction`` (Newton-Raphson on Phi with the mass-weighted KKT step, eq. 4.10, then the
+  ``mechstudio.core.dynamics.correction`` (Newton-Raphson on Phi with the mass-weighted KKT step, eq. 4.10, then the
   velocity projection onto C q' + xi = 0, the same tolerances and stopping rules), then at the corrected state
   q'', lambda = C_u^-T (M q'' - h)_u (corrected eq. 4.2; minimum-norm least squares when C is rank deficient),
   the contact force and moment of every disk (``SpatialSystem.reactions``), the kinetic and potential
@@ -20,7 +20,7 @@ same algorithm runs as one compiled call:
 The kernels are called through :func:`k_rhs_flat` and :func:`k_output_flat`, which take the kept basis and the
 system's arrays packed into one int64 and one float64 array (:func:`pack_data`, rebuilt as views by
 :func:`unpack_data`): numba unboxes every array argument at each call (~0.45 us each on the development host,
-``core.dynamics.packed_planar``), and the basis tuple and the disk data are 13 arrays -- about a fifth of a
+``mechstudio.core.dynamics.packed_planar``), and the basis tuple and the disk data are 13 arrays -- about a fifth of a
 right-hand side of one disk.
 
 Whenever a kernel reports trouble (status != 0: a degenerate C_u or S, a reduced mass matrix that is not
@@ -35,12 +35,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from core import spatial_kernels
-from core.dynamics import packed_output, projection_fused
-from core.dynamics.packed_output import unpack_frame
-from core.dynamics.correction import MAX_ITER, POSITION_TOL
-from core.jit import compile_helper, kernel_set
-from core.spatial_system import SpatialSystem
+from mechstudio.core import spatial_kernels
+from mechstudio.core.dynamics import packed_output, projection_fused
+from mechstudio.core.dynamics.packed_output import unpack_frame
+from mechstudio.core.dynamics.correction import MAX_ITER, POSITION_TOL
+from mechstudio.core.jit import compile_helper, kernel_set
+from mechstudio.core.spatial_system import SpatialSystem
 
 
 def _xi(nd, vp):  # noqa: ANN001, ANN201
@@ -201,7 +201,7 @@ def k_rhs_flat(y, I, F, zp, vp, ap):  # noqa: ANN001, ANN201
 
 
 #: float64 entries appended to pack_data's F by :meth:`FusedPath.timed_data`: the plane's motion
-#: r_p = c0 + c1 t + c2 t^2 as (c0_z, c1 (3), c2_z, 2 c2 (3)) (``core.spatial_system.plane_quadratic``)
+#: r_p = c0 + c1 t + c2 t^2 as (c0_z, c1 (3), c2_z, 2 c2 (3)) (``mechstudio.core.spatial_system.plane_quadratic``)
 PLANE_COEFFS = 8
 
 
@@ -220,7 +220,7 @@ def _plane_at(t, F):  # noqa: ANN001, ANN201
 
 def k_rhs_timed(t, y, I, F):  # noqa: ANN001, ANN201
     """:func:`k_rhs` as a function of (t, [z; W], I, F) for the compiled DOP853 step
-    (``core.integrate.dop853_kernels``); I, F of :meth:`FusedPath.timed_data` (the plane's motion at the end of
+    (``mechstudio.core.integrate.dop853_kernels``); I, F of :meth:`FusedPath.timed_data` (the plane's motion at the end of
     F, :func:`_plane_at`)."""
     basis, mass, J, mg, disk_body, disk_radius = unpack_data(I, F)
     zp, vp, ap = _plane_at(t, F)

@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.elements.base import ElementType, ReactionSite
-from core.errors import UnknownNameError
+from mechstudio.core.elements.base import ElementType, ReactionSite
+from mechstudio.core.errors import UnknownNameError
 
 SCHEMA = Path(__file__).resolve().parents[1] / "model" / "schema.json"
 #: schema definition of each section's items
@@ -50,9 +50,9 @@ def element_type(name: str, section: str | None = None) -> ElementType:
     et = _LOADED.get(name)
     if et is None:
         try:
-            module = importlib.import_module(f"core.elements.{name}")
+            module = importlib.import_module(f"mechstudio.core.elements.{name}")
         except ModuleNotFoundError as exc:
-            if exc.name != f"core.elements.{name}":
+            if exc.name != f"mechstudio.core.elements.{name}":
                 raise
             raise NotImplementedError(f"element type {name!r} is in the model schema but has no module "
                                       f"core/elements/{name}.py") from None
@@ -63,7 +63,7 @@ def element_type(name: str, section: str | None = None) -> ElementType:
 
 
 def of(element: Any, section: str) -> ElementType:
-    """The type of a parsed model element (``core.model.entities`` Joint, Driver or Force)."""
+    """The type of a parsed model element (``mechstudio.core.model.entities`` Joint, Driver or Force)."""
     return element_type(element.type, section)
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import GROUND, EditorInfo, ElementType
-from core.elements.primitives.forces import BodyTorqueSpec
+from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType
+from mechstudio.core.elements.primitives.forces import BodyTorqueSpec
 
 
 class AppliedTorque(ElementType):

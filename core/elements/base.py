@@ -11,7 +11,7 @@ An element module (core/elements/<type>.py) defines one :class:`ElementType` sub
   reaction is reported (body, body-frame point about which the moment is taken, sign);
 * ``editor``: the palette entry, icon and drawing style the editor and drawing backends use.
 
-Every backend looks the type up in the registry (:func:`core.elements.element_type`); an unknown type raises
+Every backend looks the type up in the registry (:func:`mechstudio.core.elements.element_type`); an unknown type raises
 :class:`~core.errors.UnknownNameError` naming it and the valid ones.
 """
 from __future__ import annotations

@@ -19,9 +19,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from core.elements.base import EditorInfo, ElementType
-from core.elements.planar_rolling_disk import initial_point
-from core.elements.primitives.cam_contact import CamContactSpec
+from mechstudio.core.elements.base import EditorInfo, ElementType
+from mechstudio.core.elements.planar_rolling_disk import initial_point
+from mechstudio.core.elements.primitives.cam_contact import CamContactSpec
 
 
 def face_normal(element: Any, entities: Any) -> tuple[float, float]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
-from core.elements.primitives.coordinate_driver import CoordinateDriverSpec
+from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
+from mechstudio.core.elements.primitives.coordinate_driver import CoordinateDriverSpec
 
 
 class Coordinate(ElementType):

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from core.elements.base import EditorInfo, ElementType, ReactionSite
-from core.elements.coupled_joints import joints_on_carrier
-from core.elements.primitives.gear_mesh import GearMeshSpec
+from mechstudio.core.elements.base import EditorInfo, ElementType, ReactionSite
+from mechstudio.core.elements.coupled_joints import joints_on_carrier
+from mechstudio.core.elements.primitives.gear_mesh import GearMeshSpec
 
 #: relative tolerance of the centre distance against the pitch radii (file numbers typed to 6 digits)
 CENTRE_DISTANCE_TOL = 1e-6

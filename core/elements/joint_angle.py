@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import JointDriverType
-from core.elements.primitives.relative_angle import RelativeAngleSpec
+from mechstudio.core.elements.base import JointDriverType
+from mechstudio.core.elements.primitives.relative_angle import RelativeAngleSpec
 
 
 class JointAngle(JointDriverType):

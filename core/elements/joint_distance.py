@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import JointDriverType
-from core.elements.primitives.point_line import PointLineSpec
+from mechstudio.core.elements.base import JointDriverType
+from mechstudio.core.elements.primitives.point_line import PointLineSpec
 
 
 class JointDistance(JointDriverType):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
-from core.elements.primitives.knife_edge import KnifeEdgeSpec
+from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
+from mechstudio.core.elements.primitives.knife_edge import KnifeEdgeSpec
 
 
 class KnifeEdge(ElementType):

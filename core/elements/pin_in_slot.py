@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import EditorInfo, ElementType
-from core.elements.primitives.point_line import PointLineSpec
+from mechstudio.core.elements.base import EditorInfo, ElementType
+from mechstudio.core.elements.primitives.point_line import PointLineSpec
 
 
 class PinInSlot(ElementType):

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.elements import of
-from core.elements.base import ElementType, ReactionSite, UnsupportedElement
+from mechstudio.core.elements import of
+from mechstudio.core.elements.base import ElementType, ReactionSite, UnsupportedElement
 
 
 @dataclass(frozen=True)

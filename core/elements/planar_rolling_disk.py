@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
-from core.elements.primitives.disk_on_line import DiskOnLineSpec
+from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
+from mechstudio.core.elements.primitives.disk_on_line import DiskOnLineSpec
 
 
 def initial_point(entities: Any, body: str, point: tuple[float, ...]) -> tuple[float, float, float]:

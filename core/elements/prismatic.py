@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import EditorInfo, ElementType
-from core.elements.primitives.point_line import PointLineSpec
-from core.elements.primitives.relative_angle import RelativeAngleSpec
+from mechstudio.core.elements.base import EditorInfo, ElementType
+from mechstudio.core.elements.primitives.point_line import PointLineSpec
+from mechstudio.core.elements.primitives.relative_angle import RelativeAngleSpec
 
 
 class Prismatic(ElementType):

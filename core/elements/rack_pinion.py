@@ -23,9 +23,9 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from core.elements.base import EditorInfo, ElementType, ReactionSite
-from core.elements.coupled_joints import joints_on_carrier
-from core.elements.primitives.rack_mesh import RackMeshSpec
+from mechstudio.core.elements.base import EditorInfo, ElementType, ReactionSite
+from mechstudio.core.elements.coupled_joints import joints_on_carrier
+from mechstudio.core.elements.primitives.rack_mesh import RackMeshSpec
 
 
 class RackPinion(ElementType):

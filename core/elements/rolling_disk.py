@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
+from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
 
 
 class RollingDisk(ElementType):

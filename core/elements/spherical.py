@@ -3,7 +3,7 @@ rotation; optional rotational spring/damper and joint torque. Compiled by the sp
 core/tree (Wittenburg's method, [004]); its reaction is reported on body 2 at point2."""
 from __future__ import annotations
 
-from core.elements.base import EditorInfo, ElementType
+from mechstudio.core.elements.base import EditorInfo, ElementType
 
 
 class Spherical(ElementType):

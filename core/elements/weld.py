@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.elements.base import EditorInfo, ElementType
-from core.elements.primitives.point_coincidence import PointCoincidenceSpec
-from core.elements.primitives.relative_angle import RelativeAngleSpec
+from mechstudio.core.elements.base import EditorInfo, ElementType
+from mechstudio.core.elements.primitives.point_coincidence import PointCoincidenceSpec
+from mechstudio.core.elements.primitives.relative_angle import RelativeAngleSpec
 
 
 class Weld(ElementType):

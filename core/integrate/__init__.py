@@ -1,4 +1,4 @@
 """Time integrators as registered strategies (see ``base.py``)."""
-from core.integrate.base import INTEGRATORS, Integrator, get_integrator
+from mechstudio.core.integrate.base import INTEGRATORS, Integrator, get_integrator
 
 __all__ = ["INTEGRATORS", "Integrator", "get_integrator"]

@@ -18,8 +18,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from core.registry import INTEGRATORS  # noqa: F401 - the registry of this layer (defined low, see there)
-from core.types import FloatArray
+from mechstudio.core.registry import INTEGRATORS  # noqa: F401 - the registry of this layer (defined low, see there)
+from mechstudio.core.types import FloatArray
 
 RHS = Callable[[float, FloatArray], FloatArray]
 
@@ -73,7 +73,7 @@ class Integrator(ABC):
 
     def start(self, fun: RHS, t0: float, y0: FloatArray, t_bound: float, compiled: Any = None) -> Stepper:
         """A :class:`Stepper` from (t0, y0) towards t_bound (only when ``continuous``). ``compiled``: the same
-        right-hand side as a compiled function (``core.integrate.dop853_kernels.CompiledRHS``), which an
+        right-hand side as a compiled function (``mechstudio.core.integrate.dop853_kernels.CompiledRHS``), which an
         integrator may use to step in compiled code; None when the formulation has none."""
         raise NotImplementedError(f"{self.name} integrates interval by interval (no continuous stepping)")
 

@@ -45,7 +45,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _coef
 
-from core.jit import compile_helper, kernel_set, numba_module
+from mechstudio.core.jit import compile_helper, kernel_set, numba_module
 
 N_STAGES = 12  # stages of the DOP853 step (scipy's DOP853.n_stages)
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0  # scipy.integrate._ivp.rk
@@ -61,7 +61,7 @@ TABLEAU = tuple(np.ascontiguousarray(a, dtype=float) for a in (_coef.A, _coef.B,
 class CompiledRHS:
     """A formulation's right-hand side as a compiled function for :func:`dop853_step`.
 
-    ``kernel(t, y, I, F) -> (status, y')``: a compiled function (``core.jit.compile_helper``); y the
+    ``kernel(t, y, I, F) -> (status, y')``: a compiled function (``mechstudio.core.jit.compile_helper``); y the
     integrator's whole state (including the work W appended by the driver), I and F the model data packed for
     it; status != 0 means "take the Python path" (module docstring).
     ``data()`` gives the current (I, F) (they change when the formulation changes its basis);

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.integrate.base import RHS, Integrator, StepResult, register_integrator
-from core.types import FloatArray
+from mechstudio.core.integrate.base import RHS, Integrator, StepResult, register_integrator
+from mechstudio.core.types import FloatArray
 
 
 def _rk4(fun: RHS, t: float, y: FloatArray, h: float, f0: FloatArray | None = None) -> FloatArray:

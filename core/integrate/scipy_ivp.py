@@ -20,10 +20,10 @@ import numpy as np
 from scipy.integrate import DOP853 as _SciDOP853, RK45 as _SciRK45, solve_ivp
 from scipy.integrate._ivp.rk import Dop853DenseOutput
 
-from core.integrate import dop853_kernels
-from core.integrate.base import RHS, Integrator, Stepper, StepResult, register_integrator
-from core.integrate.dop853_kernels import TABLEAU, CompiledRHS
-from core.types import FloatArray
+from mechstudio.core.integrate import dop853_kernels
+from mechstudio.core.integrate.base import RHS, Integrator, Stepper, StepResult, register_integrator
+from mechstudio.core.integrate.dop853_kernels import TABLEAU, CompiledRHS
+from mechstudio.core.types import FloatArray
 
 
 class RKStepper(Stepper):
@@ -72,7 +72,7 @@ class RKStepper(Stepper):
 
 class CompiledDOP853Stepper(RKStepper):
     """:class:`RKStepper` of scipy's DOP853 whose steps and dense outputs run compiled
-    (``core.integrate.dop853_kernels``: the same algorithm, scipy's tableau) with the formulation's compiled
+    (``mechstudio.core.integrate.dop853_kernels``: the same algorithm, scipy's tableau) with the formulation's compiled
     right-hand side. scipy's solver object keeps the state: it is built as usual (first derivative, initial
     step size), the compiled step writes its results back into it, and a step the compiled right-hand side
     declines (status 2) is taken by the solver's own Python ``step`` (the formulation's generic path then

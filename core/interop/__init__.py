@@ -1,2 +1,2 @@
-"""Exchange with other mechanism tools: :mod:`core.interop.pyslvs` reads Pyslvs mechanism expressions,
-:mod:`core.interop.mjcf` writes MuJoCo MJCF files."""
+"""Exchange with other mechanism tools: :mod:`mechstudio.core.interop.pyslvs` reads Pyslvs mechanism expressions,
+:mod:`mechstudio.core.interop.mjcf` writes MuJoCo MJCF files."""

@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from core.errors import Diagnostic, ModelError
-from core.model.document import GROUND, Model
-from core.simulate import initial_state
-from core.system import compile_model
+from mechstudio.core.errors import Diagnostic, ModelError
+from mechstudio.core.model.document import GROUND, Model
+from mechstudio.core.simulate import initial_state
+from mechstudio.core.system import compile_model
 
 DEFAULT_TIMESTEP_S = 1e-4
 

@@ -28,8 +28,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.errors import Diagnostic, ModelError
-from core.model.document import FORMAT_NAME, FORMAT_VERSION, GROUND
+from mechstudio.core.errors import Diagnostic, ModelError
+from mechstudio.core.model.document import FORMAT_NAME, FORMAT_VERSION, GROUND
 
 LINEAR_DENSITY = 1.0  # kg/m of the bars a link is made of
 SLIDER_MASS = 0.01  # kg, the slider block of an RP joint

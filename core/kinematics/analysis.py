@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.kinematics.assembly import assemble, dof_report, solve_accelerations, solve_velocities
-from core.system import ConstrainedSystem
-from core.types import FloatArray, Status
+from mechstudio.core.kinematics.assembly import assemble, dof_report, solve_accelerations, solve_velocities
+from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.types import FloatArray, Status
 
 
 @dataclass(frozen=True)

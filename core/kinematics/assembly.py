@@ -28,8 +28,8 @@ from typing import Sequence
 
 import numpy as np
 
-from core.system import ConstrainedSystem, ConstraintInfo
-from core.types import FloatArray, Status
+from mechstudio.core.system import ConstrainedSystem, ConstraintInfo
+from mechstudio.core.types import FloatArray, Status
 
 RANK_RTOL = 1e-9
 ASSEMBLY_TOL = 1e-12

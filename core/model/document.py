@@ -2,8 +2,8 @@
 
 A Model wraps the JSON document exactly as it is stored in the file (``model.data``), so that
 load → save → load is lossless by construction and the editor can address any value by its JSON pointer.
-It is treated as immutable: edits (``core.model.edit``) build a new Model from a copy. Typed, defaulted views
-of the content (``model.bodies``, ``model.joints`` ...) are parsed on demand by ``core.model.entities``.
+It is treated as immutable: edits (``mechstudio.core.model.edit``) build a new Model from a copy. Typed, defaulted views
+of the content (``model.bodies``, ``model.joints`` ...) are parsed on demand by ``mechstudio.core.model.entities``.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import json
 from functools import cached_property
 from typing import Any
 
-from core.elements.base import GROUND  # reserved body name: the fixed (or prescribed-motion) frame
+from mechstudio.core.elements.base import GROUND  # reserved body name: the fixed (or prescribed-motion) frame
 
 FORMAT_NAME = "mechanism-studio-model"
 FORMAT_VERSION = 1
@@ -23,7 +23,7 @@ SIMULATION_DEFAULTS = {"t_end": 5.0, "dt": 0.01}
 
 
 class Model:
-    """A validated model document. Build it with :func:`core.model.io.load_model` or :func:`from_data`."""
+    """A validated model document. Build it with :func:`mechstudio.core.model.io.load_model` or :func:`from_data`."""
 
     __slots__ = ("_data", "source", "__dict__")
 
@@ -33,7 +33,7 @@ class Model:
 
     @property
     def data(self) -> dict[str, Any]:
-        """The JSON document. Do not mutate it; use ``core.model.edit`` to make a changed copy."""
+        """The JSON document. Do not mutate it; use ``mechstudio.core.model.edit`` to make a changed copy."""
         return self._data
 
     def copy_data(self) -> dict[str, Any]:
@@ -56,7 +56,7 @@ class Model:
 
     @cached_property
     def entities(self) -> "Any":
-        from core.model.entities import parse_entities
+        from mechstudio.core.model.entities import parse_entities
         return parse_entities(self._data)
 
     @property

@@ -4,7 +4,7 @@
 point reference resolved to body-frame coordinates and every time function compiled. Problems a schema cannot
 see (dangling names, duplicate names, a driver on the wrong joint type, a bad expression ...) are appended to
 ``problems`` as ``(json_pointer, message)`` pairs; the loader turns them into Diagnostics. With no problems the
-result is what the compiler (``core.system``) consumes.
+result is what the compiler (``mechstudio.core.system``) consumes.
 
 Conventions: body points and the centre of mass are given in the body frame, whose pose is (x, y, phi) [m, m,
 rad] in planar models. Lengths in m, masses in kg, inertia in kg m², angles in rad, time in s.
@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.elements import element_type
-from core.elements.primitives.cam_profile import profile_problems
-from core.model.document import GROUND
-from core.model.timefunc import ExpressionError, TimeFunction, time_function
+from mechstudio.core.elements import element_type
+from mechstudio.core.elements.primitives.cam_profile import profile_problems
+from mechstudio.core.model.document import GROUND
+from mechstudio.core.model.timefunc import ExpressionError, TimeFunction, time_function
 
 Vec = tuple[float, ...]
 Problems = list[tuple[str, str]]
@@ -291,7 +291,7 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
     if kind == "spatial" and any(j.type == "spherical" for j in joints):  # spherical-joint tree (issue 4)
         from types import SimpleNamespace
 
-        from core.tree.topology import tree_problems
+        from mechstudio.core.tree.topology import tree_problems
         raw_forces = [SimpleNamespace(name=f["name"], type=f["type"], index=i)
                       for i, f in enumerate(data.get("forces", []))]
         problems.extend(tree_problems(SimpleNamespace(bodies=bodies, joints=joints, forces=raw_forces)))

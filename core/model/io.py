@@ -3,8 +3,8 @@
 Pipeline of :func:`load_model`: read text → JSON (syntax errors with line/column) → reject NaN/Infinity
 (which Python's json accepts but JSON does not) and
 magnitudes above ``MAX_MAGNITUDE`` → format name and version (a newer version says so) →
-:mod:`core.model.migrate` → JSON Schema (``schema.json``, every violation, unknown keys included) → semantic
-checks (:func:`core.model.entities.parse_entities`). All problems found by a stage are reported together as one
+:mod:`mechstudio.core.model.migrate` → JSON Schema (``schema.json``, every violation, unknown keys included) → semantic
+checks (:func:`mechstudio.core.model.entities.parse_entities`). All problems found by a stage are reported together as one
 :class:`~core.errors.ModelError`, each naming the file, the JSON pointer and the problem; nothing raises a
 traceback for bad input.
 
@@ -24,17 +24,17 @@ from typing import Any
 
 import jsonschema
 
-from core.errors import Diagnostic, ModelError, UnknownNameError
-from core.model.document import FORMAT_NAME, FORMAT_VERSION, SIMULATION_DEFAULTS, Model
-from core.model.entities import parse_entities
-from core.model.migrate import migrate
-from core.registry import FORMULATIONS, INTEGRATORS
+from mechstudio.core.errors import Diagnostic, ModelError, UnknownNameError
+from mechstudio.core.model.document import FORMAT_NAME, FORMAT_VERSION, SIMULATION_DEFAULTS, Model
+from mechstudio.core.model.entities import parse_entities
+from mechstudio.core.model.migrate import migrate
+from mechstudio.core.registry import FORMULATIONS, INTEGRATORS
 
 
 @lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the current format version."""
-    return json.loads(resources.files("core.model").joinpath("schema.json").read_text(encoding="utf-8"))
+    return json.loads(resources.files("mechstudio.core.model").joinpath("schema.json").read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=1)
@@ -141,7 +141,7 @@ def output_frames_problem(t_end: float, dt: float) -> str | None:
 
 def simulation_problems(sim: dict[str, Any]) -> list[tuple[str, str]]:
     """(pointer, problem) of a schema-valid ``simulation`` section: unknown formulation or integrator names (the
-    name registries of ``core.registry``; nothing is imported) and too many output frames."""
+    name registries of ``mechstudio.core.registry``; nothing is imported) and too many output frames."""
     out = []
     for key, registry in (("formulation", FORMULATIONS), ("integrator", INTEGRATORS)):
         if key in sim and sim[key] not in registry:

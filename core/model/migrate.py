@@ -2,7 +2,7 @@
 
 Each entry of ``MIGRATIONS`` maps a version v to a function that turns a version-v document into a version-v+1
 document (pure, returns a new dict). Version 1 is the first format, so there is nothing to upgrade yet; when the
-format changes incompatibly, bump ``FORMAT_VERSION`` in ``core.model.document`` and add the step here, with a
+format changes incompatibly, bump ``FORMAT_VERSION`` in ``mechstudio.core.model.document`` and add the step here, with a
 test that an old file still loads.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable
 
-from core.model.document import FORMAT_VERSION
+from mechstudio.core.model.document import FORMAT_VERSION
 
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 

@@ -1,3 +1,3 @@
 """Running a simulation: settings (``settings``), the initial state (``initial``), the driver (``driver``), the
 frames and trajectory it produces (``frames``), BLAS threads during a run (``blas``) and the separate ALI3-P
-driver of the augmented Lagrangian comparison method (``ali3p``). ``core.simulate`` is the public face."""
+driver of the augmented Lagrangian comparison method (``ali3p``). ``mechstudio.core.simulate`` is the public face."""

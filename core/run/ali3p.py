@@ -1,9 +1,9 @@
 """ALI3-P: the index-3 augmented Lagrangian with mass-orthogonal projections (Bayo and Ledesma 1996; Cuadrado
 et al. 2000), the method of the MBS benchmark papers, as a driver of its own (fixed step, trapezoidal rule).
 
-The equations are in the docstring of ``core.dynamics.augmented_lagrangian`` (method 2), written in the notation
+The equations are in the docstring of ``mechstudio.core.dynamics.augmented_lagrangian`` (method 2), written in the notation
 of [001] (docs/references.md). :func:`simulate_ali3p` returns a :class:`~core.run.frames.Trajectory` like
-:func:`core.simulate.run` (frames at the output times, stats with rhs_evaluations = evaluations of h,
+:func:`mechstudio.core.simulate.run` (frames at the output times, stats with rhs_evaluations = evaluations of h,
 svd_count = 0 since no SVD is used); ``mechstudio bench --suite iftomm`` uses it.
 """
 from __future__ import annotations
@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sla
 
-from core.dynamics.augmented_lagrangian import ALI3P_PENALTY, MAX_ITER, dense_mass_matrix
-from core.dynamics.base import SolverFailure
-from core.run.frames import FRAME_FIELDS, FrameBlock, Trajectory, concat_blocks
-from core.run.initial import initial_state
-from core.system import ConstrainedSystem
-from core.types import FloatArray, Status
+from mechstudio.core.dynamics.augmented_lagrangian import ALI3P_PENALTY, MAX_ITER, dense_mass_matrix
+from mechstudio.core.dynamics.base import SolverFailure
+from mechstudio.core.run.frames import FRAME_FIELDS, FrameBlock, Trajectory, concat_blocks
+from mechstudio.core.run.initial import initial_state
+from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.types import FloatArray, Status
 
 
 def force_jacobians(system: ConstrainedSystem, q: FloatArray, v: FloatArray, t: float, h0: FloatArray

@@ -3,10 +3,10 @@
 Procedure of a run (:class:`Driver`, headless and thread-agnostic; the GUI runs it on a worker):
 
 1. assemble the file's rough positions (Newton-Raphson, held coordinates kept) and solve the velocities from
-   the prescribed coordinate rates (C q' = -xi exactly): ``core.run.initial``;
+   the prescribed coordinate rates (C q' = -xi exactly): ``mechstudio.core.run.initial``;
 2. integrate the formulation's state y together with the work W of the non-conservative and constraint forces
    (W' = P_nc + q'^T C^T lambda);
-3. correct the drift (``core.dynamics.correction``) unless switched off, and record at every output time
+3. correct the drift (``mechstudio.core.dynamics.correction``) unless switched off, and record at every output time
    t_k = k dt a :class:`~core.run.frames.Frame`: q, q', q'', lambda, the reactions of every joint/driver/contact,
    the energies and ||Phi||, ||C q' + xi|| before and after the correction;
 4. emit the frames in blocks (every ``block_frames`` frames or ``block_seconds`` of wall time).
@@ -35,7 +35,7 @@ Failures are statuses: nothing numerical escapes a run. Assembly failure, a sing
 giving up, Newton not converging, a non-finite state, and any numerical exception (``LinAlgError`` such as "SVD
 did not converge", ``FloatingPointError``, ...) end the run with :attr:`~core.types.Status.FAILED` and a message
 naming what failed and the time; the caller's cancel ends it with :attr:`~core.types.Status.CANCELLED`.
-BLAS runs single-threaded during the run only (``core.run.blas``).
+BLAS runs single-threaded during the run only (``mechstudio.core.run.blas``).
 
 Hooks of the caller (all optional, see :func:`iter_simulation`): ``cancel`` and ``flush_now`` at every recorded
 frame (the *checkpoint*), ``stop_requested`` before every integrator step.
@@ -48,16 +48,16 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from core.dynamics.base import (FastOutput, Formulation, OutputScalar, RestartRequired, SolverFailure,
+from mechstudio.core.dynamics.base import (FastOutput, Formulation, OutputScalar, RestartRequired, SolverFailure,
                                 get_formulation)
-from core.dynamics.correction import correct
-from core.integrate.base import Integrator, Stepper, get_integrator
-from core.run.blas import single_threaded_blas
-from core.run.frames import Frame, FrameBlock, Trajectory, concat_blocks
-from core.run.initial import initial_state
-from core.run.settings import SimulationSettings
-from core.system import ConstrainedSystem
-from core.types import FloatArray, Status
+from mechstudio.core.dynamics.correction import correct
+from mechstudio.core.integrate.base import Integrator, Stepper, get_integrator
+from mechstudio.core.run.blas import single_threaded_blas
+from mechstudio.core.run.frames import Frame, FrameBlock, Trajectory, concat_blocks
+from mechstudio.core.run.initial import initial_state
+from mechstudio.core.run.settings import SimulationSettings
+from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.types import FloatArray, Status
 
 #: continuous stepping gives up (status FAILED, with the time) after this many steps without reaching the next
 #: output time: a step size collapsing towards a singularity would otherwise take practically forever

@@ -3,7 +3,7 @@
 A frame is recorded at every output time t_k = k dt: q, q', q'', the reactions of every joint, driver and contact
 (force and moment, 6 components, [N], [N m]), the energies [J], the work of the non-conservative and constraint
 forces [J] and the constraint violations ||Phi|| and ||C q' + xi|| before and after the drift correction. The
-driver (``core.run.driver``) emits frames in :class:`FrameBlock` s; :class:`Trajectory` holds them all with the
+driver (``mechstudio.core.run.driver``) emits frames in :class:`FrameBlock` s; :class:`Trajectory` holds them all with the
 run's status. Column names of the CSV export: docs/results-csv.md.
 """
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from core.points import BodyPoint, point_columns
-from core.results import write_csv
-from core.run.settings import SimulationSettings
-from core.system import ConstrainedSystem
-from core.types import FloatArray, Status
+from mechstudio.core.points import BodyPoint, point_columns
+from mechstudio.core.results import write_csv
+from mechstudio.core.run.settings import SimulationSettings
+from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.types import FloatArray, Status
 
 #: the six components of a reaction, in the order of the last axis of ``FrameBlock.reactions``
 REACTION_COMPONENTS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")

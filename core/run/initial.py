@@ -5,9 +5,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.kinematics.assembly import assemble, solve_velocities
-from core.system import ConstrainedSystem
-from core.types import FloatArray, Status
+from mechstudio.core.kinematics.assembly import assemble, solve_velocities
+from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.types import FloatArray, Status
 
 #: the residual ||C q' + xi|| (units of q') above which the initial velocities count as inconsistent
 VELOCITY_RESIDUAL_MAX = 1e-8

@@ -5,9 +5,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.dynamics.base import get_formulation
-from core.integrate.base import get_integrator
-from core.model.document import SIMULATION_DEFAULTS, Model
+from mechstudio.core.dynamics.base import get_formulation
+from mechstudio.core.integrate.base import get_integrator
+from mechstudio.core.model.document import SIMULATION_DEFAULTS, Model
 
 
 @dataclass(frozen=True)

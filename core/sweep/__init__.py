@@ -10,10 +10,10 @@ worker executes), :mod:`~core.sweep.execute` (the Dask driver), :mod:`~core.swee
 plugin), :mod:`~core.sweep.store` (streamed Parquet with metadata, resume), :mod:`~core.sweep.api` (checking and
 running a whole sweep). Importing this package does not import Dask; running a sweep does.
 """
-from core.sweep.address import AddressError, resolve, sweepable_fields
-from core.sweep.api import Plan, prepare, run_plan, sweep
-from core.sweep.design import DESIGNS, SpecError, Vary, build_design, parse_vary
-from core.sweep.metrics import REDUCERS, Metric, parse_metric
+from mechstudio.core.sweep.address import AddressError, resolve, sweepable_fields
+from mechstudio.core.sweep.api import Plan, prepare, run_plan, sweep
+from mechstudio.core.sweep.design import DESIGNS, SpecError, Vary, build_design, parse_vary
+from mechstudio.core.sweep.metrics import REDUCERS, Metric, parse_metric
 
 __all__ = ["AddressError", "DESIGNS", "Metric", "Plan", "REDUCERS", "SpecError", "Vary", "build_design",
            "parse_metric", "parse_vary", "prepare", "resolve", "run_plan", "sweep", "sweepable_fields"]

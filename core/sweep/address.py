@@ -4,7 +4,7 @@
 dotted path inside that element's JSON object (``mass``, ``stiffness``, ``initial.phi``, ``function.speed``;
 list items by index: ``com.0``). An address resolves to an RFC 6901 pointer into the document
 (``crank.initial.phi`` -> ``/bodies/0/initial/phi``) and values are applied with the public pure edits of
-:mod:`core.model.edit`, so every modified model is validated exactly like an edit in the editor.
+:mod:`mechstudio.core.model.edit`, so every modified model is validated exactly like an edit in the editor.
 
 An address whose name or field does not exist is refused (:class:`AddressError`) with the valid names or the
 element's numeric fields. A field absent from the file but allowed by the schema (a damping left at its
@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
-from core.errors import ModelError
-from core.model.document import Model
-from core.model.edit import COLLECTIONS, element_pointer, get_value, join_pointer, names, set_value, split_pointer
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model.document import Model
+from mechstudio.core.model.edit import COLLECTIONS, element_pointer, get_value, join_pointer, names, set_value, split_pointer
 
 
 #: the singular of each collection, for messages

@@ -18,16 +18,16 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from core.errors import UnknownNameError
-from core.model.document import Model
-from core.model.io import load_model
-from core.simulate import SimulationSettings
-from core.sweep.address import resolve
-from core.sweep.design import SpecError
-from core.sweep.execute import Outcome, connect, execute
-from core.sweep.metrics import Metric, check_metrics, parse_metric
-from core.sweep.runner import RunSpec, probe_run
-from core.sweep.store import SweepStore, program_version, row_schema
+from mechstudio.core.errors import UnknownNameError
+from mechstudio.core.model.document import Model
+from mechstudio.core.model.io import load_model
+from mechstudio.core.simulate import SimulationSettings
+from mechstudio.core.sweep.address import resolve
+from mechstudio.core.sweep.design import SpecError
+from mechstudio.core.sweep.execute import Outcome, connect, execute
+from mechstudio.core.sweep.metrics import Metric, check_metrics, parse_metric
+from mechstudio.core.sweep.runner import RunSpec, probe_run
+from mechstudio.core.sweep.store import SweepStore, program_version, row_schema
 
 Progress = Callable[[int, int], None]  # (runs done, runs in total)
 
@@ -131,7 +131,7 @@ def run_plan(plan: Plan, *, client: Any = None, out: str | os.PathLike[str] | No
              cancel: Callable[[], bool] | None = None,
              sink: Callable[[list[dict[str, Any]]], None] | None = None, warm: bool = True) -> Outcome:
     """Run the plan's runs (those not already in ``out`` when resuming); rows are written to ``out`` (Parquet,
-    see :mod:`core.sweep.store`) and/or passed to ``sink``. ``progress(done, total)`` after every task.
+    see :mod:`mechstudio.core.sweep.store`) and/or passed to ``sink``. ``progress(done, total)`` after every task.
     ``warm=False``: the workers' kernels are already warm (no warm-up plugin is registered)."""
     if resume and out is None:
         raise SpecError("--resume needs the --out file to resume")

@@ -4,7 +4,7 @@
   ``DASK_SCHEDULER_ADDRESS`` environment variable; otherwise a ``LocalCluster`` of ``workers`` processes
   (default: the cores) with one thread each, bound to 127.0.0.1 and without a dashboard. Processes, because
   the integration holds the GIL between its compiled kernels.
-* Warm-up: a worker plugin (:class:`core.sweep.warm.WarmKernels`) runs the base model for one output interval when it is
+* Warm-up: a worker plugin (:class:`mechstudio.core.sweep.warm.WarmKernels`) runs the base model for one output interval when it is
   registered on each worker, and on every worker that joins later, so that loading the compiled (numba)
   kernels is paid once per worker, never by a timed run.
 * Batching (:func:`execute`): the runs still to do are cut into tasks of ``batch_size`` runs (default: about
@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from core.sweep.runner import RunSpec, failed_rows, run_batch
+from mechstudio.core.sweep.runner import RunSpec, failed_rows, run_batch
 
 Row = dict[str, Any]
 POLL_SECONDS = 0.2  # how often the driver checks ``cancel`` while waiting for tasks [s]
@@ -96,7 +96,7 @@ def execute(client: Any, spec: RunSpec, runs: Sequence[int], values: np.ndarray,
     """Run ``runs`` (with parameter ``values``, one row each) on ``client``; rows go to ``sink`` as tasks end."""
     from distributed import wait
 
-    from core.sweep.warm import WarmKernels
+    from mechstudio.core.sweep.warm import WarmKernels
     outcome = Outcome()
     n = len(runs)
     if n == 0:

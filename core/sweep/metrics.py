@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
-from core.sweep.design import SpecError
+from mechstudio.core.sweep.design import SpecError
 
 REDUCERS: dict[str, Callable[[np.ndarray], float]] = {
     "max": lambda x: float(np.max(x)),

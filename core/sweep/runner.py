@@ -1,7 +1,7 @@
 """One run of a sweep, and a batch of runs: what a Dask task executes on a worker (no Dask import here).
 
-A run applies its parameter values to the base model with the public edits (:func:`core.sweep.address.
-apply_values`, validated like an editor edit), runs :func:`core.simulate.simulate` with the sweep's setting
+A run applies its parameter values to the base model with the public edits (:func:`mechstudio.core.sweep.address.
+apply_values`, validated like an editor edit), runs :func:`mechstudio.core.simulate.simulate` with the sweep's setting
 overrides and reduces the result columns to the metrics. It is therefore exactly the computation of
 ``mechstudio simulate`` on the modified file saved to disk (same model document, same settings).
 
@@ -15,13 +15,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from core.errors import ModelError
-from core.model.document import Model
-from core.model.io import loads_model
-from core.simulate import SimulationSettings, Trajectory, simulate
-from core.sweep.address import apply_values
-from core.sweep.metrics import Metric, evaluate
-from core.types import Status
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model.document import Model
+from mechstudio.core.model.io import loads_model
+from mechstudio.core.simulate import SimulationSettings, Trajectory, simulate
+from mechstudio.core.sweep.address import apply_values
+from mechstudio.core.sweep.metrics import Metric, evaluate
+from mechstudio.core.types import Status
 
 #: statuses a sweep row can have besides the simulation's own (core.types.Status values)
 STATUS_INVALID = "invalid"

@@ -24,24 +24,22 @@ import json
 import os
 import shutil
 import time
-from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from core.sweep.design import SpecError
+from mechstudio import __version__
+from mechstudio.core.sweep.design import SpecError
 
 META_KEYS = ("model", "settings", "sweep", "version")
 PREFIX = "mechstudio."
 
 
 def program_version() -> str:
-    try:
-        return importlib_metadata.version("mechanism-studio")
-    except importlib_metadata.PackageNotFoundError:
-        return "unknown (not installed)"
+    """The release of this code (``mechstudio.__version__``), recorded in a sweep's metadata."""
+    return __version__
 
 
 def row_schema(addresses: Iterable[str], labels: Iterable[str], meta: dict[str, Any] | None = None) -> pa.Schema:

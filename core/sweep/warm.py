@@ -1,12 +1,12 @@
 """The Dask worker plugin that warms the compiled kernels once per worker (kept apart so that importing
-:mod:`core.sweep` does not import Dask)."""
+:mod:`mechstudio.core.sweep` does not import Dask)."""
 from __future__ import annotations
 
 from typing import Any
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from core.sweep.runner import RunSpec, warm_kernels
+from mechstudio.core.sweep.runner import RunSpec, warm_kernels
 
 
 class WarmKernels(WorkerPlugin):

@@ -8,7 +8,7 @@ Given the symbolic model (M, Q, C = [Phi_q; C_psi], xi) and a choice u = F q' + 
 2. q'' = H u' + a0 with a0 = (d/dt of q'(q, u, t) along the motion, u' = 0) = H' u + h0'.
 3. The acceleration energy G = 1/2 q''^T M q'' + q''^T k (for planar bodies 1/2 sum (m a_c^2 + J_c eps^2),
    eq. 2.3.23, k = 0; for spatial bodies k holds the eps . (omega x J omega) terms, see
-   :mod:`core.symbolic.spatial`); only its u'-dependent part matters:
+   :mod:`mechstudio.core.symbolic.spatial`); only its u'-dependent part matters:
    G = 1/2 u'^T (H^T M H) u' + u'^T H^T (M a0 + k) (+ terms free of u').
 4. Generalized forces of the quasi-velocities Q~ = H^T Q(q, q', t) (eq. 2.3.16) and Appell's equations
    dG/du'_v = Q~_v (eq. 2.3.19), i.e. (H^T M H) u' = H^T (Q - M a0 - k).
@@ -32,15 +32,15 @@ from typing import Any, Callable
 import numpy as np
 import sympy as sp
 
-from core.kinematics.assembly import rank_analysis
-from core.model.document import Model
-from core.model.io import load_model
-from core.model.timefunc import T
-from core.symbolic.planar import SymbolicModel, planar_symbolic, velocity_derivative
-from core.symbolic.quasi import QuasiVelocityChoice, initial_configuration, load_choice
-from core.symbolic.spatial import spatial_symbolic
-from core.symbolic.unsupported import SymbolicUnsupported  # re-exported: callers import it from here
-from core.system import compile_model
+from mechstudio.core.kinematics.assembly import rank_analysis
+from mechstudio.core.model.document import Model
+from mechstudio.core.model.io import load_model
+from mechstudio.core.model.timefunc import T
+from mechstudio.core.symbolic.planar import SymbolicModel, planar_symbolic, velocity_derivative
+from mechstudio.core.symbolic.quasi import QuasiVelocityChoice, initial_configuration, load_choice
+from mechstudio.core.symbolic.spatial import spatial_symbolic
+from mechstudio.core.symbolic.unsupported import SymbolicUnsupported  # re-exported: callers import it from here
+from mechstudio.core.system import compile_model
 
 _MODEL_CACHE: dict[str, SymbolicModel] = {}
 _APPELL_CACHE: dict[tuple[str, str], "AppellDerivation"] = {}

@@ -1,10 +1,10 @@
 """Safe parsing of user expressions in t, generalized coordinates and their speeds.
 
-Grammar: numbers, ``t``, ``pi``, ``e``, + - * / ** (or ^), the functions of :mod:`core.model.timefunc`, a
+Grammar: numbers, ``t``, ``pi``, ``e``, + - * / ** (or ^), the functions of :mod:`mechstudio.core.model.timefunc`, a
 coordinate written ``body.coord`` (e.g. ``skate.phi``) and its speed written ``d(body.coord)``. The text is
 parsed with :mod:`ast` and converted node by node to sympy; nothing is evaluated, so a model file cannot run
 code. Coordinate names are replaced by placeholder identifiers before parsing, so body names containing '-'
-work too. The size, depth and exponent bounds of :mod:`core.model.timefunc` apply.
+work too. The size, depth and exponent bounds of :mod:`mechstudio.core.model.timefunc` apply.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Mapping
 
 import sympy as sp
 
-from core.model.timefunc import MAX_EXPRESSION_CHARS, ExpressionError, ast_to_sympy, parse_tree
+from mechstudio.core.model.timefunc import MAX_EXPRESSION_CHARS, ExpressionError, ast_to_sympy, parse_tree
 
 
 def parse_state_expression(text: str, coords: Mapping[str, sp.Symbol],

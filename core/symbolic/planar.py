@@ -1,4 +1,4 @@
-"""Symbolic planar model: the same equations as :class:`core.planar_system.PlanarSystem`, derived with sympy.
+"""Symbolic planar model: the same equations as :class:`mechstudio.core.planar_system.PlanarSystem`, derived with sympy.
 
 Coordinates (x, y, phi) of each body's centre of mass and frame angle ([003]), symbols ``x_body``,
 ``y_body``, ``phi_body`` with speeds ``xdot_body`` ... and accelerations ``xddot_body`` ...; time ``t``.
@@ -23,12 +23,12 @@ from typing import Any
 
 import sympy as sp
 
-from core.elements.planar import constraint_entries, force_specs
-from core.elements.primitives import HOLONOMIC, NONHOLONOMIC
-from core.elements.primitives.forces import symbolic as force_symbolic
-from core.model.document import GROUND, Model
-from core.model.timefunc import T
-from core.symbolic.quasi import coordinate_symbol
+from mechstudio.core.elements.planar import constraint_entries, force_specs
+from mechstudio.core.elements.primitives import HOLONOMIC, NONHOLONOMIC
+from mechstudio.core.elements.primitives.forces import symbolic as force_symbolic
+from mechstudio.core.model.document import GROUND, Model
+from mechstudio.core.model.timefunc import T
+from mechstudio.core.symbolic.quasi import coordinate_symbol
 
 COORDS = ("x", "y", "phi")
 
@@ -181,7 +181,7 @@ class PlanarSymbols:
 
 
 def planar_symbolic(model: Model) -> SymbolicModel:
-    """Derive the symbolic planar model (uncached; use :func:`core.symbolic.appell.symbolic_model`).
+    """Derive the symbolic planar model (uncached; use :func:`mechstudio.core.symbolic.appell.symbolic_model`).
 
     Every constraint and force element is looked up in the element registry (core/elements) and contributes
     the symbolic forms of its primitives, in the row order of :class:`~core.planar_system.PlanarSystem`."""

@@ -1,6 +1,6 @@
 """Symbolic spatial model: free rigid bodies in (x, y, z, psi, theta, phi) and rolling disks on a moving plane.
 
-The same coordinates, rows and labels as :class:`core.spatial_system.SpatialSystem` ([001], section 5):
+The same coordinates, rows and labels as :class:`mechstudio.core.spatial_system.SpatialSystem` ([001], section 5):
 six coordinates per body, the centre of mass r = (x, y, z) and 3-1-3 Euler angles alpha = (psi, theta, phi) with
 R = Rz(psi) Rx(theta) Rz(phi). Derived here independently of the numeric system:
 
@@ -23,7 +23,7 @@ R = Rz(psi) Rx(theta) Rz(phi). Derived here independently of the numeric system:
   d = -rho Rz(psi) Rx(theta) y is the arm from the centre to the contact point; holonomic row
   z + d_z - z_p(t) = z - rho sin(theta) - z_p(t) = 0 (label ``name.z``); nonholonomic rows: the x, y components
   of the contact point's material velocity relative to the plane, r' + w x d - r_p'(t) = 0 (``name.x``,
-  ``name.y``). gamma, eta_psi follow by differentiation (:func:`core.symbolic.planar.holonomic_terms`).
+  ``name.y``). gamma, eta_psi follow by differentiation (:func:`mechstudio.core.symbolic.planar.holonomic_terms`).
 """
 from __future__ import annotations
 
@@ -31,10 +31,10 @@ from typing import Any
 
 import sympy as sp
 
-from core.model.document import GROUND, Model
-from core.model.timefunc import T, time_function
-from core.symbolic.planar import SymbolicModel, holonomic_terms, num, velocity_derivative
-from core.symbolic.quasi import coordinate_symbol
+from mechstudio.core.model.document import GROUND, Model
+from mechstudio.core.model.timefunc import T, time_function
+from mechstudio.core.symbolic.planar import SymbolicModel, holonomic_terms, num, velocity_derivative
+from mechstudio.core.symbolic.quasi import coordinate_symbol
 
 COORDS = ("x", "y", "z", "psi", "theta", "phi")
 EX, EY, EZ = sp.Matrix([1, 0, 0]), sp.Matrix([0, 1, 0]), sp.Matrix([0, 0, 1])
@@ -112,7 +112,7 @@ def plane_motion(motion: dict[str, Any]) -> sp.Matrix:
 
 def spatial_symbolic(model: Model) -> SymbolicModel:
     """Derive the symbolic spatial model (free bodies + rolling disks); raises SymbolicUnsupported otherwise."""
-    from core.symbolic.unsupported import SymbolicUnsupported
+    from mechstudio.core.symbolic.unsupported import SymbolicUnsupported
     ent = model.entities
     other = [f"{j.name} ({j.type})" for j in ent.joints if j.type != "rolling_disk"]
     other += [f"{d.name} (driver)" for d in ent.drivers]

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from core.model.timefunc import time_function
-from core.types import FloatArray
+from mechstudio.core.model.timefunc import time_function
+from mechstudio.core.types import FloatArray
 
 
 def _rodrigues(w: FloatArray, t: float) -> FloatArray:

@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from core.model.io import model_from_data
-from core.simulate import SimulationSettings, initial_state, run
-from core.system import compile_model
-from core.tree.orientation import quat_from_rotation_vector
-from core.tree.wittenburg import WittenburgFormulation
+from mechstudio.core.model.io import model_from_data
+from mechstudio.core.simulate import SimulationSettings, initial_state, run
+from mechstudio.core.system import compile_model
+from mechstudio.core.tree.orientation import quat_from_rotation_vector
+from mechstudio.core.tree.wittenburg import WittenburgFormulation
 
 
 def chain_model_data(n: int, length: float = 0.3, mass: float = 0.5, tilt: float = 0.5) -> dict[str, Any]:
@@ -77,7 +77,7 @@ def chain_row(n: int, t_end: float = 2.0, rtol: float = 1e-8, parametrization: s
 
 def run_versus_bare(n: int = 10, rounds: int = 5, t_end: float = 2.0, dt: float = 0.01, rtol: float = 1e-8,
                     atol: float = 1e-10) -> dict[str, Any]:
-    """The chain of ``n`` links through the application's driver (``core.simulate.run``: Wittenburg, DOP853,
+    """The chain of ``n`` links through the application's driver (``mechstudio.core.simulate.run``: Wittenburg, DOP853,
     outputs every ``dt`` with q'', reactions, energies, violations, drift correction on) against the same
     formulation's right-hand side integrated bare (scipy ``solve_ivp`` DOP853 with the same rtol/atol and the
     same output times as ``t_eval``; no frames, no correction). ``rounds`` interleaved pairs in this process

@@ -13,8 +13,8 @@ Plain Python with numpy semantics (they also run uncompiled); :func:`kernels` co
     p = a/|a|, A = A(p), r_k = J_k - A_k c_in,k with the inboard joint points J_k = J_parent - A_parent e_k
     (J = P(t), the base point, for a root-level body: eq. (20) summed by the tree recursion instead of the
     product with T^T), r'_k = J'_k - omega_k x A_k c_in,k, p' = 1/2 E(p)^T omega;
-  - the residuals the drift correction (``core.dynamics.correction``) measures: ||Phi|| (joint rows
-    r_P + A(p_P) c_P - r_K - A(p_K) c_K with the quadratic A(p) of ``core.tree.maximal``, norm rows
+  - the residuals the drift correction (``mechstudio.core.dynamics.correction``) measures: ||Phi|| (joint rows
+    r_P + A(p_P) c_P - r_K - A(p_K) c_K with the quadratic A(p) of ``mechstudio.core.tree.maximal``, norm rows
     (p.p - 1)/2) and ||C q' + xi|| (joint rows with d(A(p) c)/dt = (dA(p) c/dp) p', norm rows p.p');
     when either is above the correction's tolerance (POSITION_TOL, VELOCITY_TOL) the kernel returns status 1
     and the caller takes the generic path, which corrects. A Wittenburg state is on the constraint manifold
@@ -35,11 +35,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from core import dense_kernels
-from core.dynamics import packed_output, packed_planar
-from core.dynamics.packed_planar import fseg, iseg
-from core.dynamics.correction import POSITION_TOL, VELOCITY_TOL
-from core.jit import array_types, compile_helper, compile_kernel, kernel_set
+from mechstudio.core import dense_kernels
+from mechstudio.core.dynamics import packed_output, packed_planar
+from mechstudio.core.dynamics.packed_planar import fseg, iseg
+from mechstudio.core.dynamics.correction import POSITION_TOL, VELOCITY_TOL
+from mechstudio.core.jit import array_types, compile_helper, compile_kernel, kernel_set
 
 #: status of :func:`k_output`: 0 frame computed; 1 the state needs the drift correction (generic path)
 OUTPUT_NEEDS_CORRECTION = 1
@@ -137,7 +137,7 @@ def k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, F, mom, base):  # n
 def k_rhs_quaternion_timed(t, y, I, F):  # noqa: ANN001, ANN201
     """(status, [p'; omega'; P]) at y = [p (n, 4); omega (n, 3); W] for quaternions, a still base and gravity
     as the only load (``WittenburgFormulation.derivative_and_power`` on that path, P = 0): A = A(p/|p|) from the
-    quadratic form of ``core.tree.orientation.quat_to_matrix`` (A = (p (x) p) Q / |p|^2), omega' from
+    quadratic form of ``mechstudio.core.tree.orientation.quat_to_matrix`` (A = (p (x) p) Q / |p|^2), omega' from
     :func:`k_omega_dot` (eqs. (59)-(63)), p' = 1/2 G(p)^T omega_b with omega_b = A^T omega
     (``quat_rates``, eq. (65)'s quaternion form). I, F from :func:`pack_quaternion_data`."""
     par, pi, pj, pc = iseg(I, 0), iseg(I, 1), iseg(I, 2), iseg(I, 3)
@@ -186,7 +186,7 @@ def k_rhs_quaternion_timed(t, y, I, F):  # noqa: ANN001, ANN201
 
 def pack_quaternion_data(arrays: tuple) -> tuple[np.ndarray, np.ndarray]:
     """(I, F) of :func:`k_rhs_quaternion_timed`: the segments (par, pairs i, j, c) as int64 and (Vb, eb, Kb, T,
-    P, T^T, m g, Q_A, Q_R) as float64, in this order, packed as ``core.dynamics.packed_planar.pack`` packs
+    P, T^T, m g, Q_A, Q_R) as float64, in this order, packed as ``mechstudio.core.dynamics.packed_planar.pack`` packs
     the planar data (read back with its ``iseg``/``fseg``)."""
     return packed_planar.pack(tuple(np.ascontiguousarray(a) for a in arrays))
 
@@ -262,7 +262,7 @@ def k_output(a, w, F, mom, Pb, Pbd, Pbdd, correction, Vb, eb, Kb, par, pi, pj, p
     frame); n_rows the number of constraints (reaction rows).
 
     Returns (status, q, q', q'', reactions (n_rows, 6), scalars) with the scalars of
-    ``core.dynamics.base.OutputScalar`` (kinetic, potential of gravity, ||Phi|| before and after, ||C q' + xi||
+    ``mechstudio.core.dynamics.base.OutputScalar`` (kinetic, potential of gravity, ||Phi|| before and after, ||C q' + xi||
     before and after, Newton iterations 0, converged 1, changed 0, lambda unique 1, null-space growth 0).
     """
     n = w.shape[0]
@@ -445,7 +445,7 @@ def k_output_packed(a, w, F, mom, Pb, Pbd, Pbdd, correction, Vb, eb, Kb, par, pi
                     c_in, c_out, root, order, mass, Jb, gravity, joint_child, rep_body, rep_parent, rep_sign,
                     rep_arm, n_rows):  # noqa: ANN201
     """:func:`k_output` with its arrays returned in one: (status, [q; q'; q''; reactions (row-major); scalars]).
-    Numba boxes every returned array separately (about a microsecond each; ``core.dynamics.packed_output``)."""
+    Numba boxes every returned array separately (about a microsecond each; ``mechstudio.core.dynamics.packed_output``)."""
     status, q, v, qdd, R, scal = k_output(a, w, F, mom, Pb, Pbd, Pbdd, correction, Vb, eb, Kb, par, pi, pj, pc, T,
                                           P, Tt, c_in, c_out, root, order, mass, Jb, gravity, joint_child,
                                           rep_body, rep_parent, rep_sign, rep_arm, n_rows)

@@ -33,13 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from core.model.document import GROUND, Model
-from core.system import ConstrainedSystem, ConstraintInfo
-from core.tree.base_motion import BaseMotion
-from core.tree.orientation import (Euler313, matrix_to_quat, quat_conj, quat_E, quat_G, quat_mul, quat_to_matrix,
+from mechstudio.core.model.document import GROUND, Model
+from mechstudio.core.system import ConstrainedSystem, ConstraintInfo
+from mechstudio.core.tree.base_motion import BaseMotion
+from mechstudio.core.tree.orientation import (Euler313, matrix_to_quat, quat_conj, quat_E, quat_G, quat_mul, quat_to_matrix,
                                    rotation_vector)
-from core.tree.topology import TreeData, build_tree
-from core.types import FloatArray
+from mechstudio.core.tree.topology import TreeData, build_tree
+from mechstudio.core.types import FloatArray
 
 COORDS = ("x", "y", "z", "q0", "q1", "q2", "q3")
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.errors import UnknownNameError
-from core.types import FloatArray
+from mechstudio.core.errors import UnknownNameError
+from mechstudio.core.types import FloatArray
 
 NAMES = ("quaternion", "bryant", "euler313", "matrix")
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from core.types import FloatArray, IntArray
+from mechstudio.core.types import FloatArray, IntArray
 
 GROUND = "ground"
 SUPPORTED_FORCES = ("applied_force", "applied_torque")

@@ -5,7 +5,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QListWidget, QVBoxLayout
 
-from core.errors import Diagnostic
+from mechstudio.core.errors import Diagnostic
 
 
 class DiagnosticsDialog(QDialog):

@@ -8,7 +8,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QMenu, QMenuBar,
                                QTableWidget, QTableWidgetItem, QVBoxLayout)
 
-from gui.widgets.toolbar_style import plain_text
+from mechstudio.gui.widgets.toolbar_style import plain_text
 
 #: the canvas's gestures (gui/editor/canvas.py), which are not menu actions
 CANVAS_GESTURES = (

@@ -1,7 +1,7 @@
 """The planar canvas: draws the document's posed model and turns mouse gestures into undoable edits.
 
 Graphics items are display only and are rebuilt from the model after every change; picking is done on the
-plain geometry of :mod:`core.drawing.scene`, so a drag survives the rebuilds it causes. World coordinates are
+plain geometry of :mod:`mechstudio.core.drawing.scene`, so a drag survives the rebuilds it causes. World coordinates are
 metres with y up (the view flips the scene's y axis).
 
 Gestures (left button):
@@ -14,11 +14,11 @@ Gestures (left button):
 * on empty space: rubber-band selection.
 
 Each drag is pushed as merged commands (one undo step). A palette element dropped on the canvas, or an armed
-palette tool and a click, places an element (:mod:`gui.editor.placement`); joints whose second body is not under
+palette tool and a click, places an element (:mod:`mechstudio.gui.editor.placement`); joints whose second body is not under
 the drop point wait for a second click (Esc or the right button cancels).
 
 The right button opens the point menu (trace a body point, add a point here) and the *Add point* tool adds a point
-where a body is clicked: :mod:`gui.editor.canvas_points`, which also paints the traces of the ticked points.
+where a body is clicked: :mod:`mechstudio.gui.editor.canvas_points`, which also paints the traces of the ticked points.
 """
 from __future__ import annotations
 
@@ -32,13 +32,13 @@ from PySide6.QtGui import (QBrush, QColor, QFont, QPainter, QPainterPath, QPen, 
 from PySide6.QtWidgets import (QGraphicsEllipseItem, QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem,
                                QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView)
 
-from core.model import GROUND
-from core.model import edit
-from core.errors import ModelError
-from gui.document import Document
-from gui.editor import placement, traced_points
-from gui.editor.canvas_points import PointTools
-from core.drawing.scene import SceneGeometry, Vec2, scene_geometry
+from mechstudio.core.model import GROUND
+from mechstudio.core.model import edit
+from mechstudio.core.errors import ModelError
+from mechstudio.gui.document import Document
+from mechstudio.gui.editor import placement, traced_points
+from mechstudio.gui.editor.canvas_points import PointTools
+from mechstudio.core.drawing.scene import SceneGeometry, Vec2, scene_geometry
 
 PICK_PX = 9.0  # pick and snap radius [px]
 HANDLE_PX = 5.0
@@ -438,7 +438,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
                 return ("drivers", d.name)
         for f in sg.forces:
             if f.type == "spring_damper" and f.p2 is not None:
-                from core.drawing.scene import dist_segment
+                from mechstudio.core.drawing.scene import dist_segment
                 if dist_segment(p, f.p1, f.p2) <= tol * 0.7 and min(math.dist(p, f.p1), math.dist(p, f.p2)) > tol:
                     return ("forces", f.name)
             elif f.type == "applied_force" and f.vector is not None:
@@ -446,7 +446,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
                 n = math.hypot(vx, vy) or 1.0
                 L = 45 / self.scale_px
                 tail = (f.p1[0] - vx / n * L, f.p1[1] - vy / n * L)
-                from core.drawing.scene import dist_segment
+                from mechstudio.core.drawing.scene import dist_segment
                 if dist_segment(p, tail, f.p1) <= tol * 0.6 and math.dist(p, f.p1) > tol:
                     return ("forces", f.name)
         for b in reversed(sg.bodies):

@@ -1,8 +1,8 @@
 """The planar canvas's point tools: traces of ticked points, the right-click menu, and "Add point".
 
-Mixed into :class:`gui.editor.canvas.PlanarCanvas`:
+Mixed into :class:`mechstudio.gui.editor.canvas.PlanarCanvas`:
 
-* :meth:`PointTools.set_point_traces` takes the traces of the ticked points (``gui.simulation.point_traces``) and
+* :meth:`PointTools.set_point_traces` takes the traces of the ticked points (``mechstudio.gui.simulation.point_traces``) and
   :meth:`PointTools.draw_point_traces` paints them over the mechanism (a polyline in the body's colour and a dot
   at the shown time). Spatial models are shown in the x–z front view, so their traces are projected there too.
 * :meth:`PointTools.context_actions` is what a right click offers at a world point: *Trace body.point* (checkable)
@@ -12,7 +12,7 @@ Mixed into :class:`gui.editor.canvas.PlanarCanvas`:
   at the clicked position itself (no grid snap: a coupler point lies anywhere on its body; its coordinates can be
   typed in Properties afterwards).
 
-Ticking and adding are ordinary undoable edits of the document (``gui.editor.traced_points``).
+Ticking and adding are ordinary undoable edits of the document (``mechstudio.gui.editor.traced_points``).
 """
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QAction, QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QMenu, QToolTip
 
-from core.model import GROUND
-from gui.editor import traced_points
-from core.drawing.scene import Vec2
+from mechstudio.core.model import GROUND
+from mechstudio.gui.editor import traced_points
+from mechstudio.core.drawing.scene import Vec2
 
 TRACE_PEN_PX = 2.0
 TRACE_DOT_PX = 4.0

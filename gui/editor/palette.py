@@ -13,8 +13,8 @@ from PySide6.QtCore import QPoint, QSize, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QListWidget, QListWidgetItem
 
-from gui.editor.placement import PALETTE
-from gui.paths import RESOURCES
+from mechstudio.gui.editor.placement import PALETTE
+from mechstudio.gui.paths import RESOURCES
 
 KIND_ROLE = Qt.ItemDataRole.UserRole
 

@@ -13,10 +13,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from core.elements import element_type
-from core.model import GROUND, Model
-from core.model import edit
-from core.drawing.scene import SceneGeometry, Vec2
+from mechstudio.core.elements import element_type
+from mechstudio.core.model import GROUND, Model
+from mechstudio.core.model import edit
+from mechstudio.core.drawing.scene import SceneGeometry, Vec2
 
 def _element_entry(type_: str) -> tuple[str, str]:
     """(label, tooltip) of the palette entry that creates element type ``type_`` (from core/elements)."""

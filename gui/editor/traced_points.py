@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from core.errors import Diagnostic, ModelError
-from core.model import GROUND, Model
-from core.model import edit
+from mechstudio.core.errors import Diagnostic, ModelError
+from mechstudio.core.model import GROUND, Model
+from mechstudio.core.model import edit
 
 TRACES_KEY = "traces"  # in the model's "editor" section
 POINT_PREFIX = "P"  # auto-named points: P1, P2, ...
@@ -85,7 +85,7 @@ def set_traced(model: Model, key: PointKey, on: bool) -> Model:
 
 
 def push_trace(document: Any, key: PointKey, on: bool) -> str | None:
-    """Tick (or untick) ``key`` on ``document`` (``gui.document.Document``) as one undoable edit; the edit's text,
+    """Tick (or untick) ``key`` on ``document`` (``mechstudio.gui.document.Document``) as one undoable edit; the edit's text,
     or None when nothing changed. Raises ValueError when the body has no such point."""
     model = document.model
     new = set_traced(model, key, on)
@@ -161,7 +161,7 @@ def rename_point(model: Model, body: str, old: str, new: str) -> Model:
 
 
 def follow_body_rename(model: Model, old: str, new: str) -> Model:
-    """The ticks of body ``old`` moved to body ``new`` (after ``core.model.edit.rename`` of a body)."""
+    """The ticks of body ``old`` moved to body ``new`` (after ``mechstudio.core.model.edit.rename`` of a body)."""
     raw = [parse(t) for t in model.data.get("editor", {}).get(TRACES_KEY, [])]
     if not any(k is not None and k[0] == old for k in raw):
         return model

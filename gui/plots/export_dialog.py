@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QLabel,
                                QVBoxLayout)
 
-from gui.plots.figure import DEFAULT_SIZE, MAX_PX, MIN_PX, FigureSize
+from mechstudio.gui.plots.figure import DEFAULT_SIZE, MAX_PX, MIN_PX, FigureSize
 
 UNITS = ("pixels", "inches")
 

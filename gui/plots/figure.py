@@ -21,8 +21,8 @@ from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
 from PySide6.QtWidgets import QApplication
 
-from gui.plots.curves import CurveSet
-from gui.plots.log_axis import NonOverlappingAxis
+from mechstudio.gui.plots.curves import CurveSet
+from mechstudio.gui.plots.log_axis import NonOverlappingAxis
 
 LAYOUT = (800.0, 500.0)  # [px] the layout size of a figure of aspect 1.6 (other aspects: the same area)
 FONT_PX = {"tick": 13, "label": 14, "title": 16, "legend": 13}  # [px of the layout]

@@ -24,9 +24,9 @@ from PySide6.QtGui import QPainter, QPicture
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QMenu, QSplitter,
                                QToolButton, QVBoxLayout, QWidget)
 
-from core.simulate import REACTION_COMPONENTS
-from gui.plots.curves import Curve, CurveSet
-from gui.plots.log_axis import NonOverlappingAxis
+from mechstudio.core.simulate import REACTION_COMPONENTS
+from mechstudio.gui.plots.curves import Curve, CurveSet
+from mechstudio.gui.plots.log_axis import NonOverlappingAxis
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22"]

@@ -8,5 +8,5 @@ from typing import Any
 
 
 def install_live_view(window: Any) -> Any:
-    from gui.simulation.live import install_live_view as install
+    from mechstudio.gui.simulation.live import install_live_view as install
     return install(window)

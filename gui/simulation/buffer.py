@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from core.simulate import FrameBlock, Trajectory, FRAME_FIELDS
-from core.types import Status
+from mechstudio.core.simulate import FrameBlock, Trajectory, FRAME_FIELDS
+from mechstudio.core.types import Status
 
 
 class TrajectoryBuffer:

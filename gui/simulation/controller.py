@@ -22,14 +22,14 @@ from typing import Any, Callable
 import numpy as np
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal
 
-from core.simulate import SimulationSettings
-from core.system import compile_model
-from core.types import Status
-from gui.editor.traced_points import same_but_editor_state
-from gui.simulation.buffer import TrajectoryBuffer
-from gui.simulation.playback import PlaybackClock
-from gui.simulation.worker import SimulationWorker
-from gui.view3d.geometry import Poser
+from mechstudio.core.simulate import SimulationSettings
+from mechstudio.core.system import compile_model
+from mechstudio.core.types import Status
+from mechstudio.gui.editor.traced_points import same_but_editor_state
+from mechstudio.gui.simulation.buffer import TrajectoryBuffer
+from mechstudio.gui.simulation.playback import PlaybackClock
+from mechstudio.gui.simulation.worker import SimulationWorker
+from mechstudio.gui.view3d.geometry import Poser
 
 log = logging.getLogger(__name__)
 

@@ -23,10 +23,10 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QSlider,
                                QStyle, QWidget)
 
-from gui.plots.panel import PlotPanel
-from gui.simulation.controller import SimulationController
-from gui.simulation.point_traces import PointTraces
-from gui.view3d.scene import SceneContainer
+from mechstudio.gui.plots.panel import PlotPanel
+from mechstudio.gui.simulation.controller import SimulationController
+from mechstudio.gui.simulation.point_traces import PointTraces
+from mechstudio.gui.view3d.scene import SceneContainer
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +54,8 @@ class LiveView(QObject):
         self.ask_file = self._ask_file
         self.ask_plot_size = self._ask_plot_size
         self.ask_video_size = self._ask_video_size
-        from gui.export import VIDEO_SIZE
-        from gui.plots.figure import DEFAULT_SIZE
+        from mechstudio.gui.export import VIDEO_SIZE
+        from mechstudio.gui.plots.figure import DEFAULT_SIZE
         self.plot_size = DEFAULT_SIZE  # the last size chosen for plot pictures (every plot of a bundle has it)
         self.video_size = VIDEO_SIZE  # [px] (width, height) of exported videos
         self._build_actions()
@@ -331,7 +331,7 @@ class LiveView(QObject):
         QTimer.singleShot(0, lambda: self.window.messenger.error(self.window, title, text))
 
     def edit_settings(self) -> None:
-        from gui.simulation.settings_dialog import SettingsDialog
+        from mechstudio.gui.simulation.settings_dialog import SettingsDialog
         dlg = SettingsDialog(self.controller.effective_settings(), self.window)
         if dlg.exec():
             self.controller.set_overrides(**dlg.values())
@@ -358,12 +358,12 @@ class LiveView(QObject):
             return None
 
     def _ask_plot_size(self, what: str) -> Any:
-        from gui.plots.export_dialog import PlotExportDialog
+        from mechstudio.gui.plots.export_dialog import PlotExportDialog
         return PlotExportDialog(self.window, what, self.plot_size).chosen()
 
     def _ask_video_size(self) -> tuple[int, int] | None:
         from PySide6.QtWidgets import QInputDialog
-        from gui.export import parse_video_size
+        from mechstudio.gui.export import parse_video_size
         current = f"{self.video_size[0]}x{self.video_size[1]}"
         choices = list(dict.fromkeys([current, "1280x720", "1920x1080", "854x480", "640x360", "1080x1080"]))
         text, ok = QInputDialog.getItem(self.window, "Video size", "Width x height [px] (the camera frames the "
@@ -377,7 +377,7 @@ class LiveView(QObject):
             return None
 
     def export_csv_dialog(self) -> None:
-        from gui.export import export_run_csv
+        from mechstudio.gui.export import export_run_csv
         path = self.ask_file("Export the run to CSV", f"{self._stem()}_results.csv", "CSV (*.csv)")
         if path and self._guard(lambda: export_run_csv(self.controller.trajectory(), path)) is not None:
             self.window.statusBar().showMessage(f"Wrote {path}", 5000)
@@ -393,7 +393,7 @@ class LiveView(QObject):
 
     def export_plots(self, directory: str) -> list[Path]:
         """Every plot as PNG, SVG and CSV into ``directory``, all at :attr:`plot_size`."""
-        from gui.export import export_plots
+        from mechstudio.gui.export import export_plots
         return export_plots(self.plots, directory, size=self.plot_size)
 
     def _on_plot_export(self, key: str, fmt: str) -> None:
@@ -409,7 +409,7 @@ class LiveView(QObject):
     def export_plot(self, key: str, path: str) -> Path:
         """One plot (``reactions``, ``violation``, ``energy``, ``coordinates``) by suffix, PNG/SVG at
         :attr:`plot_size`."""
-        from gui.export import export_plot
+        from mechstudio.gui.export import export_plot
         return export_plot(self.plots.plots[key], path, self.plot_size)
 
     def export_video_dialog(self, suffix: str) -> None:
@@ -423,7 +423,7 @@ class LiveView(QObject):
 
     def export_video(self, path: str, fps: float = 30.0) -> int:
         """The run as MP4 or GIF (by suffix) at :attr:`video_size`, the camera framing the whole motion."""
-        from gui.export import export_video
+        from mechstudio.gui.export import export_video
         c = self.controller
         if not len(c.buffer) or c.poser is None:
             raise ValueError("there are no results to export: run the simulation first")
@@ -442,7 +442,7 @@ class LiveView(QObject):
 
     def export_bundle(self, directory: str, video: str | None = "animation.mp4") -> dict[str, Any]:
         """Model, settings, CSV, every plot (at :attr:`plot_size`) and the video (:attr:`video_size`)."""
-        from gui.export import export_bundle
+        from mechstudio.gui.export import export_bundle
         c = self.controller
         out = export_bundle(directory, c.model, c.trajectory(), self.plots, self.view, c.buffer, c.poser, video,
                             plot_size=self.plot_size, video_size=self.video_size)

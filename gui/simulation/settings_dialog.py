@@ -6,9 +6,9 @@ from typing import Any
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout,
                                QLineEdit, QWidget)
 
-from core.dynamics.base import FORMULATIONS, get_formulation
-from core.integrate.base import INTEGRATORS, get_integrator
-from core.simulate import SimulationSettings
+from mechstudio.core.dynamics.base import FORMULATIONS, get_formulation
+from mechstudio.core.integrate.base import INTEGRATORS, get_integrator
+from mechstudio.core.simulate import SimulationSettings
 
 
 class SettingsDialog(QDialog):

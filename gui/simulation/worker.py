@@ -1,4 +1,4 @@
-"""SimulationWorker: runs ``core.simulate.iter_simulation`` for a QThread and emits blocks of frames.
+"""SimulationWorker: runs ``mechstudio.core.simulate.iter_simulation`` for a QThread and emits blocks of frames.
 
 On Linux the integration itself runs in a forked child process and the QThread relays its blocks: Python's
 GIL would otherwise make every Python call of the GUI thread (each pyqtgraph paint, each PyOpenGL call) queue
@@ -28,8 +28,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from core.simulate import SimulationSettings, iter_simulation
-from core.types import Status
+from mechstudio.core.simulate import SimulationSettings, iter_simulation
+from mechstudio.core.types import Status
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 :func:`install_sweep` is called once by the main window; it adds the menu action and, when the inspector offers
 ``field_menu_hooks`` (callables ``(menu, pointer)`` run when a numeric field's context menu opens), the *Sweep
-this* entry. The dialog (``gui.sweep.dialog``) and Dask are imported only when first used.
+this* entry. The dialog (``mechstudio.gui.sweep.dialog``) and Dask are imported only when first used.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ def sweep_dialog(window: Any) -> Any:
     """The window's sweep dialog (created on first use), shown and raised."""
     dialog = getattr(window, "sweep_dialog", None)
     if dialog is None:
-        from gui.sweep.dialog import SweepDialog
+        from mechstudio.gui.sweep.dialog import SweepDialog
         dialog = window.sweep_dialog = SweepDialog(window)
     dialog.show()
     dialog.raise_()
@@ -30,7 +30,7 @@ def sweep_this(window: Any, element_name: str, field_path: str) -> Any:
 
 def add_sweep_this(window: Any, menu: Any, pointer: str) -> None:
     """Inspector hook: a *Sweep this* entry for a numeric field of a named element (nothing for others)."""
-    from core.sweep.address import address_of_pointer
+    from mechstudio.core.sweep.address import address_of_pointer
     address = address_of_pointer(window.document.model, pointer)
     if address is None:
         return

@@ -5,7 +5,7 @@
 * **Design**: grid (every combination), or random / Sobol samples over the ranges with a seed.
 * **Metrics**: label, reducer (max, min, absmax, mean, rms, final) and a result column (the CSV columns of the
   model, from a one-interval run made in the background when the dialog opens).
-* **Run** checks and runs the sweep in a background thread (:class:`gui.sweep.worker.SweepWorker`) on a Dask
+* **Run** checks and runs the sweep in a background thread (:class:`mechstudio.gui.sweep.worker.SweepWorker`) on a Dask
   LocalCluster; the progress bar follows the runs, **Cancel** stops it keeping the finished rows. Rows appear in
   the sortable table and the plot (metric against the parameter; a heat map for two parameters on a grid) as
   they arrive. **Export…** writes Parquet (with the sweep's metadata) or CSV. Double-clicking a row opens that
@@ -22,14 +22,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDoubleSpi
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox,
                                QSplitter, QTableView, QTableWidget, QTabWidget, QVBoxLayout, QWidget)
 
-from core.errors import ModelError
-from core.model.document import Model
-from core.model.edit import get_value
-from core.simulate import SimulationSettings
-from core.sweep.address import apply_values, resolve, sweepable_addresses
-from core.sweep.design import DESIGNS, Vary
-from core.sweep.metrics import REDUCERS
-from gui.sweep.results import MetricPlot, RowsModel
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model.document import Model
+from mechstudio.core.model.edit import get_value
+from mechstudio.core.simulate import SimulationSettings
+from mechstudio.core.sweep.address import apply_values, resolve, sweepable_addresses
+from mechstudio.core.sweep.design import DESIGNS, Vary
+from mechstudio.core.sweep.metrics import REDUCERS
+from mechstudio.gui.sweep.results import MetricPlot, RowsModel
 
 
 def choice_combo(items: list[str], current: str | None = None) -> QComboBox:
@@ -211,7 +211,7 @@ class SweepDialog(QDialog):
         threading.Thread(target=self._probe_columns, args=(model,), daemon=True).start()
 
     def _probe_columns(self, model: Model) -> None:
-        from core.sweep.runner import probe_run
+        from mechstudio.core.sweep.runner import probe_run
         try:
             columns = list(probe_run(model, {}).columns())
         except Exception:  # a model that cannot compile has no columns; Run reports why
@@ -281,8 +281,8 @@ class SweepDialog(QDialog):
         LocalCluster of the *local workers*)."""
         if self.worker is not None and self.worker.is_running():
             return
-        from core.sweep.store import row_schema
-        from gui.sweep.worker import SweepWorker
+        from mechstudio.core.sweep.store import row_schema
+        from mechstudio.gui.sweep.worker import SweepWorker
         self.refresh_model()
         varies, metrics = self.varies(), self.metric_texts()
         labels = [m.partition("=")[0] for m in metrics]

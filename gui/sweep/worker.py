@@ -1,6 +1,6 @@
 """Checks and runs a sweep off the GUI thread and reports through Qt signals.
 
-The thread builds the design and checks the sweep (:func:`core.sweep.prepare`, which makes a one-interval run
+The thread builds the design and checks the sweep (:func:`mechstudio.core.sweep.prepare`, which makes a one-interval run
 of the model to know its result columns); the sweep itself runs on Dask (a LocalCluster of worker processes,
 started by the thread); the thread only submits tasks and waits for them, so the window never waits. Signals
 are emitted from the Python thread and delivered queued to the GUI thread. ``cancel()`` asks the sweep to stop:
@@ -13,8 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from core.model.document import Model
-from core.sweep import AddressError, SpecError, Vary, build_design, prepare, run_plan
+from mechstudio.core.model.document import Model
+from mechstudio.core.sweep import AddressError, SpecError, Vary, build_design, prepare, run_plan
 
 
 class SweepWorker(QObject):

@@ -19,7 +19,7 @@ from PySide6.QtOpenGL import QOpenGLBuffer
 
 MAX_BODIES = 48  # poses per item (48 mat4 = 768 uniform components; GL guarantees 1024 in a vertex shader)
 SHADER = "mechstudio_bodies"
-#: the fragment shader of every lit mesh of the 3D view (here and in ``gui.view3d.scene``): the colour shaded by
+#: the fragment shader of every lit mesh of the 3D view (here and in ``mechstudio.gui.view3d.scene``): the colour shaded by
 #: a fixed light direction, both faces lit
 LIT_FRAGMENT_SOURCE = """
                 #ifdef GL_ES

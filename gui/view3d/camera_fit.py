@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from core.model.document import GROUND
+from mechstudio.core.model.document import GROUND
 
 DISTANCE_KEEPING = ("revolute", "spherical", "weld")
 HEADROOM = 0.15  # a growth adds this fraction of the new span on each side

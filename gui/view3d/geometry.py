@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from core.elements import element_type
-from core.model.document import GROUND, Model
+from mechstudio.core.elements import element_type
+from mechstudio.core.model.document import GROUND, Model
 
 FloatArray = np.ndarray
 

@@ -1,7 +1,7 @@
 """The 3D view: a pyqtgraph GLViewWidget showing a model's bodies and moving them frame by frame.
 
-:meth:`SceneView.set_model` builds the GL items once from the model's geometry (``gui.view3d.geometry``): the
-bodies' meshes in one item posed by a uniform array of body matrices (``gui.view3d.bodies_item``: one draw
+:meth:`SceneView.set_model` builds the GL items once from the model's geometry (``mechstudio.gui.view3d.geometry``): the
+bodies' meshes in one item posed by a uniform array of body matrices (``mechstudio.gui.view3d.bodies_item``: one draw
 call per frame), a line item per body that has lines (moved by its transform), joints, the ground markers, the
 ground plane with its grid (translated with ``plane_position(t)``), a gravity arrow, springs as coils, optional trails
 of the bodies' centres of mass and optional reaction-force arrows. :meth:`SceneView.set_state` only sets
@@ -20,10 +20,10 @@ from PySide6.QtGui import QMatrix4x4
 from PySide6.QtOpenGL import QOpenGLWindow
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from core.model.document import GROUND, Model
-from gui.view3d.bodies_item import LIT_FRAGMENT_SOURCE, MAX_BODIES, BodiesItem
-from gui.view3d.camera_fit import Fit, body_points, pose_fit, reach_fit
-from gui.view3d.geometry import Poser, darker, SceneSpec, build_scene, coil, disk_contact_point, hex_rgba, world
+from mechstudio.core.model.document import GROUND, Model
+from mechstudio.gui.view3d.bodies_item import LIT_FRAGMENT_SOURCE, MAX_BODIES, BodiesItem
+from mechstudio.gui.view3d.camera_fit import Fit, body_points, pose_fit, reach_fit
+from mechstudio.gui.view3d.geometry import Poser, darker, SceneSpec, build_scene, coil, disk_contact_point, hex_rgba, world
 
 BACKGROUND = (236, 239, 243)
 TRAIL_COLOR = (0.15, 0.35, 0.85, 0.9)

@@ -28,11 +28,11 @@ from PySide6.QtGui import QContextMenuEvent, QWheelEvent
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QMenu, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
-from core.errors import ModelError
-from core.model import GROUND
-from core.model import edit
-from gui.document import Document
-from gui.editor import traced_points
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model import GROUND
+from mechstudio.core.model import edit
+from mechstudio.gui.document import Document
+from mechstudio.gui.editor import traced_points
 
 _sessions = itertools.count(1)
 
@@ -312,7 +312,7 @@ class Inspector(QScrollArea):
 
     def _body_point_row(self, form: QFormLayout, body: str, point: str, ptr: str, value: list[Any]) -> None:
         """A named point of a body: its name (editable: renaming updates every reference and the trace tick,
-        ``gui.editor.traced_points.rename_point``) beside its body-frame coordinates."""
+        ``mechstudio.gui.editor.traced_points.rename_point``) beside its body-frame coordinates."""
         name = QLineEdit(point)
         name.setObjectName(f"field:{ptr}#name")
         name.setToolTip(f"Name of the point {body}.{point}: type a new name to rename it (joints, forces and the "
@@ -452,7 +452,7 @@ class Inspector(QScrollArea):
         form.addRow(plot)
 
         def update(_val: Any = None, ptr: str = ptr) -> None:
-            from core.model.timefunc import ExpressionError, time_function
+            from mechstudio.core.model.timefunc import ExpressionError, time_function
             try:
                 spec = edit.get_value(self.document.model, ptr)
                 f = time_function(spec)

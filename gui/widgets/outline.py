@@ -3,7 +3,7 @@ forces. Rebuilt from the model on every change; selecting rows sets the document
 
 Each body lists its named points with a check box: a ticked point is traced (its path is drawn on the canvas and
 in the 3D view during and after a run). Ticking is an undoable edit saved with the model
-(``gui.editor.traced_points``); selecting a point's row selects its body."""
+(``mechstudio.gui.editor.traced_points``); selecting a point's row selects its body."""
 from __future__ import annotations
 
 from typing import Any
@@ -11,10 +11,10 @@ from typing import Any
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QTreeWidget, QTreeWidgetItem
 
-from core.model import GROUND, Model
-from core.model import edit
-from gui.document import Document
-from gui.editor import traced_points
+from mechstudio.core.model import GROUND, Model
+from mechstudio.core.model import edit
+from mechstudio.gui.document import Document
+from mechstudio.gui.editor import traced_points
 
 KEY_ROLE = Qt.ItemDataRole.UserRole
 POINT_ROLE = Qt.ItemDataRole.UserRole + 1  # (body, point) of a point's row

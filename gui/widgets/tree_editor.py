@@ -2,7 +2,7 @@
 joint — hinge points, mass, full inertia tensor (with rod / box / cylinder / sphere helpers), initial
 orientation (rotation vector or quaternion) and angular velocity — and add rolling disks.
 
-The form only prepares values; "Add child" pushes one command built with ``core.model.edit.add_tree_body``, which
+The form only prepares values; "Add child" pushes one command built with ``mechstudio.core.model.edit.add_tree_body``, which
 writes the same JSON structure as ``sample_models/spherical_chain_3.json``.
 
 Every default is a valid body: the inertia starts as the default rod's (length 0.5 m between the default hinges,
@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout,
                                QWidget)
 
-from core.errors import ModelError
-from core.model import GROUND
-from core.model import edit
-from gui.document import Document
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model import GROUND
+from mechstudio.core.model import edit
+from mechstudio.gui.document import Document
 
 NEW_POINT = "(new point)"
 

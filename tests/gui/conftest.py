@@ -66,7 +66,7 @@ def messenger() -> RecordingMessenger:
 def window(qtbot: Any, messenger: RecordingMessenger, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The editor's main window without the live-view plug-in (the editor tests do not need OpenGL)."""
     monkeypatch.setenv("MECHSTUDIO_NO_LIVE_VIEW", "1")
-    from gui.main_window import MainWindow
+    from mechstudio.gui.main_window import MainWindow
     w = MainWindow(messenger=messenger, restore_layout=False)
     qtbot.addWidget(w)
     w.resize(1280, 820)

@@ -13,9 +13,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 def test_an_exception_in_a_slot_is_logged_shown_and_the_app_keeps_running(qtbot: Any, isolated_config: Path,
                                                                         monkeypatch: Any) -> None:
     import sys
-    from core.log import configure_file_logging
-    from gui.app import install_excepthook
-    from gui.paths import log_dir
+    from mechstudio.core.log import configure_file_logging
+    from mechstudio.gui.app import install_excepthook
+    from mechstudio.gui.paths import log_dir
     shown: list[tuple[str, str]] = []
     monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append((box.text(), box.detailedText())) or 0)
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # restored after the test

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from core.model import empty_model_data, load_model, model_from_data
-from core.model import edit
-from core.system import compile_model
+from mechstudio.core.model import empty_model_data, load_model, model_from_data
+from mechstudio.core.model import edit
+from mechstudio.core.system import compile_model
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from core.model import load_model
-from core.model import edit
+from mechstudio.core.model import load_model
+from mechstudio.core.model import edit
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,8 +56,8 @@ def test_bad_file_shows_its_problems_and_leaves_the_document_untouched(window: A
 
 
 def test_diagnostics_dialog_lists_every_problem(qtbot: Any) -> None:
-    from core.errors import ModelError
-    from gui.dialogs.diagnostics import DiagnosticsDialog
+    from mechstudio.core.errors import ModelError
+    from mechstudio.gui.dialogs.diagnostics import DiagnosticsDialog
     with pytest.raises(ModelError) as info:
         load_model(BAD / "dangling_body.json")
     dlg = DiagnosticsDialog("Cannot open", info.value.diagnostics)
@@ -99,7 +99,7 @@ def test_closing_with_unsaved_changes_asks(window: Any, messenger: Any) -> None:
 
 def test_recent_files_and_layout_are_remembered(qtbot: Any, messenger: Any, isolated_config: Path,
                                                 tmp_path: Path) -> None:
-    from gui.main_window import MainWindow
+    from mechstudio.gui.main_window import MainWindow
     w = MainWindow(messenger=messenger, restore_layout=False)
     qtbot.addWidget(w)
     for name in ("pendulum.json", "four_bar.json"):  # users' files: samples open as copies, not recent files
@@ -120,8 +120,8 @@ def test_recent_files_and_layout_are_remembered(qtbot: Any, messenger: Any, isol
 
 def test_autosave_writes_the_recovery_file_only_with_unsaved_changes(window: Any, isolated_config: Path) -> None:
     import json
-    from core.model import loads_model
-    from gui.recovery import find_recovery, own_slot
+    from mechstudio.core.model import loads_model
+    from mechstudio.gui.recovery import find_recovery, own_slot
     assert window.open_file(str(SAMPLES / "four_bar.json"))
     assert not window.autosaver.autosave()  # nothing unsaved
     doc = window.document
@@ -136,9 +136,9 @@ def test_autosave_writes_the_recovery_file_only_with_unsaved_changes(window: Any
 
 CRASHING_APP = textwrap.dedent("""
     import os, sys
-    from gui.app import create_application
-    from gui.main_window import MainWindow
-    from core.model import edit
+    from mechstudio.gui.app import create_application
+    from mechstudio.gui.main_window import MainWindow
+    from mechstudio.core.model import edit
     app = create_application()
     w = MainWindow(autosave_ms=100)
     w.open_file(sys.argv[1], ask=False)
@@ -170,7 +170,7 @@ def test_crash_recovery_offers_the_autosaved_model(qtbot: Any, messenger: Any, i
         proc.kill()  # the crash
         proc.wait(10)
     (recovery,) = recovery_files()  # the crashed instance's slot
-    from gui.main_window import MainWindow
+    from mechstudio.gui.main_window import MainWindow
     w = MainWindow(messenger=messenger, restore_layout=False)
     qtbot.addWidget(w)
     messenger.answer = True

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from core.kinematics.assembly import assemble
-from core.system import compile_model
-from core.types import Status
+from mechstudio.core.kinematics.assembly import assemble
+from mechstudio.core.system import compile_model
+from mechstudio.core.types import Status
 
 pytestmark = pytest.mark.gui
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
@@ -88,8 +88,8 @@ def require_gl(qapp: Any) -> None:
 @pytest.mark.parametrize("sample", ["gear_train.json", "rack_and_pinion.json"])
 def test_gear_samples_in_the_3d_view(qtbot: Any, require_gl: None, ui: Any, sample: str) -> None:
     """The 3D view draws the pitch-circle rings (and the rack bar) with the bodies."""
-    from core.model import load_model
-    from gui.view3d.scene import SceneView
+    from mechstudio.core.model import load_model
+    from mechstudio.gui.view3d.scene import SceneView
     model = load_model(SAMPLES / sample)
     system = compile_model(model)
     view = SceneView()

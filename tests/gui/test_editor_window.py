@@ -62,8 +62,8 @@ def test_cli_headless_subcommand_needs_no_display() -> None:
 
 def test_bare_mechstudio_opens_the_default_sample(qtbot: Any) -> None:
     """What `make run` / a bare `mechstudio` does: build_window on the default model, no recovery pending."""
-    from gui.app import build_window, create_application
-    from gui.paths import default_model
+    from mechstudio.gui.app import build_window, create_application
+    from mechstudio.gui.paths import default_model
     create_application()
     w = build_window(None)
     qtbot.addWidget(w)
@@ -78,7 +78,7 @@ RUN_AND_GRAB = """
 import sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
-import gui.app as app_module
+import mechstudio.gui.app as app_module
 
 def grab():
     app = QApplication.instance()

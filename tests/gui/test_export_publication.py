@@ -25,15 +25,15 @@ CHAIN = str(SAMPLES / "spherical_chain_10.json")
 
 
 def simulate(path: str, **kw: Any) -> Any:
-    from core.model import load_model
-    from core.simulate import SimulationSettings, run
-    from core.system import compile_model
+    from mechstudio.core.model import load_model
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.system import compile_model
     m = load_model(path)
     return run(compile_model(m), SimulationSettings.from_model(m, **kw))
 
 
 def buffer_of(traj: Any) -> Any:
-    from gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
     b = TrajectoryBuffer(traj.system.n, len(traj.system.constraints))
     b.append(traj.frames)
     return b
@@ -46,7 +46,7 @@ def pendulum_run() -> Any:
 
 @pytest.fixture
 def panel(qtbot: Any, pendulum_run: Any) -> Any:
-    from gui.plots.panel import PlotPanel
+    from mechstudio.gui.plots.panel import PlotPanel
     p = PlotPanel()
     qtbot.addWidget(p)
     p.resize(1400, 300)
@@ -67,8 +67,8 @@ def test_export_dialog_inches_and_dpi_give_an_svg_of_that_size(qtbot: Any, panel
     """Click the energy plot's Export button, pick "SVG…" in its menu with the keys, choose inches in the dialog
     and type 6 × 4 in at 150 dpi, press Enter: the SVG is 900 × 600 user units and 6 × 4 inches."""
     from PySide6.QtWidgets import QApplication
-    from gui.plots.export_dialog import PlotExportDialog
-    from gui.export import export_plot
+    from mechstudio.gui.plots.export_dialog import PlotExportDialog
+    from mechstudio.gui.export import export_plot
     chosen: list[Any] = []
 
     def on_export(key: str, fmt: str) -> None:  # what LiveView._on_plot_export does, with the file given
@@ -135,7 +135,7 @@ def test_export_dialog_inches_and_dpi_give_an_svg_of_that_size(qtbot: Any, panel
 
 def test_dialog_refuses_a_size_it_cannot_make(qtbot: Any) -> None:
     from PySide6.QtWidgets import QDialogButtonBox
-    from gui.plots.export_dialog import PlotExportDialog
+    from mechstudio.gui.plots.export_dialog import PlotExportDialog
     dlg = PlotExportDialog()
     qtbot.addWidget(dlg)
     dlg.show()
@@ -161,7 +161,7 @@ def cursor_pixels(fig: Any, img: np.ndarray, t: float) -> int:
 
 def test_exported_png_has_no_playback_cursor(qtbot: Any, panel: Any) -> None:
     import pyqtgraph as pg
-    from gui.plots.figure import Figure, FigureSize
+    from mechstudio.gui.plots.figure import Figure, FigureSize
     size = FigureSize(1200, 750)
     for key in ("energy", "reactions"):
         plot = panel.plots[key]
@@ -190,8 +190,8 @@ def text_height_px(png: Path, region: tuple[slice, slice]) -> int:
 def test_bundle_plots_share_one_size_with_proportionate_text(qtbot: Any, panel: Any, pendulum_run: Any,
                                                              tmp_path: Path) -> None:
     from PySide6.QtGui import QImage
-    from gui.export import export_bundle
-    from gui.plots.figure import FigureSize
+    from mechstudio.gui.export import export_bundle
+    from mechstudio.gui.plots.figure import FigureSize
     panel.resize(1400, 180)  # odd live shapes: the pictures do not follow them
     qtbot.wait(20)
     for size in (FigureSize(1600, 1000), FigureSize(800, 500)):
@@ -230,7 +230,7 @@ def overlaps(rects: list[Any]) -> int:
 @pytest.mark.parametrize("height", [120, 180, 260, 400, 700])
 def test_log_axis_labels_never_overlap(qtbot: Any, height: int) -> None:
     import pyqtgraph as pg
-    from gui.plots.log_axis import NonOverlappingAxis
+    from mechstudio.gui.plots.log_axis import NonOverlappingAxis
     stock_overlaps = 0
     for lo, hi in ((-18, 0), (-18, -8), (-12.2, -9.9), (-10.3, -9.6), (-3, 2), (-16, -15.7)):
         for axis_class in (NonOverlappingAxis, pg.AxisItem):
@@ -270,7 +270,7 @@ def traj() -> Any:
 
 def all_points(view: Any, q: np.ndarray) -> np.ndarray:
     """Every drawn point (mesh vertices, line ends) of every body in configuration q, world frame."""
-    from gui.view3d.camera_fit import body_points
+    from mechstudio.gui.view3d.camera_fit import body_points
     poses = view.poser.poses(q)
     return np.vstack([poses[bv.name][0] + body_points(bv) @ poses[bv.name][1].T for bv in view.spec.bodies
                       if bv.name in poses])
@@ -278,8 +278,8 @@ def all_points(view: Any, q: np.ndarray) -> np.ndarray:
 
 def test_video_frames_the_whole_motion(qtbot: Any, gl_view: Any, traj: Any, tmp_path: Path) -> None:
     import imageio.v3 as iio
-    from gui.export import export_video, parse_video_size
-    from gui.view3d.geometry import Poser
+    from mechstudio.gui.export import export_video, parse_video_size
+    from mechstudio.gui.view3d.geometry import Poser
     v = gl_view
     qs = traj.frames.q
     size = parse_video_size("640x360")
@@ -315,7 +315,7 @@ def test_video_frames_the_whole_motion(qtbot: Any, gl_view: Any, traj: Any, tmp_
 
 
 def test_video_size_option() -> None:
-    from gui.export import VIDEO_SIZE, parse_video_size
+    from mechstudio.gui.export import VIDEO_SIZE, parse_video_size
     assert VIDEO_SIZE == (1280, 720)
     assert parse_video_size("1920x1080") == (1920, 1080) and parse_video_size("854×480") == (854, 480)
     for bad in ("1280", "1281x720", "axb", "0x0"):

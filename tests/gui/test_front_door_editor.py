@@ -16,8 +16,8 @@ from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
-from core.model import edit, load_model
-from core.system import compile_model
+from mechstudio.core.model import edit, load_model
+from mechstudio.core.system import compile_model
 from tests.gui.conftest import SAMPLES
 
 pytestmark = pytest.mark.gui
@@ -196,7 +196,7 @@ def test_help_menu_quick_start_shortcuts_and_documentation(qtbot: Any, active: A
     qtbot.addWidget(dialog)
     assert dialog.isVisible()
     text = dialog.browser.toPlainText()
-    from gui.editor.placement import PALETTE  # the page names the palette entries as the palette shows them
+    from mechstudio.gui.editor.placement import PALETTE  # the page names the palette entries as the palette shows them
     for kind in ("ground", "bar", "revolute"):
         assert PALETTE[kind][0] in text
     assert "DOF: 1" in text and "Run" in text and "F5" in text
@@ -312,9 +312,9 @@ def test_assembly_failure_names_and_draws_the_open_joint(qtbot: Any, active: Any
 
 
 def test_diagnose_failure_core(qtbot: Any) -> None:
-    """core.kinematics.assembly.diagnose_failure on its own: the culprit is the constraint whose omission lets the
+    """mechstudio.core.kinematics.assembly.diagnose_failure on its own: the culprit is the constraint whose omission lets the
     rest assemble, and in the configuration returned it is the only one open."""
-    from core.kinematics.assembly import assemble, constraint_residuals, diagnose_failure
+    from mechstudio.core.kinematics.assembly import assemble, constraint_residuals, diagnose_failure
     model = edit.set_value(load_model(FOUR_BAR), "/bodies/2/points/b/0", 0.05)
     system = compile_model(model)
     q0, hold = system.initial_guess(), system.held_coordinates()

@@ -11,7 +11,7 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolBar, QWidget
 
-from gui.widgets.toolbar_style import overflowing
+from mechstudio.gui.widgets.toolbar_style import overflowing
 from tests.gui.conftest import SAMPLES, non_background_fraction
 from tests.gui.test_live_run import require_gl  # noqa: F401 - the fixture that skips without OpenGL
 
@@ -23,7 +23,7 @@ def open_live_window(qtbot: Any, messenger: Any, monkeypatch: pytest.MonkeyPatch
                      path: str = str(SAMPLES / "four_bar.json")) -> Any:
     """The main window with the live view, first start (no saved layout), at ``width`` × ``height``, on ``path``."""
     monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
-    from gui.main_window import MainWindow
+    from mechstudio.gui.main_window import MainWindow
     w = MainWindow(messenger=messenger, restore_layout=False)
     qtbot.addWidget(w)
     w.resize(width, height)
@@ -102,7 +102,7 @@ def check_layout(window: Any) -> None:
 
 def test_first_start_fills_the_screen(qtbot: Any, messenger: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MECHSTUDIO_NO_LIVE_VIEW", "1")
-    from gui.main_window import FIRST_START_FILL, MainWindow
+    from mechstudio.gui.main_window import FIRST_START_FILL, MainWindow
     w = MainWindow(messenger=messenger)  # no saved layout in the isolated config folder: a first start
     qtbot.addWidget(w)
     w.show()

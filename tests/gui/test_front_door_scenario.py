@@ -21,7 +21,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolBar, QToolButton
 from scipy.special import gamma
 
-from gui.widgets.toolbar_style import overflowing
+from mechstudio.gui.widgets.toolbar_style import overflowing
 from tests.gui.conftest import palette_drag
 from tests.gui.test_front_door_layout import click_outline, open_live_window, visible_fields
 from tests.gui.test_live_run import require_gl  # noqa: F401 - the fixture that skips without OpenGL
@@ -46,7 +46,7 @@ def press(window: Any, action: Any) -> None:
 @pytest.fixture
 def app_window(qtbot: Any, messenger: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:
     """What `mechstudio` starts (gui.app.build_window: the default sample), on a 1600×1000 screen area."""
-    from gui.paths import default_model
+    from mechstudio.gui.paths import default_model
     w = open_live_window(qtbot, messenger, monkeypatch, 1600, 1000, str(default_model()))
     yield w
     w.live.controller.shutdown()

@@ -20,17 +20,17 @@ DISK = str(SAMPLES / "rolling_disk_accelerating_plane.json")
 
 @pytest.fixture(scope="module")
 def traj() -> Any:
-    from core.model import load_model
-    from core.simulate import SimulationSettings, run
-    from core.system import compile_model
+    from mechstudio.core.model import load_model
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.system import compile_model
     m = load_model(DISK)
     return run(compile_model(m), SimulationSettings.from_model(m, t_end=0.4, dt=0.02))
 
 
 @pytest.fixture
 def panel(qtbot: Any, traj: Any) -> Any:
-    from gui.plots.panel import PlotPanel
-    from gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.plots.panel import PlotPanel
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
     p = PlotPanel()
     qtbot.addWidget(p)
     p.resize(1400, 400)
@@ -43,8 +43,8 @@ def panel(qtbot: Any, traj: Any) -> Any:
 
 def test_plot_png_svg_csv(panel: Any, tmp_path: Path, traj: Any) -> None:
     from PySide6.QtGui import QImage
-    from core.results import read_csv
-    from gui.export import export_plot
+    from mechstudio.core.results import read_csv
+    from mechstudio.gui.export import export_plot
     png = export_plot(panel.energy, tmp_path / "energy.png", width=800)
     img = QImage(str(png))
     assert not img.isNull() and img.width() == 800 and img.height() > 100
@@ -63,7 +63,7 @@ def test_plot_png_svg_csv(panel: Any, tmp_path: Path, traj: Any) -> None:
 def test_svg_patch_handles_closed_paths() -> None:
     """The Qt >= 6.11 failure (paths ending in Z) does not break the patched correctCoordinates."""
     import importlib
-    import gui.export  # noqa: F401  (applies the patch)
+    import mechstudio.gui.export  # noqa: F401  (applies the patch)
     svg = importlib.import_module("pyqtgraph.exporters.SVGExporter")
     assert getattr(svg.correctCoordinates, "_mechstudio_patched", False)
     doc = xml.dom.minidom.parseString('<g><path d="M0,0 L10,0 L10,10 Z"/></g>')
@@ -80,8 +80,8 @@ def test_svg_patch_handles_closed_paths() -> None:
 
 
 def test_run_csv_columns(tmp_path: Path, traj: Any) -> None:
-    from core.results import read_csv
-    from gui.export import export_run_csv
+    from mechstudio.core.results import read_csv
+    from mechstudio.gui.export import export_run_csv
     out = export_run_csv(traj, tmp_path / "run.csv")
     cols = read_csv(out)
     assert list(cols) == list(traj.columns())
@@ -94,7 +94,7 @@ def gl_view(qtbot: Any, qapp: Any, traj: Any) -> Any:
     from PySide6.QtGui import QOpenGLContext
     if qapp.platformName() in ("offscreen", "minimal") or not QOpenGLContext().create():
         pytest.skip("needs OpenGL (Xvfb + xcb)")
-    from gui.view3d.scene import SceneView
+    from mechstudio.gui.view3d.scene import SceneView
     v = SceneView()
     qtbot.addWidget(v)
     v.resize(320, 240)
@@ -106,9 +106,9 @@ def gl_view(qtbot: Any, qapp: Any, traj: Any) -> Any:
 
 def test_video_mp4_gif_frame_counts(gl_view: Any, tmp_path: Path, traj: Any) -> None:
     import imageio.v3 as iio
-    from gui.export import export_video, video_times
-    from gui.simulation.buffer import TrajectoryBuffer
-    from gui.view3d.geometry import Poser
+    from mechstudio.gui.export import export_video, video_times
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.view3d.geometry import Poser
     b = TrajectoryBuffer(traj.system.n, len(traj.system.constraints))
     b.append(traj.frames)
     expected = len(video_times(0.4, 20.0))
@@ -125,13 +125,13 @@ def test_video_mp4_gif_frame_counts(gl_view: Any, tmp_path: Path, traj: Any) -> 
 
 
 def test_bundle_round_trip(gl_view: Any, panel: Any, tmp_path: Path, traj: Any) -> None:
-    from core.model import load_model
-    from core.results import read_csv
-    from core.simulate import SimulationSettings, run
-    from core.system import compile_model
-    from gui.export import export_bundle
-    from gui.simulation.buffer import TrajectoryBuffer
-    from gui.view3d.geometry import Poser
+    from mechstudio.core.model import load_model
+    from mechstudio.core.results import read_csv
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.system import compile_model
+    from mechstudio.gui.export import export_bundle
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.view3d.geometry import Poser
     b = TrajectoryBuffer(traj.system.n, len(traj.system.constraints))
     b.append(traj.frames)
     out = export_bundle(tmp_path / "bundle", traj.system.model, traj, panel, gl_view, b, Poser(traj.system),
@@ -154,7 +154,7 @@ def test_headless_simulate_plots_and_video(tmp_path: Path, qapp: Any) -> None:
     """``mechstudio simulate FILE --plots DIR --video FILE.mp4`` in a subprocess (its own QApplication)."""
     from PySide6.QtGui import QOpenGLContext
     video = qapp.platformName() not in ("offscreen", "minimal") and QOpenGLContext().create()
-    cmd = [sys.executable, "-m", "gui.cli", "simulate", DISK, "--t-end", "0.2", "--dt", "0.02",
+    cmd = [sys.executable, "-m", "mechstudio.gui.cli", "simulate", DISK, "--t-end", "0.2", "--dt", "0.02",
            "--out", str(tmp_path / "r.csv"), "--plots", str(tmp_path / "plots")]
     if video:
         cmd += ["--video", str(tmp_path / "v.mp4"), "--fps", "10", "--video-size", "320x240"]

@@ -29,7 +29,7 @@ def require_gl(qapp: Any) -> None:
 @pytest.fixture
 def live_window(qtbot: Any, messenger: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
-    from gui.main_window import MainWindow
+    from mechstudio.gui.main_window import MainWindow
     w = MainWindow(messenger=messenger, restore_layout=False)
     qtbot.addWidget(w)
     w.resize(1280, 820)
@@ -148,7 +148,7 @@ def test_pause_resume_stop_step(qtbot: Any, live_window: Any, monkeypatch: pytes
     """Pause holds the run at a frame boundary; each Step adds exactly one output frame (t + dt), delivered at
     once; Run resumes; Stop ends the run as CANCELLED. Both worker paths: the forked solver process and the
     in-thread run (platforms without fork)."""
-    from core.types import Status
+    from mechstudio.core.types import Status
     if where == "thread":
         monkeypatch.setenv("MECHSTUDIO_SIM_IN_THREAD", "1")
     else:
@@ -211,7 +211,7 @@ def test_step_from_idle_starts_paused(qtbot: Any, live_window: Any) -> None:
 
 
 def test_failing_run_shows_message_and_app_stays_usable(qtbot: Any, live_window: Any) -> None:
-    from core.model import model_from_data
+    from mechstudio.core.model import model_from_data
     w = live_window
     c = w.live.controller
     data = w.document.model.copy_data()
@@ -234,7 +234,7 @@ def test_failing_run_shows_message_and_app_stays_usable(qtbot: Any, live_window:
 
 
 def test_edit_during_run_marks_stale(qtbot: Any, live_window: Any) -> None:
-    from core.model import model_from_data
+    from mechstudio.core.model import model_from_data
     w = live_window
     c = w.live.controller
     c.set_overrides(t_end=0.3, dt=0.02)

@@ -186,7 +186,7 @@ def toolbar_geometry(w: Any) -> list[tuple[str, int, int, int, int]]:
 
 def test_failed_run_shows_one_status_and_the_toolbar_keeps_its_size(qtbot: Any, live_window: Any) -> None:
     from PySide6.QtWidgets import QLabel, QProgressBar
-    from core.model import model_from_data
+    from mechstudio.core.model import model_from_data
     w = live_window
     before = toolbar_geometry(w)
     c = run_to_end(qtbot, w)
@@ -218,7 +218,7 @@ def test_new_and_open_clear_plots_legends_and_cursors(qtbot: Any, live_window: A
     w = live_window
     c = run_to_end(qtbot, w)
     qtbot.waitUntil(lambda: c.plots.up_to_date(c.buffer), timeout=5000)
-    from gui.export import export_plot
+    from mechstudio.gui.export import export_plot
     export_plot(w.live.plots.energy, w.live.plots.energy and __import__("tempfile").mkdtemp() + "/e.png")
     full = plot_contents(w)
     assert full["energy"][0] == 5 and full["energy"][1] == 5 and "kinetic" in full["energy"][2]

@@ -19,18 +19,18 @@ pytestmark = pytest.mark.gui
 
 @pytest.fixture(scope="module")
 def traj() -> Any:
-    from core.model import model_from_data
-    from core.simulate import SimulationSettings, run
-    from core.system import compile_model
-    from gui.bench_view import chain_model_data
+    from mechstudio.core.model import model_from_data
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.system import compile_model
+    from mechstudio.gui.bench_view import chain_model_data
     model = model_from_data(chain_model_data(10))  # 20 reaction curves
     return run(compile_model(model), SimulationSettings.from_model(model, t_end=1.5, dt=0.005))
 
 
 @pytest.fixture
 def panel(qtbot: Any, traj: Any) -> Any:
-    from gui.plots.panel import PlotPanel
-    from gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.plots.panel import PlotPanel
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
     p = PlotPanel()
     qtbot.addWidget(p)
     p.resize(1280, 370)  # the plot dock of the main window
@@ -75,7 +75,7 @@ def swap_to_reference(plot: Any, x: np.ndarray, series: list[tuple[str, np.ndarr
 
 def test_each_plot_is_one_curve_item_painted_once(panel: Any, qtbot: Any) -> None:
     import pyqtgraph as pg
-    from gui.plots.curves import CurveSet
+    from mechstudio.gui.plots.curves import CurveSet
     assert len(panel.reactions.curves) == 20
     for p in panel.plots.values():
         items = p.plot_item.items
@@ -116,7 +116,7 @@ def on_screen(widget: Any, qtbot: Any) -> np.ndarray:
 def test_cursor_strips_repaint_the_same_pixels(panel: Any, qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A moving cursor repaints thin strips, where only the curves' points in the strip are drawn: after the
     cursor went over the plot in live-sized steps and away, the screen shows what a full repaint shows."""
-    from gui.plots.curves import CurveSet
+    from mechstudio.gui.plots.curves import CurveSet
     strips = []
     orig = CurveSet._strip
 
@@ -144,7 +144,7 @@ def test_exports_match_one_item_per_curve(panel: Any, tmp_path: Path) -> None:
     """PNG exports are identical; SVG exports hold the same curves (stroke, width, dashes and coordinates), one
     path per curve and dashed pattern, as with the per-curve items."""
     from PySide6.QtGui import QImage
-    from gui.export import export_plot
+    from mechstudio.gui.export import export_plot
 
     def svg_curves(f: Path) -> list[tuple[str, str, str, tuple[str, ...]]]:
         out = []
@@ -193,7 +193,7 @@ SYNTH_PENS = [("solid", {}), ("dash", {"style": "DashLine"}), ("wide", {"width":
 def synthetic(n: int) -> tuple[np.ndarray, list[tuple[str, np.ndarray, Any]]]:
     import pyqtgraph as pg
     from PySide6.QtCore import Qt
-    from gui.plots.panel import PALETTE
+    from mechstudio.gui.plots.panel import PALETTE
     rng = np.random.default_rng(7)
     x = np.linspace(0.0, 10.0, n)
     series = []
@@ -212,7 +212,7 @@ def test_same_pixels_synthetic(qtbot: Any, case: str) -> None:
     dotted and wide pens: the one item draws what one PlotDataItem per curve draws, also where a time cursor swept
     over it (strip repaints)."""
     import pyqtgraph as pg
-    from gui.plots.curves import CurveSet
+    from mechstudio.gui.plots.curves import CurveSet
     x, series = synthetic(20000 if case != "zoomed" else 3000)
     images = []
     for one_item in (True, False):
@@ -256,7 +256,7 @@ def test_same_pixels_synthetic(qtbot: Any, case: str) -> None:
 def test_deep_zoom_clips_far_values(qtbot: Any) -> None:
     """Values beyond 10^6 view heights are clipped (Qt's rasteriser misbehaves with huge coordinates)."""
     import pyqtgraph as pg
-    from gui.plots.curves import RANGE_LIMIT, CurveSet
+    from mechstudio.gui.plots.curves import RANGE_LIMIT, CurveSet
     w = pg.PlotWidget()
     qtbot.addWidget(w)
     w.resize(300, 200)

@@ -19,17 +19,17 @@ pytestmark = pytest.mark.gui
 
 @pytest.fixture(scope="module")
 def traj() -> Any:
-    from core.model import model_from_data
-    from core.simulate import SimulationSettings, run
-    from core.system import compile_model
-    from gui.bench_view import chain_model_data
+    from mechstudio.core.model import model_from_data
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.system import compile_model
+    from mechstudio.gui.bench_view import chain_model_data
     model = model_from_data(chain_model_data(4))
     return run(compile_model(model), SimulationSettings.from_model(model, t_end=1.0, dt=0.01))
 
 
 @pytest.fixture
 def panel(qtbot: Any, traj: Any) -> Any:
-    from gui.plots.panel import PlotPanel
+    from mechstudio.gui.plots.panel import PlotPanel
     p = PlotPanel()
     qtbot.addWidget(p)
     p.resize(1200, 350)
@@ -41,7 +41,7 @@ def panel(qtbot: Any, traj: Any) -> Any:
 
 
 def feed(buf: Any, traj: Any, i0: int, i1: int) -> None:
-    from core.simulate import FRAME_FIELDS, FrameBlock
+    from mechstudio.core.simulate import FRAME_FIELDS, FrameBlock
     buf.append(FrameBlock(**{k: getattr(traj.frames, k)[i0:i1] for k in FRAME_FIELDS}))
 
 
@@ -54,7 +54,7 @@ def y_of(plot: Any, buf: Any) -> list[np.ndarray]:
 
 
 def test_one_plot_per_live_refresh_and_range_growth_apart(panel: Any, traj: Any) -> None:
-    from gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
     buf = TrajectoryBuffer(traj.system.n, len(traj.system.constraints))
     feed(buf, traj, 0, 10)
     keys = list(panel.plots)
@@ -85,7 +85,7 @@ def test_one_plot_per_live_refresh_and_range_growth_apart(panel: Any, traj: Any)
 
 
 def test_range_never_shrinks_and_holds_the_data(panel: Any, traj: Any) -> None:
-    from gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
     buf = TrajectoryBuffer(traj.system.n, len(traj.system.constraints))
     energy = panel.energy
     prev = None
@@ -103,7 +103,7 @@ def test_range_never_shrinks_and_holds_the_data(panel: Any, traj: Any) -> None:
 
 
 def test_force_refresh_updates_every_plot_at_once(panel: Any, traj: Any) -> None:
-    from gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
     buf = TrajectoryBuffer(traj.system.n, len(traj.system.constraints))
     feed(buf, traj, 0, 50)
     assert panel.refresh(buf, force=True)
@@ -112,7 +112,7 @@ def test_force_refresh_updates_every_plot_at_once(panel: Any, traj: Any) -> None
 
 
 def test_deferred_paint_waits_for_flush(qtbot: Any, panel: Any, traj: Any) -> None:
-    from gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
     buf = TrajectoryBuffer(traj.system.n, len(traj.system.constraints))
     feed(buf, traj, 0, 20)
     panel.refresh(buf, force=True)
@@ -134,7 +134,7 @@ def test_deferred_paint_waits_for_flush(qtbot: Any, panel: Any, traj: Any) -> No
 
 
 def test_user_zoom_takes_over_the_y_range(panel: Any, traj: Any) -> None:
-    from gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
     buf = TrajectoryBuffer(traj.system.n, len(traj.system.constraints))
     feed(buf, traj, 0, 20)
     panel.refresh(buf, force=True)
@@ -154,7 +154,7 @@ def test_user_zoom_takes_over_the_y_range(panel: Any, traj: Any) -> None:
 def test_every_cursor_shows_the_same_time_after_a_live_refresh(qtbot: Any, panel: Any, traj: Any) -> None:
     """All four time cursors follow the animation together (they used to move one plot per refresh, so they
     lagged each other by up to four plot ticks), also while a plot's repaint is deferred."""
-    from gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
     buf = TrajectoryBuffer(traj.system.n, len(traj.system.constraints))
     for k, i in enumerate(range(10, 101, 10)):
         feed(buf, traj, i - 10, i)
@@ -194,7 +194,7 @@ def cursor_column(plot: Any) -> int:
 def test_y_range_growth_lays_out_the_axis_at_once(qtbot: Any, panel: Any, traj: Any) -> None:
     """A growth of the y range builds the left axis' tick picture right away (in the gap where the range is set,
     not in the deferred repaint), and the axis then looks as if it had been built while painting."""
-    from gui.simulation.buffer import TrajectoryBuffer
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
     buf = TrajectoryBuffer(traj.system.n, len(traj.system.constraints))
     feed(buf, traj, 0, 60)
     p = panel.energy

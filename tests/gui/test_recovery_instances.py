@@ -19,8 +19,8 @@ from conftest import ROOT, SAMPLES
 INSTANCE = textwrap.dedent("""
     import sys, time
     from PySide6.QtCore import QCoreApplication
-    from core.model import load_model, model_from_data
-    from gui.recovery import Autosaver
+    from mechstudio.core.model import load_model, model_from_data
+    from mechstudio.gui.recovery import Autosaver
     app = QCoreApplication([])
     model = load_model(sys.argv[1])
     data = dict(model.data, name=sys.argv[2])
@@ -46,7 +46,7 @@ def start_instance(name: str, config: Path) -> subprocess.Popen:
 
 @pytest.fixture
 def fresh_recovery_state(monkeypatch):
-    import gui.recovery as recovery
+    import mechstudio.gui.recovery as recovery
     monkeypatch.setattr(recovery, "_own", None)
     monkeypatch.setattr(recovery, "_claimed", [])
     return recovery

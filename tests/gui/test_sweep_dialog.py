@@ -14,7 +14,7 @@ from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication
 
-from core.model.edit import get_value
+from mechstudio.core.model.edit import get_value
 
 pytestmark = pytest.mark.gui
 
@@ -141,7 +141,7 @@ def test_double_click_opens_the_run_and_starts_it_in_the_live_view(qtbot, messen
         pytest.skip("no usable OpenGL; run under Xvfb with QT_QPA_PLATFORM=xcb")
     monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
     from distributed import Client, LocalCluster
-    from gui.main_window import MainWindow
+    from mechstudio.gui.main_window import MainWindow
     w = MainWindow(messenger=messenger, restore_layout=False)
     qtbot.addWidget(w)
     w.show()

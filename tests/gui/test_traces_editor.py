@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from core.model import edit
-from gui.editor import traced_points as tp
+from mechstudio.core.model import edit
+from mechstudio.gui.editor import traced_points as tp
 from tests.gui.conftest import SAMPLES
 
 pytestmark = pytest.mark.gui
@@ -153,7 +153,7 @@ def test_outline_check_box_ticks_a_point_undoably_and_saves_it(window: Any, qtbo
     assert "b" in labels
     window.messenger.next_save = str(tmp_path / "traced.json")
     assert window.save()
-    from core.model import load_model
+    from mechstudio.core.model import load_model
     assert tp.traced(load_model(tmp_path / "traced.json")) == [("crank", "b")]
     window.act_undo.trigger()
     assert tp.traced(window.document.model) == []

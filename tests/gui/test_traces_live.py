@@ -156,7 +156,7 @@ def test_traces_grow_during_the_run_follow_the_time_bar_and_clear_on_edits(qtbot
     assert view.point_trace_keys() == [("coupler", "P1")]
     # an edit of the mechanism: the results are stale, the traces (of another mechanism) go
     coupler = w.document.model.data["bodies"][1]
-    from core.model import edit
+    from mechstudio.core.model import edit
     ptr = edit.element_pointer(w.document.model, "bodies", "coupler") + "/mass"
     w.document.push_edit(edit.set_value(w.document.model, ptr, float(coupler["mass"]) * 2), "Set mass")
     assert c.stale

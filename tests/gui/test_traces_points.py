@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import ModelError
-from core.model import load_model, save_model
-from gui.editor import traced_points as tp
+from mechstudio.core.errors import ModelError
+from mechstudio.core.model import load_model, save_model
+from mechstudio.gui.editor import traced_points as tp
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 
@@ -38,7 +38,7 @@ def test_ticks_live_in_the_editor_section_and_survive_save_and_load(four_bar, tm
 def test_unknown_ticks_are_ignored_and_unknown_points_refused(four_bar) -> None:
     data = four_bar.copy_data()
     data["editor"] = {"traces": ["coupler.b", "coupler.nope", "ghost.a", "no_dot", "coupler.b"]}
-    from core.model import model_from_data
+    from mechstudio.core.model import model_from_data
     m = model_from_data(data)
     assert tp.traced(m) == [("coupler", "b")]
     with pytest.raises(ValueError, match="no point 'zz'"):
@@ -81,7 +81,7 @@ def test_rename_point_follows_every_reference(four_bar) -> None:
 
 
 def test_ticks_follow_a_body_rename(four_bar) -> None:
-    from core.model import edit
+    from mechstudio.core.model import edit
     m = tp.set_traced(four_bar, ("coupler", "b"), True)
     r = tp.follow_body_rename(edit.rename(m, "bodies", "coupler", "link"), "coupler", "link")
     assert tp.traced(r) == [("link", "b")]

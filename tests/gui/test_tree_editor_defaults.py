@@ -61,7 +61,7 @@ def test_add_child_with_defaults_adds_a_body(qtbot: Any, window: Any, tree: Any)
     click(tree.add_button)
     assert bodies(window) == ["link1", "link2"], tree.message.text()
     # the defaults' tensor is the rod's: a cylinder of length 0.5 m and radius TREE_ROD_RADIUS, mass 1 kg
-    from core.model.edit import TREE_ROD_RADIUS
+    from mechstudio.core.model.edit import TREE_ROD_RADIUS
     r, L = TREE_ROD_RADIUS, 0.5
     inertia = np.asarray(window.document.model.data["bodies"][0]["inertia"], float)
     assert np.allclose(np.diag(inertia), [(3 * r * r + L * L) / 12, (3 * r * r + L * L) / 12, r * r / 2], rtol=1e-12)

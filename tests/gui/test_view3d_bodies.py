@@ -22,18 +22,18 @@ def require_gl(qapp: Any) -> None:
 
 
 def _chain() -> Any:
-    from core.model import model_from_data
-    from gui.bench_view import chain_model_data
+    from mechstudio.core.model import model_from_data
+    from mechstudio.gui.bench_view import chain_model_data
     return model_from_data(chain_model_data(10))
 
 
 def _disk() -> Any:
-    from core.model import load_model
+    from mechstudio.core.model import load_model
     return load_model(str(SAMPLES / "rolling_disk_accelerating_plane.json"))
 
 
 def _spherical() -> Any:
-    from core.model import load_model
+    from mechstudio.core.model import load_model
     paths = sorted(SAMPLES.glob("*spherical*chain*.json")) or sorted(SAMPLES.glob("*spherical*.json"))
     if not paths:
         pytest.skip("no spherical sample model")
@@ -43,10 +43,10 @@ def _spherical() -> Any:
 @pytest.mark.parametrize("make", [_chain, _disk, _spherical], ids=["planar chain", "rolling disk", "spherical"])
 def test_one_item_draws_like_one_mesh_item_per_body(qtbot: Any, require_gl: None, make: Any) -> None:
     import pyqtgraph.opengl as gl
-    from core.simulate import SimulationSettings, run
-    from core.system import compile_model
-    from gui.view3d.bodies_item import BodiesItem
-    from gui.view3d.scene import SceneView, _lit_shader, _matrix
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.system import compile_model
+    from mechstudio.gui.view3d.bodies_item import BodiesItem
+    from mechstudio.gui.view3d.scene import SceneView, _lit_shader, _matrix
     model = make()
     system = compile_model(model)
     traj = run(system, SimulationSettings.from_model(model, t_end=0.3, dt=0.05))
@@ -89,9 +89,9 @@ def test_one_item_draws_like_one_mesh_item_per_body(qtbot: Any, require_gl: None
 def test_present_now_renders_each_frame_once(qtbot: Any, require_gl: None) -> None:
     """The live view presents a frame from its display timer (set_state(..., present=True)): exactly one render
     and swap per frame, at once; the GL items' own update requests must not render it a second time."""
-    from core.simulate import SimulationSettings, run
-    from core.system import compile_model
-    from gui.view3d.scene import SceneContainer
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.system import compile_model
+    from mechstudio.gui.view3d.scene import SceneContainer
     model = _chain()
     system = compile_model(model)
     traj = run(system, SimulationSettings.from_model(model, t_end=0.2, dt=0.02))

@@ -33,8 +33,8 @@ def require_gl(qapp: Any) -> None:
 
 
 def make_view(qtbot: Any, model: Any, size: tuple[int, int] = DOCK) -> Any:
-    from core.system import compile_model
-    from gui.view3d.scene import SceneView
+    from mechstudio.core.system import compile_model
+    from mechstudio.gui.view3d.scene import SceneView
     system = compile_model(model)
     v = SceneView()
     qtbot.addWidget(v)
@@ -57,15 +57,15 @@ def ndc(view: Any, P: np.ndarray) -> np.ndarray:
 
 
 def world_points(view: Any, poses: dict[str, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    from gui.view3d.camera_fit import body_points
+    from mechstudio.gui.view3d.camera_fit import body_points
     return np.vstack([poses[bv.name][0] + body_points(bv) @ poses[bv.name][1].T for bv in view.spec.bodies])
 
 
 def random_tree_poses(model: Any, rotations: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Body poses (origin, R) of a tree hanging from ground points, with each body turned by ``rotations``: the
     joints stay closed (each child's joint point sits on its parent's)."""
-    from core.model.document import GROUND
-    from gui.view3d.camera_fit import _v3
+    from mechstudio.core.model.document import GROUND
+    from mechstudio.gui.view3d.camera_fit import _v3
     poses: dict[str, tuple[np.ndarray, np.ndarray]] = {GROUND: (np.zeros(3), np.eye(3))}
     joints = list(model.entities.joints)
     while len(poses) < len(model.entities.bodies) + 1:
@@ -92,8 +92,8 @@ def random_rotation(rng: np.random.Generator) -> np.ndarray:
 
 
 def test_planar_chain_in_view_in_every_configuration(qtbot: Any, require_gl: None) -> None:
-    from core.model import model_from_data
-    from gui.bench_view import chain_model_data
+    from mechstudio.core.model import model_from_data
+    from mechstudio.gui.bench_view import chain_model_data
     model = model_from_data(chain_model_data(10, length=0.3))
     v = make_view(qtbot, model)
     assert v.fit is not None and v.fit.tight
@@ -115,10 +115,10 @@ def test_planar_chain_in_view_in_every_configuration(qtbot: Any, require_gl: Non
 def test_planar_chain_run_stays_in_view(qtbot: Any, require_gl: None) -> None:
     """The frames of a real run (the chain released horizontally swings down) project inside the view, and the
     camera does not move during the run."""
-    from core.model import model_from_data
-    from core.simulate import SimulationSettings, run
-    from core.system import compile_model
-    from gui.bench_view import chain_model_data
+    from mechstudio.core.model import model_from_data
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.system import compile_model
+    from mechstudio.gui.bench_view import chain_model_data
     model = model_from_data(chain_model_data(10))
     v = make_view(qtbot, model)
     traj = run(compile_model(model), SimulationSettings.from_model(model, t_end=3.0, dt=0.02))
@@ -131,7 +131,7 @@ def test_planar_chain_run_stays_in_view(qtbot: Any, require_gl: None) -> None:
 
 
 def test_spherical_chain_in_view_in_every_configuration(qtbot: Any, require_gl: None) -> None:
-    from core.model import load_model
+    from mechstudio.core.model import load_model
     model = load_model(str(SAMPLES / "spherical_chain_3.json"))
     v = make_view(qtbot, model)
     assert v.fit is not None and v.fit.tight
@@ -150,9 +150,9 @@ def test_fit_grows_with_the_frames_of_a_run(qtbot: Any, require_gl: None, sample
     """No reach bound (a skate sliding down an incline; a closed loop): the fit starts at the initial pose and
     grows when blocks of frames leave it, so that every frame is in view; it never shrinks and does not move for
     frames already inside."""
-    from core.model import load_model
-    from core.simulate import SimulationSettings, run
-    from core.system import compile_model
+    from mechstudio.core.model import load_model
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.system import compile_model
     model = load_model(str(SAMPLES / f"{sample}.json"))
     v = make_view(qtbot, model)
     assert v._reach is None

@@ -1,6 +1,6 @@
 """The worker's checkpoint rules (issue 7, Pause / Step are single frames), for both worker paths.
 
-The driver (``core.simulate.iter_simulation``) passes a checkpoint after every recorded output frame: it calls
+The driver (``mechstudio.core.simulate.iter_simulation``) passes a checkpoint after every recorded output frame: it calls
 ``flush_now()`` when frames are pending and a block is not due anyway, emits the pending frames when that says
 yes, then calls ``cancel()``. These tests drive that protocol directly, without a solver or a display:
 - while paused, ``flush_now`` is True (computed frames are delivered at once) and ``cancel`` blocks;
@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import pytest
 
-from gui.simulation.worker import ProcessGate, SimulationWorker
+from mechstudio.gui.simulation.worker import ProcessGate, SimulationWorker
 
 
 class ThreadSide:

@@ -1,5 +1,5 @@
 """Equation primitives of planar elements, each defined once in its own module (see docs/elements.md):
-numeric group class, sympy form, and the name of its compiled loop in ``core.planar_kernels``.
+numeric group class, sympy form, and the name of its compiled loop in ``mechstudio.core.planar_kernels``.
 
 ``HOLONOMIC`` and ``NONHOLONOMIC`` map each constraint spec class to (group class, symbolic function, compiled
 name); the order of ``HOLONOMIC`` is the order of the groups in a planar system.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from core.elements.primitives import coordinate_driver, knife_edge, point_coincidence, point_line, relative_angle
-from core.elements.primitives import gear_mesh, rack_mesh  # gears (issue 15)
+from mechstudio.core.elements.primitives import coordinate_driver, knife_edge, point_coincidence, point_line, relative_angle
+from mechstudio.core.elements.primitives import gear_mesh, rack_mesh  # gears (issue 15)
 
 Primitive = tuple[type, Callable[..., list[Any]], str]
 
@@ -28,7 +28,7 @@ HOLONOMIC.update({
     rack_mesh.RackMeshSpec: (rack_mesh.RackMesh, rack_mesh.symbolic, rack_mesh.COMPILED),
 })
 # contact (issue 15): planar rolling disk, cam and follower
-from core.elements.primitives import cam_contact, disk_on_line  # noqa: E402
+from mechstudio.core.elements.primitives import cam_contact, disk_on_line  # noqa: E402
 
 HOLONOMIC[disk_on_line.DiskOnLineSpec] = (disk_on_line.DiskOnLine, disk_on_line.symbolic, disk_on_line.COMPILED)
 HOLONOMIC[cam_contact.CamContactSpec] = (cam_contact.CamContact, cam_contact.symbolic, cam_contact.COMPILED)

@@ -7,9 +7,9 @@ A primitive is one kind of constraint equation, defined once in its own module o
 * a *group* class (:class:`HolonomicGroup` or a nonholonomic group) that evaluates all specs of its kind at
   once with numpy: Phi, Phi_q, Phi_t, gamma (holonomic, Phi_q q'' = gamma [003]) or C_psi, xi, eta
   (nonholonomic, C_psi q' + xi = 0, eta = C_psi' q' + xi');
-* ``symbolic(spec, S)``: the same rows as sympy expressions (S is :class:`core.symbolic.planar.PlanarSymbols`);
+* ``symbolic(spec, S)``: the same rows as sympy expressions (S is :class:`mechstudio.core.symbolic.planar.PlanarSymbols`);
   holonomic primitives return Phi rows, nonholonomic ones the velocity expression C_psi q' + xi;
-* ``COMPILED``: the name of the loop over this primitive in ``core.planar_kernels`` (its field prefix in
+* ``COMPILED``: the name of the loop over this primitive in ``mechstudio.core.planar_kernels`` (its field prefix in
   ``PlanarGeometry``); tests/test_element_registry.py checks numeric vs compiled vs symbolic vs finite
   differences for every element, hence for every primitive.
 """
@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from core.types import FloatArray
+from mechstudio.core.types import FloatArray
 
 
 class HolonomicGroup:

@@ -50,10 +50,10 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 import sympy as sp
 
-from core.elements.primitives.base import HolonomicGroup
-from core.elements.primitives.cam_profile import TABLE_NODES, profile_table
-from core.elements.primitives.frame import BodyIndex, Vec
-from core.types import FloatArray
+from mechstudio.core.elements.primitives.base import HolonomicGroup
+from mechstudio.core.elements.primitives.cam_profile import TABLE_NODES, profile_table
+from mechstudio.core.elements.primitives.frame import BodyIndex, Vec
+from mechstudio.core.types import FloatArray
 
 COMPILED = "cm"  # core.planar_kernels: the PlanarGeometry fields cm_* and their loop
 FOLLOWERS = ("flat", "roller")
@@ -202,7 +202,7 @@ class CamContact(HolonomicGroup):
                    [s.rho for s in specs], [profile_table(s.profile) for s in specs])
 
     def compiled_fields(self, mh: int) -> dict[str, FloatArray]:
-        """This group's arrays in ``core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
+        """This group's arrays in ``mechstudio.core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
         return {"cm_r": self.rows[:, 0], "cm_bi": self.bi, "cm_bj": self.bj, "cm_kind": self.kind,
                 "cm_off": self.offset, "cm_n": self.count_nodes, "cm_si": self.si, "cm_sj": self.sj,
                 "cm_u": self.normal, "cm_par": self.params, "cm_tab": self.table}

@@ -10,7 +10,7 @@ cannot call that Python expression from compiled code, so both evaluate one tabl
   the nodes), with error O(h^6 r^(6)) for r, O(h^4 r^(6)) for r'' (h = 2 pi / N), plus round-off ~eps r / h^2 in
   r'' (which is why N = 1024: for the sample's eccentric cam the r'' error is 2e-12 m at N = 1024 and grows to
   1e-11 at 2048, 4e-11 at 4096); the backends evaluate it inline in
-  :func:`core.elements.primitives.cam_contact.cam_row` (numeric group and compiled kernel alike);
+  :func:`mechstudio.core.elements.primitives.cam_contact.cam_row` (numeric group and compiled kernel alike);
 * at build time :func:`profile_table` checks the table against the exact profile at every interval midpoint
   (r, r' and r'' within ``TABLE_TOLERANCE`` of max(r), evaluated with scipy's ``BPoly.from_derivatives``, the
   same piecewise quintic); a profile the table cannot resolve (a kink, a
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from core.types import FloatArray
+from mechstudio.core.types import FloatArray
 
 TABLE_NODES = 1024
 #: max table error at the interval midpoints, relative to max r (r, r' and r'')

@@ -9,9 +9,9 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from core.elements.primitives.base import HolonomicGroup, TimeColumn
-from core.elements.primitives.frame import BodyIndex
-from core.types import FloatArray
+from mechstudio.core.elements.primitives.base import HolonomicGroup, TimeColumn
+from mechstudio.core.elements.primitives.frame import BodyIndex
+from mechstudio.core.types import FloatArray
 
 COMPILED = "cd"  # core.planar_kernels: the PlanarGeometry fields cd_* and their loops
 COORDS = ("x", "y", "phi")
@@ -45,7 +45,7 @@ class CoordinateDriver(HolonomicGroup):
                    [s.function for s in specs])
 
     def compiled_fields(self, mh: int) -> dict[str, FloatArray]:
-        """This group's arrays in ``core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
+        """This group's arrays in ``mechstudio.core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
         return {"cd_r": self.rows[:, 0], "cd_k": self.coords}
 
     @property

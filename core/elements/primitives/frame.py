@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.types import FloatArray
+from mechstudio.core.types import FloatArray
 
 Vec = tuple[float, ...]
 

@@ -17,9 +17,9 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from core.elements.primitives.base import HolonomicGroup, TimeColumn
-from core.elements.primitives.frame import BodyIndex, Vec, columns, dot, perp, positions, rotate
-from core.types import FloatArray
+from mechstudio.core.elements.primitives.base import HolonomicGroup, TimeColumn
+from mechstudio.core.elements.primitives.frame import BodyIndex, Vec, columns, dot, perp, positions, rotate
+from mechstudio.core.types import FloatArray
 
 COMPILED = "pl"  # core.planar_kernels: the PlanarGeometry fields pl_* and their loops
 
@@ -60,7 +60,7 @@ class PointLine(HolonomicGroup):
                    [s.function for s in specs])
 
     def compiled_fields(self, mh: int) -> dict[str, FloatArray]:
-        """This group's arrays in ``core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
+        """This group's arrays in ``mechstudio.core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
         return {"pl_r": self.rows[:, 0], "pl_bi": self.bi, "pl_bj": self.bj, "pl_si": self.si, "pl_sj": self.sj,
                 "pl_vi": self.vi}
 
