@@ -13,7 +13,7 @@ from mechstudio.core.errors import ModelError
 from mechstudio.core.interop.pyslvs import add_speed_driver, model_from_expression, parse_expression
 from mechstudio.core.kinematics.analysis import driven_motion
 from mechstudio.core.model import model_from_data
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 from mechstudio.gui.cli import main
 
 SLIDER_CRANK = """M[

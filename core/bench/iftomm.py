@@ -1,4 +1,4 @@
-"""The IFToMM / MBS benchmark suite (issue 8): ``mechstudio bench --suite iftomm``.
+"""The IFToMM / MBS benchmark suite: ``mechstudio bench --suite iftomm``.
 
 Each problem is a model file in ``sample_models/benchmarks/`` (data and sources in its README.md) run through
 the ordinary driver :func:`mechstudio.core.simulate.run` with a formulation and an integrator, and judged by its own error
@@ -39,7 +39,7 @@ from mechstudio.core.dynamics.base import SolverFailure
 from mechstudio.core.model.io import model_from_data
 from mechstudio.core.simulate import SimulationSettings, Trajectory
 from mechstudio.core.simulate import run as simulate_run
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 FORMULATIONS: list[tuple[str, str, bool]] = [  # (label, formulation, correction)
     ("projection", "projection", True),
@@ -322,4 +322,4 @@ def run(quick: bool = False, budget: float | None = None, formulations: list[str
     notes.append("energy_drift_J = max |E - E0 - W| with W the work of the applied torque, dampers and constraint "
                  "forces integrated by the driver; max_violation = max ||Phi|| at the output times before the "
                  "drift correction; cpu_s = process CPU time of the run")
-    return BenchTable("IFToMM / MBS benchmark problems (issue 8)", rows, notes)
+    return BenchTable("IFToMM / MBS benchmark problems", rows, notes)

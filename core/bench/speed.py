@@ -1,4 +1,4 @@
-"""Benchmark suite "speed" (issue 3): real-time factor of the projection formulation on the sample models and on
+"""Benchmark suite "speed": real-time factor of the projection formulation on the sample models and on
 planar N-link pendulum chains.
 
 For every sample model that the projection formulation runs (planar models and the rolling disks; the spherical
@@ -21,10 +21,10 @@ first hinged to the ground at the origin, gravity -9.81 m/s^2 along y, released 
 0.5 rad from the downward vertical with small bends (+0.1 sin k rad for link k), the same geometry as the
 spherical chains of the "trees" suite; t_end = 2 s.
 
-Targets (2-core machine): rolling disk >= 100x real time (issue 17; issue 3 asked 50x), 10-link chain >= 5x,
-30-link chain >= 1x (issue 3).
+Targets (2-core machine): rolling disk >= 100x real time (earlier target 50x), 10-link chain >= 5x,
+30-link chain >= 1x.
 
-Against the hand-written baseline (issue 17): for the chains of N = 10, 30 and 60 links, the full run above and the
+Against the hand-written baseline: for the chains of N = 10, 30 and 60 links, the full run above and the
 in-process scipy model of ``mechstudio.core.bench.minimal_chain`` (absolute angles, dense mass matrix, numpy solve, scipy
 DOP853 over the whole span at the same rtol/atol, no outputs) are timed alternately in this process, ``repeats``
 rounds, each the best CPU time. Rows ``planar chain N=.. vs scipy``: ``cpu_s`` (ours), ``baseline_cpu_s``,
@@ -81,7 +81,7 @@ def run_case(name: str, model: Any, t_end: float, *, rtol: float = 1e-8, atol: f
              dt: float = 0.01) -> dict[str, Any]:
     """Time one model (best CPU time of ``repeats`` runs) and return its table row."""
     from mechstudio.core.simulate import SimulationSettings, initial_state, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     system = compile_model(model)
     init = initial_state(system)
     row: dict[str, Any] = {"case": name, "formulation": formulation, "integrator": integrator, "rtol": rtol,
@@ -129,7 +129,7 @@ def _warm_up() -> None:
     """Import and run everything once, so that no run pays for imports or first-call set-up."""
     from mechstudio.core.model.io import model_from_data
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     run(compile_model(model_from_data(planar_chain_data(2))), SimulationSettings(t_end=0.05, dt=0.01))
 
 
@@ -141,7 +141,7 @@ def baseline_rows(sizes: tuple[int, ...] = RATIO_CHAINS, repeats: int = 3, t_end
     from mechstudio.core.model.io import model_from_data
     from mechstudio.core.simulate import SimulationSettings, initial_state
     from mechstudio.core.simulate import run as run_model
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     settings = SimulationSettings(t_end=t_end, dt=0.01, formulation="projection", integrator="dop853", rtol=rtol,
                                   atol=atol, correction=True)
     cases = {}
@@ -210,12 +210,12 @@ def run(quick: bool = False, repeats: int | None = None, chains: tuple[int, ...]
     notes = [machine_description(),
              "rtf = simulated s / process CPU s (best of %d runs; rtf_wall uses wall time); dt = 0.01 s outputs with "
              "reactions, energies, violations and drift correction; DOP853 rtol 1e-8, atol 1e-10" % reps,
-             "targets: rolling disk >= 100x (issue 17; 50x in issue 3), 10-link chain >= 5x, 30-link chain >= 1x (issue 3)"]
+             "targets: rolling disk >= 100x (earlier 50x), 10-link chain >= 5x, 30-link chain >= 1x"]
     if baseline:
         ratio_rows, ratio_notes = baseline_rows(repeats=reps, t_end=0.5 if quick else 2.0, accuracy=not quick)
         rows += ratio_rows
         notes += ratio_notes
-    return BenchTable("speed: projection formulation (issue 3)", rows, notes)
+    return BenchTable("speed: projection formulation", rows, notes)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,4 @@
-"""Suite "symbolic" of ``mechstudio bench``: time to derive and compile the Appell equations (issue 5: < 5 s
+"""Suite "symbolic" of ``mechstudio bench``: time to derive and compile the Appell equations (target: < 5 s
 per sample, cached per model). Wraps :func:`mechstudio.core.symbolic.appell.benchmark`."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Sparse O(N) fused path of the projection formulation for planar systems in the coordinate basis (issue 17).
+"""Sparse O(N) fused path of the projection formulation for planar systems in the coordinate basis.
 
 With the *coordinate basis* (``ProjectionFormulation(basis="coordinates")``, chosen automatically for
 loop-free planar models, see ``mechstudio.core.dynamics.projection``) the kept null-space basis is the selection of the
