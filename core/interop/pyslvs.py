@@ -15,17 +15,19 @@ colour ``color[Name]`` (one of :data:`PYSLVS_COLORS`, any case) or ``color[(r, g
 position ``P[x, y]``; the links it connects ``L[...]`` (``ground`` is the frame). ``#`` starts a comment to the end
 of the line, ``#[ ... #]`` a block comment (closed at its first ``#]``; the rest of that line is comment too).
 
-Semantics (Pyslvs' solver): at an ``R`` joint every listed link shares the point. At a ``P`` or ``RP`` joint the
-first link carries the slot, a line through the joint's point along A fixed to that link; every other link is
-pinned to one common pin that stays on the slot line. At an ``RP`` joint the pin links turn freely (about the pin,
-relative to the slot and to each other); at a ``P`` joint they keep their angle to the slot (so several pin links
-move as one). A joint on a single link is a point of that link; a joint on no link a fixed point.
+Semantics (as Pyslvs 22.07 solves them: VPoint in pyslvs/expression.pyx, SolverSystem in pyslvs/bfgs.pyx): at
+an ``R`` joint every listed link shares the point. At a ``P`` or ``RP`` joint the first link carries the slot, a
+line through the joint's point along A fixed to that link; every other link is pinned to one common pin that stays
+on the slot line. At an ``RP`` joint the pin links turn freely (about the pin, relative to the slot and to each
+other); at a ``P`` joint they keep their angle to the slot (so several pin links move as one). A joint on a single
+link is a point of that link; a joint on no link a fixed point.
 
 Conversion (:func:`model_from_expression`): every link becomes a body whose frame is at its first joint with
 phi = 0 (so body-frame point coordinates are the expression's coordinates minus that origin), carrying a point
 ``J<k>`` per joint k, bars between consecutive points, and mass properties of uniform slender bars of
 ``LINEAR_DENSITY`` kg/m along those bars (Pyslvs models have no masses). Coordinates are multiplied by ``scale``
-(default 0.001: Pyslvs drawings are usually in mm; the model is in m). Joints:
+(default 0.001: Pyslvs drawings are usually in mm; the model is in m); a joint farther than ``MAX_COORDINATE_M``
+from the origin after scaling is refused. Joints:
 
 * ``R`` of links (a, b, c, ...): revolute joints a-b, a-c, ... named ``J<k>`` (one pair) or ``J<k>_0``, ``J<k>_1``;
 * ``P`` of links (s, a, b, ...): a prismatic joint s-a with the axis (cos A, sin A) in s's frame, and welds a-b,
@@ -59,6 +61,8 @@ SLIDER_SIZE = (0.03, 0.02)  # m, length along the slot and width of the slider b
 POINT_MASS = 0.01  # kg, a link with one joint only (a tracer point)
 BAR_WIDTH = 0.01  # m, drawn width of the bars
 MAX_EXPRESSION_CHARS = 200_000
+MAX_COORDINATE_M = 1e3  # m, the largest |x|, |y| of a joint after scaling (beyond: refused; keeps the bars' mass
+# properties within the model's number range)
 JOINT_COLORS_KEY = "pyslvs_joint_colors"  # in the model's "editor" section: {"J<k>": "#rrggbb"}
 
 #: Pyslvs' named colours (the names its expression grammar accepts, any case) as RGB; e.g. in pyslvs 22.07,
@@ -309,7 +313,14 @@ def model_from_expression(text: str, name: str = "pyslvs_import", scale: float =
     if not joints:
         raise ModelError([Diagnostic(source, "", "the mechanism has no joints")])
     _check_names(joints, source)
+    if not (math.isfinite(scale) and scale > 0):
+        raise ModelError([Diagnostic(source, "", f"the scale must be a positive number of metres, not {scale!r}")])
     pos = [(j.position[0] * scale, j.position[1] * scale) for j in joints]
+    far = [Diagnostic(source, "", f"line {j.where[0]}, column {j.where[1]}: joint {k}: position P[{j.position[0]:g}, "
+                                  f"{j.position[1]:g}] at scale {scale:g} m is beyond {MAX_COORDINATE_M:g} m")
+           for k, j in enumerate(joints) if max(abs(pos[k][0]), abs(pos[k][1])) > MAX_COORDINATE_M]
+    if far:
+        raise ModelError(far)
     links: dict[str, list[int]] = {}
     for k, j in enumerate(joints):
         for link in j.links:
