@@ -1,6 +1,6 @@
 """Start the Qt application: ``run(path)`` opens the main window on a model file (or the default sample).
 
-The app logs (INFO and above) to a rotating file ``<config>/log/mechstudio.log`` (:func:`mechstudio.core.log.
+The app logs (INFO and above) to a rotating file ``<config>/log/mechstudio.log`` (:func:`mechstudio.core.host.log.
 configure_file_logging`). An exception that escapes a Qt slot does not end the app: :func:`install_excepthook`
 logs it with its traceback and shows a dialog naming the log file, and the event loop goes on.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from mechstudio.core.log import configure_file_logging
+from mechstudio.core.host.log import configure_file_logging
 from mechstudio.gui.paths import RESOURCES, default_model, log_dir
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from mechstudio.core.errors import Diagnostic, ModelError
 from mechstudio.core.interop.pyslvs import add_input_driver, add_speed_driver, model_from_expression
 from mechstudio.core.kinematics.assembly import assemble
 from mechstudio.core.model import model_from_data
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 
 def register(sub: argparse._SubParsersAction) -> None:

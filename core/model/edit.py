@@ -19,6 +19,7 @@ import re
 from typing import Any, Callable, Iterable
 
 from mechstudio.core.elements import element_type
+from mechstudio.core.errors import Diagnostic, ModelError
 from mechstudio.core.model.document import GROUND, Model
 from mechstudio.core.model.io import model_from_data
 
@@ -283,7 +284,6 @@ def rename(model: Model, collection: str, old: str, new: str, *, validate: bool 
     if old == new:
         return model
     if new in all_names(model):
-        from mechstudio.core.errors import Diagnostic, ModelError
         raise ModelError([Diagnostic(model.source, element_pointer(model, collection, old) + "/name",
                                      f"the name {new!r} is already used")])
 
@@ -370,7 +370,6 @@ def resize_bar(model: Model, body: str, length: float, *, validate: bool = True)
     Mass, centre of mass and moment of inertia (uniform slender bar, m L^2 / 12) follow the new length.
     """
     if not length > 0:
-        from mechstudio.core.errors import Diagnostic, ModelError
         raise ModelError([Diagnostic(model.source, element_pointer(model, "bodies", body),
                                      f"a bar's length must be positive, got {length!r}")])
 
@@ -518,7 +517,6 @@ def add_tree_body(model: Model, parent: str, parent_point: str, child: Data, *,
     def fn(d: Data) -> None:
         if d.get("kind", "planar") != "spatial":
             if d.get("bodies"):
-                from mechstudio.core.errors import Diagnostic, ModelError
                 raise ModelError([Diagnostic(model.source, "/kind",
                                              "spherical joints need a spatial model; this one is planar")])
             d["kind"] = "spatial"
@@ -563,7 +561,6 @@ def add_rolling_disk(model: Model, name: str, *, radius: float = 0.3, mass: floa
     def fn(d: Data) -> None:
         if d.get("kind", "planar") != "spatial":
             if d.get("bodies"):
-                from mechstudio.core.errors import Diagnostic, ModelError
                 raise ModelError([Diagnostic(model.source, "/kind", "a rolling disk needs a spatial model")])
             d["kind"] = "spatial"
             d["gravity"] = [0.0, 0.0, -9.81]
