@@ -36,12 +36,8 @@ from mechstudio.core.interop.pyslvs import (JOINT_COLORS_KEY, PYSLVS_COLORS, add
 from mechstudio.core.kinematics.analysis import driven_motion
 from mechstudio.core.kinematics.assembly import assemble, dof_report
 from mechstudio.core.model import model_from_data
-<<<<<<< HEAD
+from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.systems.points import point_columns
-from mechstudio.core.systems.compile import compile_model
-=======
-from mechstudio.core.systems.compile import compile_model
->>>>>>> main
 from mechstudio.gui.cli import main
 
 DATA = json.loads((Path(__file__).parent / "data" / "pyslvs" / "examples.json").read_text(encoding="utf-8"))
