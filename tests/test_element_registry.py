@@ -306,7 +306,7 @@ def test_symbolic_form_equals_numeric(case):
 def compiled_terms() -> tuple[Any, ...]:
     """(position terms, velocity terms, potential, reactions) of core.systems.planar_kernels: numba-compiled (after the
     projection's kernel set has compiled their helpers), or their plain-Python source without numba."""
-    from mechstudio.core import planar_kernels
+    from mechstudio.core.systems import planar_kernels
     from mechstudio.core.dynamics import projection_planar
     from mechstudio.core.jit import compile_helper
     projection_planar.kernels()

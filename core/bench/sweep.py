@@ -25,8 +25,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import psutil
 
 from mechstudio.core.bench import BenchTable
+from mechstudio.core.sweep.api import prepare, run_plan
+from mechstudio.core.sweep.execute import connect
+from mechstudio.core.sweep.warm import WarmKernels
 
 FOUR_BAR = Path(__file__).resolve().parents[2] / "sample_models" / "four_bar.json"
 METRIC = "peak=absmax(reaction.O.Fy)"
@@ -36,7 +40,6 @@ class PeakMemory:
     """Samples this process's resident set size in a thread; ``peak_mb`` after :meth:`stop`."""
 
     def __init__(self, interval_s: float = 0.02):
-        import psutil
         self.process = psutil.Process()
         self.interval_s = interval_s
         self.base_mb = self.peak_mb = self.process.memory_info().rss / 2 ** 20
@@ -62,9 +65,6 @@ def design(quick: bool) -> pd.DataFrame:
 
 
 def run_on(workers: int, params: pd.DataFrame, t_end: float) -> dict[str, Any]:
-    from mechstudio.core.sweep.api import prepare, run_plan
-    from mechstudio.core.sweep.execute import connect
-    from mechstudio.core.sweep.warm import WarmKernels
     plan = prepare(FOUR_BAR, params, [METRIC], {"t_end": t_end})
     with connect(workers=workers) as client, tempfile.TemporaryDirectory() as folder:
         client.register_plugin(WarmKernels(plan.spec), name=WarmKernels.name)

@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from mechstudio.core.bench import BenchTable, machine_description
+from mechstudio.core.bench.tree_chains import chain_row, run_versus_bare
 from mechstudio.core.run.blas import single_threaded_blas
 
 TARGETS = {10: 10.0, 30: 1.0}
@@ -33,7 +34,6 @@ def run(quick: bool = False, repeats: int | None = None, sizes: tuple[int, ...] 
 
 
 def _run(quick: bool, repeats: int | None, sizes: tuple[int, ...], rtol: float) -> BenchTable:
-    from mechstudio.core.bench.tree_chains import chain_row, run_versus_bare
     reps = repeats if repeats is not None else (1 if quick else 3)
     chain_row(2, t_end=0.05, rtol=rtol)  # warm-up: imports and first-call set-up
     rows: list[dict[str, Any]] = []

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from mechstudio.core import planar_kernels
+from mechstudio.core.systems import planar_kernels
 from mechstudio.core.jit import compile_helper, kernel_set
 
 #: the fields the rebuilders know (the order of core.systems.planar_kernels' named tuples)

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mechstudio.core import planar_kernels
+from mechstudio.core.systems import planar_kernels
 from mechstudio.core.dynamics import projection_fused
 from mechstudio.core.dynamics.correction import MAX_ITER, POSITION_TOL
 from mechstudio.core.jit import compile_helper, kernel_set

@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mechstudio.core import spatial_kernels
+from mechstudio.core.systems import spatial_kernels
 from mechstudio.core.dynamics import packed_output, projection_fused
 from mechstudio.core.dynamics.packed_output import unpack_frame
 from mechstudio.core.dynamics.correction import MAX_ITER, POSITION_TOL
