@@ -421,7 +421,8 @@ def test_fused_projection_path_equals_generic(name):
     and at states off the manifold (the correction has work to do)."""
     needs_numba()
     s = fused_system_of(name)
-    fused, generic = (get_formulation("projection")(s, kernels=k) for k in ("numba", "numpy"))
+    # loops="dense": the dense fused path (the sparse route of loops is compared with it in test_loop_projection)
+    fused, generic = (get_formulation("projection")(s, kernels=k, loops="dense") for k in ("numba", "numpy"))
     assert fused._fused is not None and generic._fused is None
     rng = np.random.default_rng(17)
     for trial in range(3):

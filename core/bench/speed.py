@@ -33,6 +33,18 @@ is dominated by the fixed cost of a run), and without ``--quick`` the tip error 
 against the baseline at rtol 1e-13 (``tip_error_m``, ``baseline_tip_error_m``). The notes give the growth
 exponent log(cpu(60) / cpu(30)) / log 2 of the total CPU time (target <= 1.3) and of the CPU time per
 right-hand side, ours and the baseline's.
+
+Closed loops (rows ``A02 N-four-bar N=..``): the IFToMM A02 chain of N parallelograms
+(``mechstudio.core.bench.iftomm_models.nfourbar_model``: 2N + 1 links, the model file's settings: DOP853 at rtol
+1e-9, atol 1e-11, outputs every 0.01 s with the correction), 2 s simulated (through the horizontal configurations
+at 0.72 s and 1.24 s, where Phi_q loses N ranks), for N = 10, 40 and 100, the sizes interleaved in this process,
+best CPU time of ``repeats`` rounds each: the sparse route of the SVD-type basis (``loops="sparse"``, the
+default, ``mechstudio.core.dynamics.projection_loops``) and, for N <= ``LOOP_DENSE_UP_TO``, the dense route
+(``loops="dense"``: dense LU of C_u and dense correction at every evaluation) for the ratio. Columns: ``cpu_s``,
+``rtf`` (target > 1 at N = 100), ``dense_cpu_s`` and ``dense_over_sparse``, the basis refreshes ``svds``, and the
+accuracy of the run: ``b0_error_m`` / ``b0_velocity_error`` (B0 against the one-degree-of-freedom energy
+reference, as the iftomm suite), ``energy_drift`` and ``max_violation`` (as above). The notes give the growth
+exponents log(cpu(N2) / cpu(N1)) / log(N2 / N1) from 10 to 40 and from 40 to 100 (target <= 1.3).
 """
 from __future__ import annotations
 
@@ -44,6 +56,8 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.bench import BenchTable, machine_description
+from mechstudio.core.bench.iftomm import measure_nfourbar
+from mechstudio.core.bench.iftomm_models import nfourbar_model
 from mechstudio.core.bench.minimal_chain import MinimalChain, simulate
 from mechstudio.core.model.io import load_model, model_from_data
 from mechstudio.core.simulate import SimulationSettings, initial_state
@@ -52,6 +66,9 @@ from mechstudio.core.systems.compile import compile_model
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 RATIO_CHAINS = (10, 30, 60)  # chains timed against the scipy baseline; the exponent is taken from 30 to 60
+LOOP_SIZES = (10, 40, 100)  # A02 chains timed with the sparse route of closed loops
+LOOP_DENSE_UP_TO = 40  # and with the dense route up to this N (at N = 100 it costs ~12 s a run on the 2-core host)
+LOOP_EXPONENT_TARGET = 1.3
 TARGETS = {"rolling_disk": 100.0, "rolling_disk_accelerating_plane": 100.0, "planar chain N=10": 5.0,
            "planar chain N=30": 1.0}
 
@@ -187,8 +204,67 @@ def baseline_rows(sizes: tuple[int, ...] = RATIO_CHAINS, repeats: int = 3, t_end
     return rows, notes
 
 
+def loop_rows(sizes: tuple[int, ...] = LOOP_SIZES, repeats: int = 3, t_end: float = 2.0,
+              dense_up_to: int = LOOP_DENSE_UP_TO) -> tuple[list[dict[str, Any]], list[str]]:
+    """(rows, notes): A02 N-four-bars on the sparse route and the dense one (module docstring)."""
+    cases = {}
+    for n in sizes:
+        model = model_from_data(nfourbar_model(n, t_end))
+        system = compile_model(model)
+        routes = ("sparse", "dense") if n <= dense_up_to else ("sparse",)
+        settings = {r: SimulationSettings.from_model(model, options={"loops": r}) for r in routes}
+        cases[n] = (system, initial_state(system), settings)
+    best: dict[tuple[int, str], tuple[float, Any]] = {}
+    for _ in range(max(1, repeats)):  # the sizes and routes interleaved: the same load for all
+        for n, (system, init, settings) in cases.items():
+            for route, st in settings.items():
+                c0 = time.process_time()
+                traj = run_model(system, st, q0=init.q, v0=init.v)
+                cpu = time.process_time() - c0
+                if (n, route) not in best or cpu < best[n, route][0]:
+                    best[n, route] = (cpu, traj)
+    rows = []
+    for n, (system, init, settings) in cases.items():
+        cpu, traj = best[n, "sparse"]
+        st = traj.stats
+        measure = measure_nfourbar(traj, n)
+        row: dict[str, Any] = {
+            "case": f"A02 N-four-bar N={n}", "n": system.n, "m": system.m, "t_end": t_end, "cpu_s": cpu,
+            "rtf": t_end / cpu if cpu > 0 else math.inf, "rhs": int(st.get("rhs_evaluations", 0)),
+            "steps": int(st.get("steps", 0)), "svds": int(st.get("svd_count", 0)),
+            "b0_error_m": measure.error, "b0_velocity_error": measure.error_2,
+            "energy_drift": balance_drift(traj.frames),
+            "max_violation": float(traj.frames.violation_position.max()), "status": traj.status.value}
+        if (n, "dense") in best:
+            row["dense_cpu_s"] = best[n, "dense"][0]
+            row["dense_over_sparse"] = best[n, "dense"][0] / cpu if cpu > 0 else math.inf
+        if n == max(sizes):
+            row["target_rtf"] = 1.0
+            row["met"] = "yes" if row["rtf"] > 1.0 else "NO"
+        rows.append(row)
+    notes = []
+    cpu = {n: best[n, "sparse"][0] for n in cases}
+    pairs = list(zip(sorted(cpu)[:-1], sorted(cpu)[1:]))
+    if pairs:
+        parts = []
+        for a, b in pairs:
+            e = math.log(cpu[b] / cpu[a]) / math.log(b / a)
+            parts.append(f"from N = {a} to {b}: {e:.2f} ({'met' if e <= LOOP_EXPONENT_TARGET else 'NOT met'})")
+        notes.append(f"A02 growth exponent of the CPU time, sparse route (target <= {LOOP_EXPONENT_TARGET}): "
+                     + "; ".join(parts))
+    dense = {n: best[n, "dense"][0] for n in cases if (n, "dense") in best}
+    if len(dense) >= 2:
+        a, b = sorted(dense)[:2]
+        notes.append(f"A02 dense route (loops='dense'), for comparison: exponent from N = {a} to {b} "
+                     f"{math.log(dense[b] / dense[a]) / math.log(b / a):.2f}")
+    notes.append(f"A02: {t_end:g} s simulated, the model file's settings (DOP853 rtol 1e-9, atol 1e-11, outputs "
+                 f"every 0.01 s with the correction), best process CPU time of {max(1, repeats)} rounds, the sizes "
+                 "and routes interleaved in this process; b0 errors against the one-degree-of-freedom reference")
+    return rows, notes
+
+
 def run(quick: bool = False, repeats: int | None = None, chains: tuple[int, ...] = (1, 3, 10, 30),
-        samples: bool = True, baseline: bool = True) -> BenchTable:
+        samples: bool = True, baseline: bool = True, loops: bool = True) -> BenchTable:
     """The "speed" table (see module docstring); ``quick``: shorter runs, one repeat."""
     reps = repeats if repeats is not None else (1 if quick else 3)
     _warm_up()
@@ -208,6 +284,11 @@ def run(quick: bool = False, repeats: int | None = None, chains: tuple[int, ...]
         ratio_rows, ratio_notes = baseline_rows(repeats=reps, t_end=0.5 if quick else 2.0, accuracy=not quick)
         rows += ratio_rows
         notes += ratio_notes
+    if loops:
+        loop_table, loop_notes = (loop_rows(sizes=(10, 40), repeats=reps, t_end=0.5, dense_up_to=10) if quick
+                                  else loop_rows(repeats=reps))
+        rows += loop_table
+        notes += loop_notes
     return BenchTable("speed: projection formulation", rows, notes)
 
 

@@ -64,6 +64,15 @@ loops whose C has full row rank, whose masses are all positive and whose C_u is 
 closed loops, sliders and knife edges, redundant constraints and singular configurations (A02) keep the SVD
 basis and its figures.
 
+The sparse route of the SVD-type basis (option ``loops``: "sparse", the default, or "dense";
+``mechstudio.core.dynamics.projection_loops``): on planar models with positive masses the same kept-basis equations
+run with a banded LU of C_u (rows in reverse Cuthill-McKee order, dependent coordinates by their first row), C on
+its sparsity pattern (``mechstudio.core.dynamics.sparse_terms``) and the banded W of the correction, O(N) per
+evaluation and per output frame for a few degrees of freedom; a refresh finds u, w and V2 (the thin QR of
+B = [-C_u^-1 C_w; I], the SVD's null space) by a banded elimination instead of the SVD, and falls back to the SVD
+(and the dense path for that basis) when C is not safely of full row rank (redundant constraints, a singular
+configuration). ``svd_count`` counts every refresh, ``sparse_refreshes`` those without an SVD.
+
 Reactions use lambda = E^T (M q'' - h) (corrected eq. 4.2): the least-squares solution of C^T lambda = M q'' - h,
 which when C has full row rank is the exact solution C_u^T lambda = (M q'' - h)_u (the residual of the other
 rows is round-off, since M q'' - h is orthogonal to null(C)); with redundant constraints the minimum-norm
@@ -85,7 +94,7 @@ import weakref
 import numpy as np
 import scipy.linalg as sla
 
-from mechstudio.core.dynamics import projection_planar, projection_sparse, projection_spatial
+from mechstudio.core.dynamics import projection_loops, projection_planar, projection_sparse, projection_spatial
 from mechstudio.core.dynamics.base import (Accelerations, FastOutput, Formulation, OutputScalar, RestartRequired,
                                 SolverFailure, multipliers_from_accelerations, register_formulation)
 from mechstudio.core.dynamics.projection_kernels import COND_FAIL, kernels
@@ -99,6 +108,7 @@ NULL_SPACE_GROWTH = int(OutputScalar.NULL_SPACE_GROWTH)
 
 NULL_GROWTH_REFRESH = 2.0
 BASIS_KINDS = ("auto", "svd", "coordinates")  # the ``basis`` option (module docstring)
+LOOP_ROUTES = ("sparse", "dense")  # the ``loops`` option: the SVD-type basis on the sparse route or the dense one
 CU_RCOND_MIN = 1e-8  # C_u is chosen again (at the current state) when its reciprocal condition falls below this
 
 
@@ -140,6 +150,16 @@ class ProjectionFormulation(Formulation):
             raise ValueError(f"basis must be one of {', '.join(BASIS_KINDS)}, not {basis!r}")
         self.basis_kind = basis  # "auto" is resolved at the first SVD (see choose_basis_kind)
         self._sparse = None  # the sparse O(N) fused path of the coordinate basis, when it applies
+        # the sparse O(N) route of the SVD-type basis (closed loops, sliders: projection_loops), when it applies;
+        # _loops_on while the current basis was set up for it
+        self._loops = None
+        route = str(options.get("loops", "sparse"))
+        if route not in LOOP_ROUTES:
+            raise ValueError(f"loops must be one of {', '.join(LOOP_ROUTES)}, not {route!r}")
+        self._loops_possible = (route == "sparse" and isinstance(self._fused, projection_planar.FusedPath)
+                                and projection_loops.applies(system))
+        self._loops_on = False
+        self.sparse_refreshes = 0  # refreshes of the basis by sparse elimination instead of an SVD
         self._growth0 = 1.0  # ||N||_2 at the choice of the basis (1 for the SVD basis)
         self._cu_inv: FloatArray | None = None  # C_u^-1 when C_u is constant (set with the dependent coordinates)
         self._fused_basis: tuple | None = None
@@ -150,34 +170,66 @@ class ProjectionFormulation(Formulation):
 
     # --- basis ------------------------------------------------------------------------------------------
     def refresh_basis(self, q: FloatArray, t: float) -> None:
-        """SVD of the current C; keep V2 and the independent rows, and choose the dependent coordinates."""
-        C = self.system.constraint_matrix(q, t)
-        n = self.system.n
+        """A new basis at (q, t): keep V2 and the independent rows, and choose the dependent coordinates. V2 from
+        the SVD of C, or, on the sparse route of closed loops and sliders (``projection_loops``), from a sparse
+        elimination of C when it has a safely full row rank (the same null space, O(N) instead of O(N^3)).
+        ``svd_count`` counts both (the driver's test for a new basis); ``sparse_refreshes`` the latter."""
+        n, m = self.system.n, self.system.m
         self.svd_count += 1
         self._cache = None
-        if C.shape[0] == 0:
-            self.V2, self.rows, self.rank = np.eye(n), np.zeros(0, np.int64), 0
+        self._loops_on = False
+        sparse, C = None, None
+        if self._loops_possible and m and self.basis_kind != "coordinates":
+            if self._loops is None:
+                self._loops = projection_loops.loop_path(self.system, q, t)
+            sparse = self._loops.refresh(q, t)  # (u, w, V2), or None: rank deficient or ill-conditioned
+        if sparse is not None:
+            self.V2, self.rows, self.rank = sparse[2], np.arange(m), m
         else:
-            U, sv, Vt = np.linalg.svd(C)
-            rank = int(np.sum(sv > RANK_RTOL * max(sv[0], 1e-300)))
-            self.V2 = Vt[rank:].T.copy()
-            self.rank = rank
-            if rank == C.shape[0]:
-                self.rows = np.arange(C.shape[0])
-            else:  # pick r independent rows (pivoted QR of C^T)
-                _, _, piv = sla.qr(C.T, mode="economic", pivoting=True)
-                self.rows = np.sort(piv[:rank])
-        self._all_rows = len(self.rows) == C.shape[0]
+            C = self.system.constraint_matrix(q, t)
+            if m == 0:
+                self.V2, self.rows, self.rank = np.eye(n), np.zeros(0, np.int64), 0
+            else:
+                U, sv, Vt = np.linalg.svd(C)
+                rank = int(np.sum(sv > RANK_RTOL * max(sv[0], 1e-300)))
+                self.V2 = Vt[rank:].T.copy()
+                self.rank = rank
+                if rank == m:
+                    self.rows = np.arange(m)
+                else:  # pick r independent rows (pivoted QR of C^T)
+                    _, _, piv = sla.qr(C.T, mode="economic", pivoting=True)
+                    self.rows = np.sort(piv[:rank])
+        self._all_rows = len(self.rows) == m
         auto = self.basis_kind == "auto"
         if auto:
             self.basis_kind = choose_basis_kind(self.system, q, t, self.rank)
         V2_svd = self.V2
         self.V2T = np.ascontiguousarray(self.V2.T)
+        if sparse is not None and self.basis_kind == "svd":
+            self._use_loop_route(sparse)
+            return
+        if C is None:
+            C = self.system.constraint_matrix(q, t)
         self._choose_columns(C[self.rows], q, t)
         if auto and self.basis_kind == "coordinates" and self._cu_inv is None:  # C_u varies: keep the SVD basis
             self.basis_kind, self.V2 = "svd", V2_svd
             self.V2T = np.ascontiguousarray(self.V2.T)
+            if sparse is not None:
+                self._use_loop_route(sparse)
+                return
             self._choose_columns(C[self.rows], q, t)
+
+    def _use_loop_route(self, sparse: tuple) -> None:
+        """The basis of a sparse refresh (u, w, V2) for the sparse route, and the same basis and dependent
+        coordinates for the dense paths (an evaluation the sparse route declines is redone there: C_u is then
+        factored densely)."""
+        u, w, V2 = sparse
+        self.V2 = V2
+        self.V2T = np.ascontiguousarray(V2.T)
+        self._cu_const = False
+        self._install_columns(np.ascontiguousarray(u, dtype=np.int64), len(u), None, None, 0.0)
+        self._loops_on = True
+        self.sparse_refreshes += 1
 
     def _choose_columns(self, Cr: FloatArray, q: FloatArray | None = None, t: float = 0.0) -> None:
         """Dependent coordinates u (C_u = C_r[:, u] square, well conditioned; constant columns of C preferred,
@@ -202,7 +254,14 @@ class ProjectionFormulation(Formulation):
             if u is None:
                 raise BasisDegenerate("no well-conditioned set of dependent coordinates for the kept basis")
             self._cu_const = bool(const[u].all())
-        u = np.ascontiguousarray(u, dtype=np.int64)
+        self._install_columns(np.ascontiguousarray(u, dtype=np.int64), r, Cr, q, t)
+
+    def _install_columns(self, u: FloatArray, r: int, Cr: FloatArray | None, q: FloatArray | None,
+                         t: float) -> None:
+        """The dependent coordinates u and what depends on them (see :meth:`_choose_columns`); the r kept rows
+        Cr of C are needed for the coordinate basis and a constant C_u only."""
+        n = self.system.n
+        k = n - r
         w = np.setdiff1d(np.arange(n), u).astype(np.int64)
         self.u, self.w = u, w
         self._sparse, self._growth0 = None, 1.0
@@ -351,6 +410,10 @@ class ProjectionFormulation(Formulation):
         known = self._growth
         if known is not None and known[0] == (t, q.tobytes()):  # computed by the fused output kernel
             return known[1]
+        if self._loops_on:
+            status, *_, growth = self._loop_state(q, np.zeros_like(q), t)
+            if status == 0:
+                return float(growth)
         try:
             g = self._geometry(q, t)
         except BasisDegenerate:
@@ -444,12 +507,26 @@ class ProjectionFormulation(Formulation):
         return v, pd, qdd, Accelerations(qdd, info={"h": h, "Mqdd": Mqdd})
 
     def accelerations(self, q: FloatArray, v: FloatArray, t: float) -> Accelerations:
+        if self._loops_on:
+            status, qdd, Mqdd, h, lam, _ = self._loop_state(q, v, t)
+            if status == 0:
+                return Accelerations(qdd, lam, True, info={"h": h, "Mqdd": Mqdd})
         return self._solve(q, None, v, t)[3]
+
+    def _loop_state(self, q: FloatArray, v: FloatArray, t: float) -> tuple:
+        """(status, q'', M q'', h, lambda, ||N||_2) on the sparse route (``projection_loops``), with new dependent
+        coordinates and a second try when C_u degenerated."""
+        out = self._loops.state(q, v, t)
+        if out[0] == projection_loops.STATUS_CU_DEGENERATE and self._loops.rechoose(q, t):
+            out = self._loops.state(q, v, t)
+        return out
 
     def reactions(self, q: FloatArray, v: FloatArray, t: float) -> Accelerations:
         """q'' with lambda = E^T (M q'' - h) (corrected eq. 4.2): C_u^T lambda = (M q'' - h)_u when C has full
         row rank, else the minimum-norm least-squares lambda (see module docstring)."""
         acc = self.accelerations(q, v, t)
+        if acc.lam is not None:  # the sparse route: C_u^T lambda = (M q'' - h)_u
+            return acc
         m = self.system.m
         if m and self._all_rows and len(self.u) == m:
             g = self._geometry(q, t)
@@ -469,6 +546,14 @@ class ProjectionFormulation(Formulation):
         return self._fused_basis
 
     def rhs_augmented(self, t: float, yy: FloatArray) -> FloatArray:
+        if self._loops_on:
+            status, out = self._loops.rhs(yy[:-1], t)
+            if status == projection_loops.STATUS_CU_DEGENERATE and self._loops.rechoose(
+                    yy[self.V2.shape[1]:-1], t):
+                status, out = self._loops.rhs(yy[:-1], t)
+            if status == 0:
+                self.rhs_evaluations += 1
+                return out
         if self._sparse is not None and self.V2 is not None:
             status, out = self._sparse.rhs(yy[:-1], t)
             if status == 0:
@@ -491,6 +576,9 @@ class ProjectionFormulation(Formulation):
 
         def counted(n: int) -> None:
             self.rhs_evaluations += n
+        if self._loops_on:
+            kernel = self._loops.compiled_rhs()
+            return None if kernel is None else CompiledRHS(kernel, self._loops.timed_data, counted)
         if self._sparse is not None:
             kernel = self._sparse.compiled_rhs()
             return None if kernel is None else CompiledRHS(kernel, self._sparse.timed_data, counted)
@@ -516,6 +604,17 @@ class ProjectionFormulation(Formulation):
             status, q, v, qdd, R, scalars = self._sparse.output(y, bool(correction), t)
             if status == 0:  # the coordinate basis is not refreshed for growth
                 self._growth = ((t, q.tobytes()), 1.0)
+                return q, v, qdd, R, scalars
+        if self._loops_on:
+            want = bool(self.growth_wanted)
+            out = self._loops.output(y, bool(correction), want, t)
+            if out[0] == projection_loops.STATUS_CU_DEGENERATE and self._loops.rechoose(
+                    y[self.V2.shape[1]:], t):
+                out = self._loops.output(y, bool(correction), want, t)
+            status, q, v, qdd, R, scalars = out
+            if status == 0:  # ||N||_2 relative to the basis' own (1: an orthonormal V2)
+                if want:
+                    self._growth = ((t, q.tobytes()), float(scalars[NULL_SPACE_GROWTH]))
                 return q, v, qdd, R, scalars
         if not self.growth_wanted and getattr(self._fused, "growth_optional", False):  # ||N||_2 not computed
             status, q, v, qdd, R, scalars = self._fused.output(y, bool(correction), self.fused_basis(), t, False)

@@ -1,0 +1,284 @@
+"""The constraint Jacobian C of a planar system on its sparsity pattern (speed of the sparse routes: no m x n array).
+
+``mechstudio.core.systems.planar_kernels.k_position_terms`` returns C as a dense (m, n) array. For a chain of N bodies
+that is O(N^2) memory written at every evaluation (at N = 201 bodies, 2.9 MB: ~0.2 ms of memory traffic, more
+than a whole O(N) evaluation of the sparse route). Here C is held as the values ``Cv`` of a fixed pattern in
+compressed rows (``row_ptr``, ``row_cols``: a body touched by a row with its three columns, the pattern of
+``projection_sparse``), with ``col_at`` mapping the compressed-column entries (``col_ptr``, ``col_rows``) to
+their place in Cv:
+
+* :func:`k_sparse_position_terms`: (Cv, Phi) with the same equations, written in the same floating-point order, as
+  ``k_position_terms`` for the element kinds of linkages -- point coincidence (revolute joints), point on a line
+  (sliders, pin in slot), relative angle, coordinate drivers, knife edges ([001]/[003], see the element modules
+  under core/elements/primitives). tests/test_loop_projection.py checks it equal (bitwise) to the dense kernel
+  on every sample that has only these kinds. For the other kinds (gear and rack meshes, rolling disks, cams)
+  :func:`position_values` gathers Cv from the dense kernel (the same numbers, O(N^2) memory traffic);
+* :func:`cv_mv`, :func:`cv_tmv`: C x and C^T y over the pattern;
+* :func:`cv_gram_solve`: (C D C^T) x = r by the banded Cholesky of ``projection_sparse`` in its row ordering;
+* :func:`cv_reactions`: ``planar_kernels.k_reactions`` with C on the pattern.
+
+Plain Python with numpy semantics; compiled by the modules that call them (``mechstudio.core.jit``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from mechstudio.core.dynamics import projection_planar, projection_sparse
+from mechstudio.core.dynamics.projection_sparse import band_cholesky, band_solve
+from mechstudio.core.jit import compile_helper, kernel_set
+from mechstudio.core.systems import planar_kernels
+
+#: the PlanarGeometry fields of the kinds :func:`k_sparse_position_terms` evaluates itself; a model with an
+#: element in any other field (its row array non-empty) takes the dense kernel (:func:`sparse_kinds_only`)
+OTHER_KIND_ROWS = ("gm_r", "rk_r", "dl_rn", "cm_r")
+
+
+def sparse_kinds_only(geo: tuple) -> bool:
+    """True when the model has no element of the kinds that only the dense kernel evaluates."""
+    fields = planar_kernels.PlanarGeometry._fields
+    return all(len(geo[fields.index(name)]) == 0 for name in OTHER_KIND_ROWS)
+
+
+def entry(row_ptr, row_cols, r, col):  # noqa: ANN001, ANN201
+    """The index of C[r, col] in Cv (-1 when (r, col) is not in the pattern)."""
+    for a in range(row_ptr[r], row_ptr[r + 1]):
+        if row_cols[a] == col:
+            return a
+    return -1
+
+
+def put(Cv, row_ptr, row_cols, n, r, col, val):  # noqa: ANN001, ANN201
+    """C[r, col] = val unless col is a ground column (not stored), as ``planar_kernels._put``."""
+    if col < n:
+        Cv[entry(row_ptr, row_cols, r, col)] = val
+
+
+def k_sparse_position_terms(q, geo, fval, row_ptr, row_cols):  # noqa: ANN001, ANN201
+    """(Cv, Phi (m_h,)) at q for the linkage kinds (module docstring); the expressions of
+    ``planar_kernels.k_position_terms``, entry by entry."""
+    (nb, m, mh, co_rx, co_ry, co_bi, co_bj, co_si, co_sj, pl_r, pl_bi, pl_bj, pl_si, pl_sj, pl_vi,
+     an_r, an_bi, an_bj, cd_r, cd_k, kn_r, kn_b, kn_s, kn_n) = geo[:planar_kernels.GEO_CORE]
+    n = 3 * nb
+    c, s = _trig(q, nb)
+    qe = _ext(q, nb)
+    Cv = np.zeros(row_cols.shape[0])
+    phi = np.empty(mh)
+    for e in range(co_rx.shape[0]):
+        i, j, rx, ry = co_bi[e], co_bj[e], co_rx[e], co_ry[e]
+        aix, aiy = _rot(c, s, i, co_si, e)
+        ajx, ajy = _rot(c, s, j, co_sj, e)
+        phi[rx] = qe[3 * i] + aix - qe[3 * j] - ajx
+        phi[ry] = qe[3 * i + 1] + aiy - qe[3 * j + 1] - ajy
+        _put(Cv, row_ptr, row_cols, n, rx, 3 * i, 1.0)
+        _put(Cv, row_ptr, row_cols, n, ry, 3 * i + 1, 1.0)
+        _put(Cv, row_ptr, row_cols, n, rx, 3 * i + 2, -aiy)
+        _put(Cv, row_ptr, row_cols, n, ry, 3 * i + 2, aix)
+        _put(Cv, row_ptr, row_cols, n, rx, 3 * j, -1.0)
+        _put(Cv, row_ptr, row_cols, n, ry, 3 * j + 1, -1.0)
+        _put(Cv, row_ptr, row_cols, n, rx, 3 * j + 2, ajy)
+        _put(Cv, row_ptr, row_cols, n, ry, 3 * j + 2, -ajx)
+    for e in range(pl_r.shape[0]):
+        i, j, r = pl_bi[e], pl_bj[e], pl_r[e]
+        aix, aiy = _rot(c, s, i, pl_si, e)
+        ajx, ajy = _rot(c, s, j, pl_sj, e)
+        vx, vy = _rot(c, s, i, pl_vi, e)
+        dx = qe[3 * j] + ajx - qe[3 * i] - aix
+        dy = qe[3 * j + 1] + ajy - qe[3 * i + 1] - aiy
+        phi[r] = vx * dx + vy * dy - fval[r]
+        _put(Cv, row_ptr, row_cols, n, r, 3 * i, -vx)
+        _put(Cv, row_ptr, row_cols, n, r, 3 * i + 1, -vy)
+        _put(Cv, row_ptr, row_cols, n, r, 3 * j, vx)
+        _put(Cv, row_ptr, row_cols, n, r, 3 * j + 1, vy)
+        _put(Cv, row_ptr, row_cols, n, r, 3 * j + 2, -vx * ajy + vy * ajx)
+        _put(Cv, row_ptr, row_cols, n, r, 3 * i + 2, (-vy * dx + vx * dy) - (-vx * aiy + vy * aix))
+    for e in range(an_r.shape[0]):
+        i, j, r = an_bi[e], an_bj[e], an_r[e]
+        phi[r] = qe[3 * j + 2] - qe[3 * i + 2] - fval[r]
+        _put(Cv, row_ptr, row_cols, n, r, 3 * i + 2, -1.0)
+        _put(Cv, row_ptr, row_cols, n, r, 3 * j + 2, 1.0)
+    for e in range(cd_r.shape[0]):
+        r = cd_r[e]
+        phi[r] = q[cd_k[e]] - fval[r]
+        _put(Cv, row_ptr, row_cols, n, r, cd_k[e], 1.0)
+    for e in range(kn_r.shape[0]):
+        b, r = kn_b[e], kn_r[e]
+        nx, ny = _rot(c, s, b, kn_n, e)
+        ax, ay = _rot(c, s, b, kn_s, e)
+        _put(Cv, row_ptr, row_cols, n, r, 3 * b, nx)
+        _put(Cv, row_ptr, row_cols, n, r, 3 * b + 1, ny)
+        _put(Cv, row_ptr, row_cols, n, r, 3 * b + 2, -nx * ay + ny * ax)
+    return Cv, phi
+
+
+def gather(C, row_ptr, row_cols):  # noqa: ANN001, ANN201
+    """Cv of a dense C."""
+    Cv = np.empty(row_cols.shape[0])
+    for i in range(C.shape[0]):
+        for a in range(row_ptr[i], row_ptr[i + 1]):
+            Cv[a] = C[i, row_cols[a]]
+    return Cv
+
+
+def position_values(q, geo, fval, row_ptr, row_cols, dense):  # noqa: ANN001, ANN201
+    """(Cv, Phi): by :func:`k_sparse_position_terms`, or from the dense kernel when ``dense`` (other kinds)."""
+    if dense:
+        C, phi = _position_terms(q, geo, fval)
+        return _gather(C, row_ptr, row_cols), phi
+    return _sparse_position_terms(q, geo, fval, row_ptr, row_cols)
+
+
+def cv_mv(Cv, row_ptr, row_cols, nrows, x):  # noqa: ANN001, ANN201
+    """C[:nrows] @ x."""
+    out = np.zeros(nrows)
+    for i in range(nrows):
+        acc = 0.0
+        for a in range(row_ptr[i], row_ptr[i + 1]):
+            acc += Cv[a] * x[row_cols[a]]
+        out[i] = acc
+    return out
+
+
+def cv_tmv(Cv, row_ptr, row_cols, nrows, y, n):  # noqa: ANN001, ANN201
+    """C[:nrows]^T @ y."""
+    out = np.zeros(n)
+    for i in range(nrows):
+        yi = y[i]
+        if yi != 0.0:
+            for a in range(row_ptr[i], row_ptr[i + 1]):
+                out[row_cols[a]] += Cv[a] * yi
+    return out
+
+
+def cv_band_gram(Cv, wt, nrows, col_ptr, col_rows, col_at, pos, bw):  # noqa: ANN001, ANN201
+    """W = C[:nrows] diag(wt) C[:nrows]^T in lower band storage in the ordering pos (as
+    ``projection_sparse.band_gram``, C on the pattern)."""
+    Wb = np.zeros((nrows, bw + 1))
+    for col in range(col_ptr.shape[0] - 1):
+        inv = wt[col]
+        if inv == 0.0:
+            continue
+        lo, hi = col_ptr[col], col_ptr[col + 1]
+        for a in range(lo, hi):
+            ra = col_rows[a]
+            va = Cv[col_at[a]]
+            if ra >= nrows or va == 0.0:
+                continue
+            pa = pos[ra]
+            ca = va * inv
+            for b in range(lo, hi):
+                rb = col_rows[b]
+                if rb < nrows and pos[rb] <= pa:
+                    Wb[pa, pa - pos[rb]] += ca * Cv[col_at[b]]
+    return Wb
+
+
+def cv_gram_solve(Cv, wt, nrows, rhs, plan_rows, col_ptr, col_rows, col_at, pivot_min):  # noqa: ANN001, ANN201
+    """(ok, x) with (C[:nrows] diag(wt) C[:nrows]^T) x = rhs by the banded Cholesky in the ordering plan_rows =
+    (perm, pos, [bw]); ok False when its pivot ratio is at or below pivot_min (as ``projection_sparse.gram_solve``)."""
+    perm, pos, bwa = plan_rows
+    x = np.zeros(nrows)
+    if nrows == 0:
+        return True, x
+    Wb = _cv_band_gram(Cv, wt, nrows, col_ptr, col_rows, col_at, pos, bwa[0])
+    if not _band_cholesky(Wb) > pivot_min:
+        return False, x
+    y = np.empty(nrows)
+    for i in range(nrows):
+        y[i] = rhs[perm[i]]
+    _band_solve(Wb, y)
+    for i in range(nrows):
+        x[perm[i]] = y[i]
+    return True, x
+
+
+def cv_reactions(q, Cv, row_ptr, row_cols, lam, react):  # noqa: ANN001, ANN201
+    """(n_constraints, 6) rows (Fx, Fy, 0, 0, 0, Mz): ``planar_kernels.k_reactions`` with C on the pattern (the
+    same expressions)."""
+    rows, sign, body, arm, radial_body, radial_n, radial_tan = react  # PlanarReactions field order
+    nc = rows.shape[0]
+    m = row_ptr.shape[0] - 1
+    out = np.zeros((nc, 6))
+    for e in range(nc):
+        b = body[e]
+        g0 = g1 = g2 = 0.0
+        for a in range(rows.shape[1]):
+            r = rows[e, a]
+            if r < m:
+                g0 += _value(Cv, row_ptr, row_cols, r, 3 * b) * lam[r]
+                g1 += _value(Cv, row_ptr, row_cols, r, 3 * b + 1) * lam[r]
+                g2 += _value(Cv, row_ptr, row_cols, r, 3 * b + 2) * lam[r]
+        g0, g1, g2 = g0 * sign[e], g1 * sign[e], g2 * sign[e]
+        cb, sb = math.cos(q[3 * b + 2]), math.sin(q[3 * b + 2])
+        ax = cb * arm[e, 0] - sb * arm[e, 1]
+        ay = sb * arm[e, 0] + cb * arm[e, 1]
+        out[e, 0] = g0
+        out[e, 1] = g1
+        out[e, 5] = g2 - (ax * g1 - ay * g0)
+        if radial_tan[e] != 0.0:  # gears: F_t + tan(alpha) |F_t| A_c n' (along the pressure line)
+            rb = radial_body[e]
+            phc = q[3 * rb + 2] if 3 * rb < q.shape[0] else 0.0
+            cc, sc = math.cos(phc), math.sin(phc)
+            size = radial_tan[e] * math.sqrt(g0 * g0 + g1 * g1)
+            out[e, 0] += size * (cc * radial_n[e, 0] - sc * radial_n[e, 1])
+            out[e, 1] += size * (sc * radial_n[e, 0] + cc * radial_n[e, 1])
+    return out
+
+
+def value(Cv, row_ptr, row_cols, r, col):  # noqa: ANN001, ANN201
+    """C[r, col] (0 off the pattern)."""
+    a = _entry(row_ptr, row_cols, r, col)
+    return Cv[a] if a >= 0 else 0.0
+
+
+def trig(q, nb):  # noqa: ANN001, ANN201
+    """cos and sin of every body angle, the ground's (1, 0) appended (as the planar kernels' helper)."""
+    c = np.empty(nb + 1)
+    s = np.empty(nb + 1)
+    for k in range(nb):
+        c[k] = math.cos(q[3 * k + 2])
+        s[k] = math.sin(q[3 * k + 2])
+    c[nb], s[nb] = 1.0, 0.0
+    return c, s
+
+
+def rot(c, s, b, vectors, e):  # noqa: ANN001, ANN201
+    """A(phi_b) v' for the body vector v' = vectors[e] (as the planar kernels' helper)."""
+    return (c[b] * vectors[e, 0] - s[b] * vectors[e, 1], s[b] * vectors[e, 0] + c[b] * vectors[e, 1])
+
+
+def ext(x, nb):  # noqa: ANN001, ANN201
+    """x with the ground's three zeros appended."""
+    out = np.zeros(3 * nb + 3)
+    out[:3 * nb] = x
+    return out
+
+
+# the helpers the functions above call: plain Python here, the compiled versions bound by compiled()
+_trig, _rot, _ext = trig, rot, ext
+_put, _entry, _value, _gather = put, entry, value, gather
+_sparse_position_terms, _position_terms = k_sparse_position_terms, planar_kernels.k_position_terms
+_cv_band_gram, _band_cholesky, _band_solve = cv_band_gram, band_cholesky, band_solve
+
+NAMES = ("trig", "rot", "ext", "entry", "put", "value", "k_sparse_position_terms", "gather", "position_values",
+         "cv_mv", "cv_tmv", "cv_band_gram", "cv_gram_solve", "cv_reactions")
+
+
+@kernel_set
+def compiled() -> dict[str, Any] | None:
+    """{name: compiled function} of :data:`NAMES` (the helpers they call compiled first and bound into this
+    module's globals: the dense position kernel, the banded Cholesky of ``projection_sparse``), or None without
+    numba."""
+    if projection_planar.kernels() is None or projection_sparse.kernels() is None:
+        return None
+    g = globals()
+    g["_position_terms"] = compile_helper(planar_kernels.k_position_terms)
+    g["_band_cholesky"] = compile_helper(projection_sparse.band_cholesky)
+    g["_band_solve"] = compile_helper(projection_sparse.band_solve)
+    for name in NAMES:
+        g[name] = compile_helper(g[name])
+        g["_" + name] = g[name]
+    g["_sparse_position_terms"] = g["k_sparse_position_terms"]
+    return {name: g[name] for name in NAMES}
