@@ -116,6 +116,22 @@ def test_redundant_constraint_is_found() -> None:
     assert form.rank < s.m and not form._loops_on and form.sparse_refreshes == 0  # noqa: SLF001
 
 
+def test_redundant_constraint_runs_on_the_dense_path(caplog: pytest.LogCaptureFixture) -> None:
+    """A run of the parallelogram with the sparse route allowed (the default) is the dense route's run, number for
+    number, and the log says why."""
+    s = sample("parallelogram")
+    init = initial_state(s)
+    runs = {}
+    with caplog.at_level("INFO", logger="mechstudio.core.dynamics.projection"):
+        for route in ("sparse", "dense"):
+            traj = run(s, SimulationSettings(t_end=0.5, dt=0.01, options={"loops": route}), q0=init.q, v0=init.v)
+            assert traj.status.value == "finished", traj.message
+            runs[route] = traj.frames
+    assert np.array_equal(runs["sparse"].q, runs["dense"].q) and np.array_equal(runs["sparse"].a, runs["dense"].a)
+    assert np.array_equal(runs["sparse"].reactions, runs["dense"].reactions)
+    assert any("not safely of full row rank" in r.getMessage() for r in caplog.records)
+
+
 # --- C on its pattern ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["A02_5", "four_bar", "slider_crank_driven", "slotted_lever", "chaplygin_sleigh",
                                   "ice_skate_incline", "gear_train", "cam_follower", "planar_rolling_disk_incline",

@@ -89,6 +89,7 @@ evaluation at the same q do not redo it.
 """
 from __future__ import annotations
 
+import logging
 import weakref
 
 import numpy as np
@@ -102,6 +103,8 @@ from mechstudio.core.integrate.dop853_kernels import CompiledRHS
 from mechstudio.core.kinematics.assembly import RANK_RTOL
 from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray
+
+log = logging.getLogger(__name__)
 
 #: index of ||N||_2 in a fused output frame's scalars, as a plain int (read once per output)
 NULL_SPACE_GROWTH = int(OutputScalar.NULL_SPACE_GROWTH)
@@ -159,6 +162,7 @@ class ProjectionFormulation(Formulation):
         self._loops_possible = (route == "sparse" and isinstance(self._fused, projection_planar.FusedPath)
                                 and projection_loops.applies(system))
         self._loops_on = False
+        self._loops_declined = False
         self.sparse_refreshes = 0  # refreshes of the basis by sparse elimination instead of an SVD
         self._growth0 = 1.0  # ||N||_2 at the choice of the basis (1 for the SVD basis)
         self._cu_inv: FloatArray | None = None  # C_u^-1 when C_u is constant (set with the dependent coordinates)
@@ -183,6 +187,10 @@ class ProjectionFormulation(Formulation):
             if self._loops is None:
                 self._loops = projection_loops.loop_path(self.system, q, t)
             sparse = self._loops.refresh(q, t)  # (u, w, V2), or None: rank deficient or ill-conditioned
+            if sparse is None and not self._loops_declined:
+                self._loops_declined = True  # said once per run
+                log.info("projection: C is not safely of full row rank at t = %.6g s (redundant constraints or a "
+                         "singular configuration): the SVD and the dense path run for this basis", t)
         if sparse is not None:
             self.V2, self.rows, self.rank = sparse[2], np.arange(m), m
         else:
