@@ -377,3 +377,18 @@ def test_speed_suite_rows_for_closed_loops() -> None:
     for r in rows:
         assert r["status"] == "finished" and r["cpu_s"] > 0 and r["b0_error_m"] < 1e-6 and r["svds"] >= 1
     assert any("growth exponent" in n and "from N = 2 to 3" in n for n in notes)
+
+
+def test_iftomm_suite_shows_both_routes_of_a02() -> None:
+    """The iftomm suite's A02 (quick: N = 4, 20 s, its 20 horizontal passages) on the sparse default and on the
+    dense route: both finish, B0 within 5e-5 m and m/s of the reference (the benchmark asks 1e-3), about the same
+    right-hand-side count and basis refreshes. Not closer: at N = 4 this error is round-off-sensitive at the
+    passages -- a 1e-14 relative change of the initial velocity moves either route's error between 1e-6 and
+    1.2e-5 m (docs/benchmarks.md) -- so the two routes' round-off differences move it as much."""
+    table = ib.run(quick=True, only=["A02"], formulations=["projection", ib.DENSE_ROUTE_LABEL])
+    rows = {r["formulation"]: r for r in table.rows}
+    sparse, dense = rows["projection"], rows[ib.DENSE_ROUTE_LABEL]
+    for r in (sparse, dense):
+        assert r["status"] == "finished" and r["error"] < 5e-5 and r["error_2"] < 5e-4
+    assert abs(sparse["rhs_evals"] - dense["rhs_evals"]) <= 0.05 * dense["rhs_evals"]
+    assert abs(sparse["svd_count"] - dense["svd_count"]) <= 1

@@ -31,15 +31,30 @@ from mechstudio.core.dynamics.projection_sparse import band_cholesky, band_solve
 from mechstudio.core.jit import compile_helper, kernel_set
 from mechstudio.core.systems import planar_kernels
 
-#: the PlanarGeometry fields of the kinds :func:`k_sparse_position_terms` evaluates itself; a model with an
-#: element in any other field (its row array non-empty) takes the dense kernel (:func:`sparse_kinds_only`)
-OTHER_KIND_ROWS = ("gm_r", "rk_r", "dl_rn", "cm_r")
+#: the PlanarGeometry fields that :func:`k_sparse_position_terms` reads (counts and the linkage kinds); a model
+#: with data in any other field (gears, racks, rolling disks, cams, and any kind added later) takes the dense
+#: kernel (:func:`sparse_kinds_only`)
+SPARSE_FIELDS = ("nb", "m", "mh", "co_rx", "co_ry", "co_bi", "co_bj", "co_si", "co_sj", "pl_r", "pl_bi", "pl_bj",
+                 "pl_si", "pl_sj", "pl_vi", "an_r", "an_bi", "an_bj", "cd_r", "cd_k", "kn_r", "kn_b", "kn_s", "kn_n")
+
+#: positions of the PlanarGeometry fields read here (by name: a reordering of the named tuple is followed)
+(G_NB, G_MH, G_CO_RX, G_CO_RY, G_CO_BI, G_CO_BJ, G_CO_SI, G_CO_SJ, G_PL_R, G_PL_BI, G_PL_BJ, G_PL_SI, G_PL_SJ,
+ G_PL_VI, G_AN_R, G_AN_BI, G_AN_BJ, G_CD_R, G_CD_K, G_KN_R, G_KN_B, G_KN_S, G_KN_N) = (
+    planar_kernels.PlanarGeometry._fields.index(name) for name in (
+        "nb", "mh", "co_rx", "co_ry", "co_bi", "co_bj", "co_si", "co_sj", "pl_r", "pl_bi", "pl_bj", "pl_si", "pl_sj",
+        "pl_vi", "an_r", "an_bi", "an_bj", "cd_r", "cd_k", "kn_r", "kn_b", "kn_s", "kn_n"))
+
+#: positions of the PlanarReactions fields
+R_ROWS, R_SIGN, R_BODY, R_ARM, R_RADIAL_BODY, R_RADIAL_N, R_RADIAL_TAN = (
+    planar_kernels.PlanarReactions._fields.index(name) for name in (
+        "rows", "sign", "body", "arm", "radial_body", "radial_n", "radial_tan"))
 
 
 def sparse_kinds_only(geo: tuple) -> bool:
-    """True when the model has no element of the kinds that only the dense kernel evaluates."""
+    """True when the model has no data outside :data:`SPARSE_FIELDS` (no element of a kind only the dense kernel
+    evaluates)."""
     fields = planar_kernels.PlanarGeometry._fields
-    return all(len(geo[fields.index(name)]) == 0 for name in OTHER_KIND_ROWS)
+    return all(np.size(value) == 0 for name, value in zip(fields, geo) if name not in SPARSE_FIELDS)
 
 
 def entry(row_ptr, row_cols, r, col):  # noqa: ANN001, ANN201
@@ -65,8 +80,13 @@ def put(Cv, row_ptr, row_cols, n, r, col, val):  # noqa: ANN001, ANN201
 def k_sparse_position_terms(q, geo, fval, row_ptr, row_cols):  # noqa: ANN001, ANN201
     """(Cv, Phi (m_h,)) at q for the linkage kinds (module docstring); the expressions of
     ``planar_kernels.k_position_terms``, entry by entry."""
-    (nb, m, mh, co_rx, co_ry, co_bi, co_bj, co_si, co_sj, pl_r, pl_bi, pl_bj, pl_si, pl_sj, pl_vi,
-     an_r, an_bi, an_bj, cd_r, cd_k, kn_r, kn_b, kn_s, kn_n) = geo[:planar_kernels.GEO_CORE]
+    nb, mh = geo[G_NB], geo[G_MH]
+    co_rx, co_ry, co_bi, co_bj, co_si, co_sj = geo[G_CO_RX], geo[G_CO_RY], geo[G_CO_BI], geo[G_CO_BJ], \
+        geo[G_CO_SI], geo[G_CO_SJ]
+    pl_r, pl_bi, pl_bj, pl_si, pl_sj, pl_vi = geo[G_PL_R], geo[G_PL_BI], geo[G_PL_BJ], geo[G_PL_SI], \
+        geo[G_PL_SJ], geo[G_PL_VI]
+    an_r, an_bi, an_bj, cd_r, cd_k = geo[G_AN_R], geo[G_AN_BI], geo[G_AN_BJ], geo[G_CD_R], geo[G_CD_K]
+    kn_r, kn_b, kn_s, kn_n = geo[G_KN_R], geo[G_KN_B], geo[G_KN_S], geo[G_KN_N]
     n = 3 * nb
     c, s = _trig(q, nb)
     qe = _ext(q, nb)
@@ -203,7 +223,8 @@ def cv_gram_solve(Cv, wt, nrows, rhs, plan_rows, col_ptr, col_rows, col_at, pivo
 def cv_reactions(q, Cv, row_ptr, row_cols, lam, react):  # noqa: ANN001, ANN201
     """(n_constraints, 6) rows (Fx, Fy, 0, 0, 0, Mz): ``planar_kernels.k_reactions`` with C on the pattern (the
     same expressions)."""
-    rows, sign, body, arm, radial_body, radial_n, radial_tan = react  # PlanarReactions field order
+    rows, sign, body, arm = react[R_ROWS], react[R_SIGN], react[R_BODY], react[R_ARM]
+    radial_body, radial_n, radial_tan = react[R_RADIAL_BODY], react[R_RADIAL_N], react[R_RADIAL_TAN]
     nc = rows.shape[0]
     m = row_ptr.shape[0] - 1
     out = np.zeros((nc, 6))
