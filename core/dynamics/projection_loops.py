@@ -24,11 +24,14 @@ equations run with sparse linear algebra:
   every evaluation is O(N);
 * the drift correction ([001] eq. 4.10, ``mechstudio.core.dynamics.correction``) solves with W = C M^-1 C^T and its
   holonomic block by the banded Cholesky of ``projection_sparse`` (M = diag(Md) > 0), the reactions and energies
-  loop over the entries.
+  loop over the entries;
+* C itself is evaluated on its sparsity pattern (``mechstudio.core.dynamics.sparse_terms``): the dense m x n array
+  of ``planar_kernels.k_position_terms`` alone would be O(N^2) memory traffic per evaluation.
 
-The basis itself is refreshed without an SVD (:meth:`LoopPath.refresh`, O(N^2) with a small constant, against
-the SVD's O(N^3)): Gaussian elimination of C with partial pivoting over the coordinates, rows in the banded order,
-chooses u (the pivot columns) and w (the rest) and finds a rank deficiency as a vanishing pivot; B then spans
+The basis itself is refreshed without an SVD (:meth:`LoopPath.refresh`, O(n kl (kl + ku)) against the SVD's
+O(n^3)): the band LU with partial pivoting of C^T (coordinates as its rows, in the order of the first row of C
+touching them; :func:`choose_columns`) picks for each row of C the coordinate with the largest remaining entry,
+so u = the pivots and w = the rest, and finds a rank deficiency as a vanishing pivot; B then spans
 null(C) exactly, and V2 = the Q factor of B's thin QR is an orthonormal basis of the same space as the SVD's V2
 (for k = 1 the same vector up to its sign; for k > 1 a rotation of it: p is rotated, q', q'' and lambda are the
 same). C is taken to have full row rank only when a power-iteration estimate of sigma_min(C_u), which bounds
@@ -686,7 +689,10 @@ class LoopPath:
 
     # --- the basis ---------------------------------------------------------------------------------------------
     def choose(self, q: np.ndarray, t: float) -> tuple[bool, np.ndarray, np.ndarray]:
-        """(ok, u sorted, C on its pattern) at (q, t) by :func:`choose_columns`."""
+        """(ok, u sorted, C on its pattern) at (q, t) by :func:`choose_columns` (not ok: more rows than
+        coordinates, a rank deficiency by construction)."""
+        if self.system.m > self.system.n:
+            return False, np.zeros(0, np.int64), np.zeros(0)
         fval = self.system.time_arrays(t)[0]
         ok, u, w, Cv = self.k["choose"](np.ascontiguousarray(q, dtype=float), self.geo, fval, self.structure.choice,
                                         self.structure.dense, ELIMINATION_PIVOT_RTOL)
