@@ -34,8 +34,9 @@ touching them; :func:`choose_columns`) picks for each row of C the coordinate wi
 so u = the pivots and w = the rest, and finds a rank deficiency as a vanishing pivot; B then spans
 null(C) exactly, and V2 = the Q factor of B's thin QR is an orthonormal basis of the same space as the SVD's V2
 (for k = 1 the same vector up to its sign; for k > 1 a rotation of it: p is rotated, q', q'' and lambda are the
-same). C is taken to have full row rank only when a power-iteration estimate of sigma_min(C_u), which bounds
-sigma_min(C) from below, exceeds RANK_MARGIN ||C||_F (a thousand times the SVD's rank tolerance, RANK_RTOL): a
+same). C is taken to have full row rank only when power-iteration estimates of sigma_min(C_u), which bounds
+sigma_min(C) from below, and of sigma_max(C) have a ratio above RANK_MARGIN (a thousand times the SVD's rank
+tolerance, RANK_RTOL): a
 redundant constraint (the parallelogram sample), a singular configuration met at a refresh, or an ill-conditioned
 choice make :meth:`LoopPath.refresh` return None and the formulation computes the SVD and takes the dense path, as
 before. Every kernel returns a status instead of raising: 0 ok; 1 C_u degenerate (a pivot ratio of its band LU at
@@ -71,7 +72,7 @@ from mechstudio.core.systems import planar_kernels
 
 #: status codes of the kernels (module docstring)
 STATUS_CU_DEGENERATE, STATUS_S_DEGENERATE, STATUS_REDUCED_MASS, STATUS_SINGULAR_W = 1, 2, 3, 4
-#: full row rank is taken only when the estimate of sigma_min(C_u) / ||C||_F exceeds this (RANK_RTOL x 1000)
+#: full row rank is taken only when the estimate of sigma_min(C_u) / sigma_max(C) exceeds this (RANK_RTOL x 1000)
 RANK_MARGIN = 1e3 * RANK_RTOL
 #: a pivot of the refresh's elimination at or below this times the largest entry of C counts as zero
 ELIMINATION_PIVOT_RTOL = 1e-12
@@ -460,29 +461,38 @@ def k_loop_state(q, v, lp, V2T, geo, frc, td):  # noqa: ANN001, ANN201
 
 
 def k_loop_refresh(Cv, xi, lp, n, iterations):  # noqa: ANN001, ANN201
-    """(status, B, estimate of sigma_min(C_u) / ||C||_F) at a refresh: B = [-C_u^-1 C_w; I] spans null(C); the
-    estimate by power iteration on (C_u^T C_u)^-1 (a lower bound of sigma_min(C) / sigma_max(C) up to the
-    iteration's convergence, since C C^T >= C_u C_u^T and ||C||_F >= sigma_max(C))."""
+    """(status, B, estimate of sigma_min(C_u) / sigma_max(C)) at a refresh: B = [-C_u^-1 C_w; I] spans null(C);
+    both singular values by power iteration (on (C_u^T C_u)^-1 and on C^T C), the first a lower bound of
+    sigma_min(C) (C C^T >= C_u C_u^T) up to the iteration's convergence."""
     m = lp[0].shape[0]
     status, B, x_xi, Ab, piv = _null_basis(Cv, xi, lp, n)
     if status != 0 or m == 0:
         return status, B, 0.0 if status != 0 else 1.0
-    bands = lp[4]
+    bands, row_ptr, row_cols = lp[4], lp[5], lp[6]
     x = np.empty(m)
     for i in range(m):
         x[i] = 1.0 + 0.5 * math.sin(1.7 * i + 0.3)  # a fixed start with components along every direction
-    size = 0.0
+    inv_size = 0.0
     for _ in range(iterations):
         nx = norm2(x)
         for i in range(m):
             x[i] /= nx
         band_lu_solve(Ab, bands[0], bands[1], piv, x)  # C_u^-1 in the band's ordering of rows and columns
         band_lu_solve_t(Ab, bands[0], bands[1], piv, x)
-        size = norm2(x)  # -> ||(C_u^T C_u)^-1|| = sigma_min(C_u)^-2
-    frob = norm2(Cv)
-    if not size > 0.0 or not math.isfinite(size) or not frob > 0.0:
+        inv_size = norm2(x)  # -> ||(C_u^T C_u)^-1|| = sigma_min(C_u)^-2
+    z = np.empty(n)
+    for i in range(n):
+        z[i] = 1.0 + 0.5 * math.sin(1.3 * i + 0.7)
+    size = 0.0
+    for _ in range(iterations):
+        nz = norm2(z)
+        for i in range(n):
+            z[i] /= nz
+        z = _cv_tmv(Cv, row_ptr, row_cols, m, _cv_mv(Cv, row_ptr, row_cols, m, z), n)
+        size = norm2(z)  # -> ||C^T C|| = sigma_max(C)^2
+    if not inv_size > 0.0 or not math.isfinite(inv_size) or not size > 0.0:
         return STATUS_CU_DEGENERATE, B, 0.0
-    return 0, B, 1.0 / (math.sqrt(size) * frob)
+    return 0, B, 1.0 / math.sqrt(inv_size * size)
 
 
 # --- packed data (``mechstudio.core.dynamics.packed_planar``) and its tail ----------------------------------------
