@@ -1,9 +1,11 @@
-"""Fuzz the model loader, compiler and a short run with structurally mutated sample models.
+"""Fuzz the model loader, compiler and a short run with mutated sample models.
 
-Usage: ``python scripts/fuzz.py N [--seed S] [--run-fraction F] [--timeout SECONDS]``. Prints a summary and every
-defect (an exception other than a ModelError with diagnostics at load/compile, a run raising instead of ending
-with a status, or a trial exceeding the timeout: a hang) with the seed that reproduces it; exits 1 when any
-defect was found. See core/fuzz.py for the mutations.
+Usage: ``python scripts/fuzz.py N [--kind K] [--seed S] [--run-fraction F] [--timeout SECONDS]``. K is one of
+``structural`` (the default), ``absurd``, ``bombs``, ``bytes`` (see core/fuzz.py), ``new`` (absurd, bombs and bytes
+in turn, by seed) or ``all`` (the four in turn). Prints a summary and every defect (an exception other than a
+ModelError with diagnostics at load/compile, a run raising instead of ending with a status, text unfit for a user,
+or a trial exceeding the timeout: a hang) with the kind and seed that reproduce it; exits 1 when any defect was
+found.
 """
 from __future__ import annotations
 
@@ -18,7 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mechstudio.core.fuzz import mutate, sample_documents, trial  # noqa: E402
+from mechstudio.core.fuzz import KINDS, make_mutant, sample_documents, trial, trial_bytes  # noqa: E402
+
+#: --kind choices: one mutant kind, or several taken in turn (mutant k gets kinds[k % len(kinds)])
+KIND_SETS = {**{k: (k,) for k in KINDS}, "new": ("absurd", "bombs", "bytes"), "all": KINDS}
 
 
 class Hang(BaseException):
@@ -32,6 +37,8 @@ def _alarm(signum: int, frame: object) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("n", type=int, help="number of mutants")
+    ap.add_argument("--kind", choices=sorted(KIND_SETS), default="structural",
+                    help="mutant kind (default structural; new: absurd, bombs and bytes in turn; all: the four)")
     ap.add_argument("--seed", type=int, default=0, help="first seed (mutant k uses seed + k)")
     ap.add_argument("--run-fraction", type=float, default=0.1,
                     help="fraction of mutants that also run 0.05 s of simulation (default 0.1)")
@@ -51,9 +58,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: report what was done so far
         done = counts["ok"] + counts["rejected"] + counts["defect"]
         print("interrupted", file=sys.stderr)
-    print(f"{done} mutants (seeds {args.seed}..{args.seed + done - 1}) in {time.time() - start:.1f} s: "
+    print(f"{done} {args.kind} mutants (seeds {args.seed}..{args.seed + done - 1}) in {time.time() - start:.1f} s: "
           f"{counts['rejected']} rejected with diagnostics, {counts['ok']} accepted, {counts['defect']} defects; "
           f"{counts['ran:True']} also ran 0.05 s")
+    for kind in KIND_SETS[args.kind]:
+        print(f"  {kind}: {counts[kind + ':rejected']} rejected, {counts[kind + ':ok']} accepted, "
+              f"{counts[kind + ':defect']} defects")
     for key, n in defects.most_common():
         print(f"  {n:6d} x {key}\n         e.g. {examples[key]}")
     return 1 if counts["defect"] else 0
@@ -61,29 +71,33 @@ def main(argv: list[str] | None = None) -> int:
 
 def _loop(args: argparse.Namespace, docs: dict, names: list[str], counts: collections.Counter,
           defects: collections.Counter, examples: dict[str, str], start: float) -> int:
+    kinds = KIND_SETS[args.kind]
     for k in range(args.n):
         seed = args.seed + k
+        kind = kinds[k % len(kinds)]
         rng = random.Random(seed)
         name = rng.choice(names)
-        doc, muts = mutate(docs[name], rng)
+        mutant, muts = make_mutant(kind, docs[name], rng)
         runs = rng.random() < args.run_fraction
         signal.setitimer(signal.ITIMER_REAL, args.timeout)
         try:
-            out = trial(doc, 0.05 if runs else None)
+            seconds = 0.05 if runs else None
+            out = trial_bytes(mutant, seconds) if isinstance(mutant, bytes) else trial(mutant, seconds)
         except Hang:
             out = None
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         if out is None:
-            key, kind = f"hang (> {args.timeout:g} s)", "defect"
+            key, outcome = f"hang (> {args.timeout:g} s)", "defect"
         else:
-            key, kind = out.detail.split(":")[0] + f" [{out.stage}]", out.kind
-        counts[kind] += 1
+            key, outcome = out.detail.split(":")[0] + f" [{out.stage}]", out.kind
+        counts[outcome] += 1
+        counts[f"{kind}:{outcome}"] += 1
         counts[f"ran:{runs}"] += 1
-        if kind == "defect":
+        if outcome == "defect":
             defects[key] += 1
             if key not in examples:
-                examples[key] = f"seed {seed} {name} {muts}: {out.detail if out else ''}"
+                examples[key] = f"{kind} seed {seed} {name} {muts}: {out.detail if out else ''}"
                 print(f"  new defect: {key}: {examples[key]}", file=sys.stderr, flush=True)
         if (k + 1) % 1000 == 0:
             print(f"  {k + 1} mutants, {counts['defect']} defects, {time.time() - start:.0f} s", file=sys.stderr,

@@ -2,7 +2,9 @@
 exist and have the right types, share exactly one body (the carrier), and each one's other body moves on it.
 
 :func:`joints_on_carrier` returns the carrier and, per joint, (other body, its point, the carrier's point), or
-None after appending (JSON pointer, message) problems that name the field and the joints.
+None after appending (JSON pointer, message) problems that name the field and the joints. A joint that already
+has a problem (one at or under its JSON pointer, e.g. a zero sliding axis) is not coupled: the element is left
+unresolved, and the joint's own problem says what is wrong.
 """
 from __future__ import annotations
 
@@ -20,6 +22,12 @@ class Mounted(NamedTuple):
     joint: Any
 
 
+def has_problems(joint: Any, problems: list[tuple[str, str]]) -> bool:
+    """Whether a problem is already reported at or under the joint's JSON pointer (``/joints/<index>``)."""
+    own = f"/joints/{joint.index}"
+    return any(p == own or p.startswith(own + "/") for p, _ in problems)
+
+
 def joints_on_carrier(element: Any, joints: dict[str, Any], pointer: str, needs: tuple[str, str],
                       problems: list[tuple[str, str]]) -> tuple[str, Mounted, Mounted] | None:
     """(carrier, mounted by joint1, mounted by joint2) of ``element``; ``needs`` the two joint types."""
@@ -32,7 +40,7 @@ def joints_on_carrier(element: Any, joints: dict[str, Any], pointer: str, needs:
         elif j.type != need:
             problems.append((f"{pointer}/{field}", f"{element.type} {element.name!r}: {field} must be a {need} "
                                                    f"joint; {name!r} is {j.type}"))
-        else:
+        elif not has_problems(j, problems):
             found.append(j)
     if len(found) < 2:
         return None

@@ -59,6 +59,11 @@ class ExpressionError(ValueError):
     """An expression string that is not a valid, safe function of t."""
 
 
+class ExpressionTooLarge(ExpressionError):
+    """An expression beyond one of the bounds of the module docstring (an expression bomb): refused whatever its
+    names mean, so a loader can refuse it before it knows a model's coordinates."""
+
+
 def _nests(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) or isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)
 
@@ -73,12 +78,12 @@ def check_tree_size(tree: ast.AST) -> None:
         node, depth, nesting = stack.pop()
         count += 1
         if count > MAX_EXPRESSION_NODES:
-            raise ExpressionError(f"expression too large (more than {MAX_EXPRESSION_NODES} terms)")
+            raise ExpressionTooLarge(f"expression too large (more than {MAX_EXPRESSION_NODES} terms)")
         if depth > MAX_EXPRESSION_DEPTH:
-            raise ExpressionError(f"expression nested too deeply (more than {MAX_EXPRESSION_DEPTH} levels)")
+            raise ExpressionTooLarge(f"expression nested too deeply (more than {MAX_EXPRESSION_DEPTH} levels)")
         nesting += _nests(node)
         if nesting > MAX_FUNCTION_NESTING:
-            raise ExpressionError(f"functions and powers nested too deeply (more than {MAX_FUNCTION_NESTING} "
+            raise ExpressionTooLarge(f"functions and powers nested too deeply (more than {MAX_FUNCTION_NESTING} "
                                   "levels)")
         stack.extend((child, depth + 1, nesting) for child in ast.iter_child_nodes(node))
 
@@ -88,13 +93,15 @@ def parse_tree(text: str, max_chars: int = MAX_EXPRESSION_CHARS) -> ast.Expressi
     if not isinstance(text, str):
         raise ExpressionError("an expression must be a string")
     if len(text) > max_chars:
-        raise ExpressionError(f"expression longer than {max_chars} characters")
+        raise ExpressionTooLarge(f"expression longer than {max_chars} characters")
     try:
         tree = ast.parse(text.replace("^", "**"), mode="eval")
     except SyntaxError as exc:
         raise ExpressionError(f"not a valid expression: {exc.msg}") from None
-    except (RecursionError, MemoryError, ValueError):  # ValueError: NUL bytes in the source
-        raise ExpressionError("not a valid expression (nested too deeply or malformed)") from None
+    except (RecursionError, MemoryError):
+        raise ExpressionTooLarge("not a valid expression: nested too deeply") from None
+    except ValueError:  # NUL bytes in the source
+        raise ExpressionError("not a valid expression (malformed)") from None
     check_tree_size(tree)
     return tree
 
@@ -104,13 +111,14 @@ def _checked_power(base: sp.Expr, exponent: sp.Expr) -> sp.Expr:
     exactly, so 9**9**9 would otherwise compute a 370-million-digit integer)."""
     if exponent.is_Number:
         if abs(float(exponent)) > MAX_EXPONENT:
-            raise ExpressionError(f"exponent {sp.sstr(exponent)[:40]} too large (at most {MAX_EXPONENT} in "
+            raise ExpressionTooLarge(f"exponent {sp.sstr(exponent)[:40]} too large (at most {MAX_EXPONENT} in "
                                   "magnitude)")
         if base.is_Number and base != 0:
             digits = abs(float(exponent)) * abs(math.log10(abs(float(base))) if abs(base) < MAX_LITERAL
                                                 else math.inf)
             if digits > MAX_POWER_DIGITS:
-                raise ExpressionError(f"number {sp.sstr(base)[:20]}**{sp.sstr(exponent)[:20]} too large")
+                raise ExpressionTooLarge(f"number {sp.sstr(base)[:20]}**{sp.sstr(exponent)[:20]} out of range "
+                                         f"(beyond 10^+-{MAX_POWER_DIGITS})")
     return base ** exponent
 
 
@@ -132,7 +140,7 @@ def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
                 and not isinstance(node.value, bool):
             if isinstance(node.value, float) and not math.isfinite(node.value) or abs(node.value) > MAX_LITERAL:
-                raise ExpressionError(f"number out of range (at most {MAX_LITERAL:g} in magnitude)")
+                raise ExpressionTooLarge(f"number out of range (at most {MAX_LITERAL:g} in magnitude)")
             return sp.Float(node.value) if isinstance(node.value, float) else sp.Integer(node.value)
         if isinstance(node, ast.Name):
             if node.id in names:
@@ -220,7 +228,7 @@ def _expr_from_spec(spec: Any) -> sp.Expr:
         return sp.Float(spec.get("initial", 0.0)) + sp.Float(spec["speed"]) * T
     if kind == "polynomial":
         if len(spec["coefficients"]) > MAX_POLYNOMIAL_TERMS:
-            raise ExpressionError(f"a polynomial has at most {MAX_POLYNOMIAL_TERMS} coefficients")
+            raise ExpressionTooLarge(f"a polynomial has at most {MAX_POLYNOMIAL_TERMS} coefficients")
         return sum((sp.Float(c) * T ** k for k, c in enumerate(spec["coefficients"])), sp.Integer(0))
     if kind == "harmonic":
         return (sp.Float(spec.get("offset", 0.0)) + sp.Float(spec["amplitude"])
@@ -265,7 +273,7 @@ def time_function(spec: Any) -> TimeFunction:
     try:
         d1 = sp.diff(expr, T)
         if sum(1 for _ in sp.preorder_traversal(d1)) > MAX_DERIVATIVE_NODES:
-            raise ExpressionError(f"the derivative is too large (more than {MAX_DERIVATIVE_NODES} terms)")
+            raise ExpressionTooLarge(f"the derivative is too large (more than {MAX_DERIVATIVE_NODES} terms)")
         d2 = sp.diff(d1, T)
         f = TimeFunction(spec, expr, _compile(expr), _compile(d1), _compile(d2))
         for t in (0.0, 0.5):
