@@ -5,7 +5,8 @@ Usage: ``python scripts/fuzz.py N [--kind K] [--seed S] [--run-fraction F] [--ti
 in turn, by seed) or ``all`` (the four in turn). Prints a summary and every defect (an exception other than a
 ModelError with diagnostics at load/compile, a run raising instead of ending with a status, text unfit for a user,
 or a trial exceeding the timeout: a hang) with the kind and seed that reproduce it; exits 1 when any defect was
-found.
+found. A trial over the timeout inside a run of a model that loaded and compiled (an absurdly stiff but valid model:
+the run is bounded by the driver's step limits, not hung) is counted apart, as ``slow``, with its seed.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import random
 import signal
 import sys
 import time
+import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,14 +58,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         done = _loop(args, docs, names, counts, defects, examples, start)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: report what was done so far
-        done = counts["ok"] + counts["rejected"] + counts["defect"]
+        done = counts["ok"] + counts["rejected"] + counts["defect"] + counts["slow"]
         print("interrupted", file=sys.stderr)
     print(f"{done} {args.kind} mutants (seeds {args.seed}..{args.seed + done - 1}) in {time.time() - start:.1f} s: "
-          f"{counts['rejected']} rejected with diagnostics, {counts['ok']} accepted, {counts['defect']} defects; "
-          f"{counts['ran:True']} also ran 0.05 s")
+          f"{counts['rejected']} rejected with diagnostics, {counts['ok']} accepted, {counts['defect']} defects, "
+          f"{counts['slow']} slow runs; {counts['ran:True']} also ran 0.05 s")
     for kind in KIND_SETS[args.kind]:
         print(f"  {kind}: {counts[kind + ':rejected']} rejected, {counts[kind + ':ok']} accepted, "
-              f"{counts[kind + ':defect']} defects")
+              f"{counts[kind + ':defect']} defects, {counts[kind + ':slow']} slow runs")
     for key, n in defects.most_common():
         print(f"  {n:6d} x {key}\n         e.g. {examples[key]}")
     return 1 if counts["defect"] else 0
@@ -80,28 +82,33 @@ def _loop(args: argparse.Namespace, docs: dict, names: list[str], counts: collec
         mutant, muts = make_mutant(kind, docs[name], rng)
         runs = rng.random() < args.run_fraction
         signal.setitimer(signal.ITIMER_REAL, args.timeout)
+        in_run = False
         try:
             seconds = 0.05 if runs else None
             out = trial_bytes(mutant, seconds) if isinstance(mutant, bytes) else trial(mutant, seconds)
-        except Hang:
+        except Hang as exc:
             out = None
+            frames = traceback.extract_tb(exc.__traceback__)
+            in_run = any(Path(f.filename).parts[-3:-1] == ("core", "run") for f in frames)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
-        if out is None:
+        if out is None and in_run:
+            key, outcome = f"slow run (> {args.timeout:g} s) [run]", "slow"
+        elif out is None:
             key, outcome = f"hang (> {args.timeout:g} s)", "defect"
         else:
             key, outcome = out.detail.split(":")[0] + f" [{out.stage}]", out.kind
         counts[outcome] += 1
         counts[f"{kind}:{outcome}"] += 1
         counts[f"ran:{runs}"] += 1
-        if outcome == "defect":
+        if outcome in ("defect", "slow"):
             defects[key] += 1
             if key not in examples:
                 examples[key] = f"{kind} seed {seed} {name} {muts}: {out.detail if out else ''}"
-                print(f"  new defect: {key}: {examples[key]}", file=sys.stderr, flush=True)
+                print(f"  new {outcome}: {key}: {examples[key]}", file=sys.stderr, flush=True)
         if (k + 1) % 1000 == 0:
-            print(f"  {k + 1} mutants, {counts['defect']} defects, {time.time() - start:.0f} s", file=sys.stderr,
-                  flush=True)
+            print(f"  {k + 1} mutants, {counts['defect']} defects, {counts['slow']} slow runs, "
+                  f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
     return args.n
 
 

@@ -1,15 +1,15 @@
 """Reading and writing model files.
 
-Pipeline of :func:`load_model`: read bytes → text (UTF-8, a leading byte-order mark allowed) → JSON (syntax errors with line/column; duplicate keys and
-integers too long to convert are refused with their pointer) → values: NaN/Infinity (which Python's json accepts
-but JSON does not), magnitudes above :data:`~mechstudio.core.model.limits.MAX_MAGNITUDE` and text that is not
-valid Unicode (lone surrogates) → format name and version (a newer version says so) →
-:mod:`mechstudio.core.model.migrate` → JSON Schema (``schema.json``, every violation, unknown keys included) →
-semantic checks of the raw document (:mod:`mechstudio.core.model.checks`), then of its entities
-(:func:`mechstudio.core.model.entities.parse_entities`) → the memory the model will need
-(:mod:`mechstudio.core.model.limits`). All problems found by a stage are reported together as one
-:class:`~core.errors.ModelError`, each naming the file, the JSON pointer and the problem; nothing raises a
-traceback for bad input.
+Pipeline of :func:`load_model`: read bytes (at most :data:`~mechstudio.core.model.limits.MAX_FILE_BYTES`) → text
+(UTF-8, a leading byte-order mark allowed) → JSON (syntax errors with line/column; duplicate keys and integers too
+long to convert are refused with their pointer) → values: NaN/Infinity (which Python's json accepts but JSON does
+not), magnitudes above :data:`~mechstudio.core.model.limits.MAX_MAGNITUDE` and text that is not valid Unicode (lone
+surrogates) → format name and version (a newer version says so) → :mod:`mechstudio.core.model.migrate` → JSON
+Schema (``schema.json``, every violation, unknown keys included) → semantic checks of the raw document
+(:mod:`mechstudio.core.model.checks`), then of its entities (:func:`mechstudio.core.model.entities.parse_entities`)
+→ the memory the model will need (:mod:`mechstudio.core.model.limits`). All problems found by a stage are reported
+together as one :class:`~core.errors.ModelError`, each naming the file, the JSON pointer and the problem; nothing
+raises a traceback for bad input.
 
 Schema validation asks the compiled check of :mod:`mechstudio.core.model.schemacheck` first and lets
 ``jsonschema`` word the diagnostics only for what it rejects (per item of the top-level lists), so a large valid
@@ -141,43 +141,61 @@ def _unencodable(text: str) -> str | None:
     return None
 
 
-def _bad_values(data: Any) -> list[tuple[str, str]]:
+def bad_values(data: Any) -> list[tuple[str, str]]:
     """(pointer, problem) of every duplicate key, NaN, Infinity, number of magnitude above MAX_MAGNITUDE and text
-    that is not valid Unicode (keys included). Iterative: no recursion on deeply nested input."""
+    that is not valid Unicode (keys included). Iterative: no recursion on deeply nested input; scalars are checked
+    where their container is walked (a path is built only for containers and problems)."""
     out: list[tuple[str, str]] = []
-    limit = f"(numbers must lie within +-{MAX_MAGNITUDE:g})"
     stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
     while stack:
         value, path = stack.pop()
-        if isinstance(value, str):
-            problem = _unencodable(value)
-            if problem:
-                out.append((_pointer(path), problem))
-        elif isinstance(value, bool) or value is None:
-            pass
-        elif isinstance(value, float):
-            if not math.isfinite(value):
-                out.append((_pointer(path), "NaN or Infinity is not a valid number in a model file"))
-            elif abs(value) > MAX_MAGNITUDE:
-                out.append((_pointer(path), f"magnitude too large: {value:.3g} {limit}"))
-        elif isinstance(value, int):
-            if abs(value) > MAX_MAGNITUDE:
-                out.append((_pointer(path), f"magnitude too large: an integer of {_digits(value)} digits {limit}"))
-        elif isinstance(value, _LongInteger):
-            out.append((_pointer(path), f"magnitude too large: an integer of {value.digits} digits {limit}"))
-        elif isinstance(value, dict):
+        if type(value) is dict or isinstance(value, dict):
             for k in getattr(value, "duplicates", ()):
                 out.append((_pointer(path + (k,)), f"duplicate key {_text(k)!r}: a JSON object's keys must be "
                                                    "unique (which value was meant?)"))
-            items = list(value.items())
-            for k, v in reversed(items):
+            items: Any = value.items()
+        elif type(value) is list:
+            items = enumerate(value)
+        else:
+            problem = _scalar_problem(value)
+            if problem:
+                out.append((_pointer(path), problem))
+            continue
+        for k, v in items:
+            if type(k) is str and not k.isascii():
                 problem = _unencodable(k)
                 if problem:
                     out.append((_pointer(path + (k,)), f"the key {problem}"))
-                stack.append((v, path + (k,)))
-        elif isinstance(value, list):
-            stack.extend((value[i], path + (i,)) for i in range(len(value) - 1, -1, -1))
+            t = type(v)
+            if t is float:
+                if -MAX_MAGNITUDE <= v <= MAX_MAGNITUDE:  # False for NaN too
+                    continue
+            elif t is str:
+                if v.isascii():
+                    continue
+            elif t is int or t is bool or v is None:
+                if t is not int or -MAX_MAGNITUDE <= v <= MAX_MAGNITUDE:
+                    continue
+            stack.append((v, path + (k,)))
     return sorted(out, key=lambda p: p[0]) if len(out) > 1 else out
+
+
+def _scalar_problem(value: Any) -> str | None:
+    limit = f"(numbers must lie within +-{MAX_MAGNITUDE:g})"
+    if isinstance(value, str):
+        return _unencodable(value)
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "NaN or Infinity is not a valid number in a model file"
+        return f"magnitude too large: {value:.3g} {limit}" if abs(value) > MAX_MAGNITUDE else None
+    if isinstance(value, int):
+        return f"magnitude too large: an integer of {_digits(value)} digits {limit}" if abs(value) > MAX_MAGNITUDE \
+            else None
+    if isinstance(value, _LongInteger):
+        return f"magnitude too large: an integer of {value.digits} digits {limit}"
+    return None
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -237,7 +255,7 @@ def validate_data(data: Any, source: str = "<memory>") -> list[Diagnostic]:
 
     if not isinstance(data, dict):
         return [diag("", f"a model file holds a JSON object, not {type(data).__name__}")]
-    bad = _bad_values(data)
+    bad = bad_values(data)
     if bad:
         return [diag(p, m) for p, m in bad]
     if data.get("format") != FORMAT_NAME:
@@ -301,8 +319,9 @@ def simulation_problems(sim: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def loads_model(text: str, source: str = "<memory>") -> Model:
-    """Parse and validate model text; raise :class:`ModelError` listing every problem."""
-    data = parse_json(text, source)
+    """Parse and validate model text (a leading byte-order mark is ignored); raise :class:`ModelError` listing every
+    problem."""
+    data = parse_json(text.removeprefix("\ufeff"), source)
     problems = validate_data(data, source)
     if problems:
         raise ModelError(problems)
