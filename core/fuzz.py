@@ -489,12 +489,12 @@ def _loads(text: str) -> Any:
 
 
 def _loads_bytes(raw: bytes) -> Any:
-    from mechstudio.core.model.io import loads_model_bytes  # as _loads
+    from mechstudio.core.model.io import loads_model_bytes  # the engine is imported when a trial runs (as above)
     return loads_model_bytes(raw, "<fuzz>")
 
 
 def _trial(load: Callable[[], Any], run_seconds: float | None, compile: bool) -> Outcome:
-    from mechstudio.core.simulate import SimulationSettings, run  # as _loads
+    from mechstudio.core.simulate import SimulationSettings, run  # the engine is imported when a trial runs
     from mechstudio.core.system import compile_model
     stage = "load"
     try:

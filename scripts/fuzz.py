@@ -51,12 +51,13 @@ def main(argv: list[str] | None = None) -> int:
     counts: collections.Counter[str] = collections.Counter()
     defects: collections.Counter[str] = collections.Counter()
     examples: dict[str, str] = {}
+    seeds: dict[str, list[str]] = {}
     signal.signal(signal.SIGALRM, _alarm)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # kill PID: stop like Ctrl-C, with the summary
     start = time.time()
     done = 0
     try:
-        done = _loop(args, docs, names, counts, defects, examples, start)
+        done = _loop(args, docs, names, counts, defects, examples, seeds, start)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: report what was done so far
         done = counts["ok"] + counts["rejected"] + counts["defect"] + counts["slow"]
         print("interrupted", file=sys.stderr)
@@ -67,12 +68,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {kind}: {counts[kind + ':rejected']} rejected, {counts[kind + ':ok']} accepted, "
               f"{counts[kind + ':defect']} defects, {counts[kind + ':slow']} slow runs")
     for key, n in defects.most_common():
-        print(f"  {n:6d} x {key}\n         e.g. {examples[key]}")
+        print(f"  {n:6d} x {key}\n         e.g. {examples[key]}\n         first seeds: {'; '.join(seeds[key])}")
     return 1 if counts["defect"] else 0
 
 
 def _loop(args: argparse.Namespace, docs: dict, names: list[str], counts: collections.Counter,
-          defects: collections.Counter, examples: dict[str, str], start: float) -> int:
+          defects: collections.Counter, examples: dict[str, str], seeds: dict[str, list[str]], start: float) -> int:
     kinds = KIND_SETS[args.kind]
     for k in range(args.n):
         seed = args.seed + k
@@ -103,6 +104,8 @@ def _loop(args: argparse.Namespace, docs: dict, names: list[str], counts: collec
         counts[f"ran:{runs}"] += 1
         if outcome in ("defect", "slow"):
             defects[key] += 1
+            if defects[key] <= 10:
+                seeds.setdefault(key, []).append(f"{kind} {seed} {name}")
             if key not in examples:
                 examples[key] = f"{kind} seed {seed} {name} {muts}: {out.detail if out else ''}"
                 print(f"  new {outcome}: {key}: {examples[key]}", file=sys.stderr, flush=True)

@@ -29,7 +29,7 @@ COMPILE_EVERY = 4
 RUN_EVERY = 10
 #: mutants of each other operator per run (absurd values, bombs, bytes); accepted ones are compiled one in
 #: COMPILE_EVERY, and none runs: an absurd but valid model may take seconds to run (the offline campaigns run them)
-N_OTHER = {"absurd": 500, "bombs": 400, "bytes": 800}
+N_OTHER = {"absurd": 400, "bombs": 300, "bytes": 800}
 SEED = int(os.environ.get("MECHSTUDIO_FUZZ_SEED", "0"))
 
 
