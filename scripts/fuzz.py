@@ -6,7 +6,9 @@ in turn, by seed) or ``all`` (the four in turn). Prints a summary and every defe
 ModelError with diagnostics at load/compile, a run raising instead of ending with a status, text unfit for a user,
 or a trial exceeding the timeout: a hang) with the kind and seed that reproduce it; exits 1 when any defect was
 found. A trial over the timeout inside a run of a model that loaded and compiled (an absurdly stiff but valid model:
-the run is bounded by the driver's step limits, not hung) is counted apart, as ``slow``, with its seed.
+the run is bounded by the driver's step limits, not hung) is counted apart, as ``slow``, with its seed. A
+RuntimeWarning raised in ``mechstudio.core`` (numerical noise on stderr) is an error, as in the test suite, unless
+``--allow-warnings`` is given.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import signal
 import sys
 import time
 import traceback
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--run-fraction", type=float, default=0.1,
                     help="fraction of mutants that also run 0.05 s of simulation (default 0.1)")
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds before a trial counts as a hang")
+    ap.add_argument("--allow-warnings", action="store_true",
+                    help="let RuntimeWarnings of mechstudio.core pass (by default they are errors, as in the test "
+                         "suite: numerical noise on stderr counts as a defect)")
     args = ap.parse_args(argv)
+    if not args.allow_warnings:  # the test suite's filter (pyproject.toml, filterwarnings)
+        warnings.filterwarnings("error", category=RuntimeWarning, module=r"mechstudio\.core\.")
     docs = sample_documents(ROOT / "sample_models")
     names = sorted(docs)
     counts: collections.Counter[str] = collections.Counter()
