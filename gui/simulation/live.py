@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QPro
                                QStyle, QWidget)
 
 from mechstudio.gui.plots.panel import PlotPanel
+from mechstudio.gui.simulation.canvas_motion import CanvasMotion
 from mechstudio.gui.simulation.controller import SimulationController
 from mechstudio.gui.simulation.point_traces import PointTraces
 from mechstudio.gui.view3d.scene import SceneContainer
@@ -66,6 +67,7 @@ class LiveView(QObject):
         c.sig_time_changed.connect(self._on_time_changed)
         c.sig_progress.connect(self._on_progress)
         self._install_point_traces()
+        self.canvas_motion = CanvasMotion(self.controller, window.canvas, self)  # the 2D canvas follows the run
         self.plots.sig_export.connect(self._on_plot_export)
         window.installEventFilter(self)
         self._on_state_changed(c.state)
