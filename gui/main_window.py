@@ -45,6 +45,7 @@ from mechstudio.gui.editor.canvas import PlanarCanvas
 from mechstudio.gui.editor.palette import Palette
 from mechstudio.gui.paths import SAMPLE_MODELS, config_dir, sample_models
 from mechstudio.gui.recovery import Autosaver, clear_recovery, find_recovery
+from mechstudio.gui.keyboard import install_keyboard
 from mechstudio.gui.sweep import install_sweep
 from mechstudio.gui.widgets.inspector import Inspector
 from mechstudio.gui.widgets.outline import Outline
@@ -177,6 +178,7 @@ class MainWindow(QMainWindow):
         if restore_layout and not self._layout_restored:
             self._fill_screen()
         install_sweep(self)  # Simulation → Parameter sweep…, inspector → Sweep this (gui/sweep)
+        install_keyboard(self)  # View → Go to panel (Ctrl+0..7), Model → Command palette (Ctrl+K) (gui/keyboard.py)
 
     # ---- construction ---------------------------------------------------------------------------------------
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import (QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF, QTransform)
+from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (QBrush, QColor, QFont, QPainter, QPainterPath, QPalette, QPen, QPolygonF, QTransform)
 from PySide6.QtWidgets import (QGraphicsEllipseItem, QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem,
                                QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView)
 
@@ -47,6 +47,7 @@ PICK_PX = 9.0  # pick and snap radius [px]
 HANDLE_PX = 5.0
 GRID_STEP = 0.1  # [m]
 BODY_ROLE = 0  # graphics item data key: the body a shape item draws
+FOCUS_FRAME_PX = 2  # the frame drawn inside the canvas's edge while it has the keyboard focus
 _gesture_ids = itertools.count(1)
 
 log = logging.getLogger(__name__)
@@ -786,9 +787,43 @@ class PlanarCanvas(PointTools, QGraphicsView):
             return
         super().keyPressEvent(event)
 
+    def event(self, event: QEvent) -> bool:  # noqa: D102 - Qt API
+        # Tab and Shift+Tab move the keyboard focus on to the next field of the window (a QGraphicsView hands them
+        # to its scene, which keeps them: the keyboard was trapped in the canvas)
+        if event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab) and \
+                not event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier):
+            if self.focusNextPrevChild(event.key() == Qt.Key.Key_Tab):
+                return True
+        return super().event(event)
+
+    def focusInEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().focusInEvent(event)
+        self.viewport().update()
+
+    def focusOutEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().focusOutEvent(event)
+        self.viewport().update()
+
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
         super().drawForeground(painter, rect)
         self.draw_point_traces(painter)
+        if self.hasFocus():
+            self.draw_focus_frame(painter)
+
+    def draw_focus_frame(self, painter: QPainter) -> None:
+        """A frame of :data:`FOCUS_FRAME_PX` in the style's highlight colour just inside the viewport's edge: the
+        canvas has the keyboard."""
+        painter.save()
+        painter.resetTransform()
+        pen = QPen(self.palette().color(QPalette.ColorRole.Highlight), FOCUS_FRAME_PX)
+        pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        half = FOCUS_FRAME_PX / 2
+        r = QRectF(self.viewport().rect()).adjusted(half, half, -half, -half)
+        painter.drawRect(r)
+        painter.restore()
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
         super().drawBackground(painter, rect)
