@@ -35,10 +35,16 @@ def dispose_widgets(app: Any) -> None:
     test happens to run then. Here every widget is gone before the next test starts, and the collection runs at
     this fixed point. Qt's own hidden top-level widgets (tooltips, popup menus not shown) are kept."""
     from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QWidget
     for w in app.topLevelWidgets():
-        if w.isVisible() or not type(w).__module__.startswith("PySide6"):
-            w.close()
-            w.deleteLater()
+        try:
+            visible, ours = w.isVisible(), not type(w).__module__.startswith("PySide6")
+            if visible:
+                QWidget.close(w)  # Qt's close (its closeEvent runs); a Python close() may not run twice (pyqtgraph)
+            if visible or ours:
+                w.deleteLater()
+        except RuntimeError:  # deleted meanwhile by a parent's deletion
+            pass
     for _ in range(3):  # a close handler may post more work (a zero timer that deletes a thread, ...)
         app.processEvents()
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
