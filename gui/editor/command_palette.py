@@ -3,7 +3,7 @@
 A box over the top of the window with one text field. Type part of a name — every word must occur in the entry
 (case does not matter) — and the list below shows what matches: the palette's elements ("Place Bar", "Place
 Revolute joint", ...) and every command of the menus ("Run", "Save", "Zoom to fit", ...). Up and Down choose,
-Enter takes the chosen entry, Esc closes the box.
+Enter takes the chosen entry, Esc closes the box (as does giving the keyboard or the mouse to anything else).
 
 A command runs at once. An element then asks for its points, one at a time: type the coordinates ``x, y`` in
 metres (``0.5, -0.25``; a space or a semicolon also separates them) and Enter. Each point does what a drop or a
@@ -153,6 +153,14 @@ class CommandPalette(QFrame):
         self.window.canvas.setFocus(Qt.FocusReason.OtherFocusReason)
         self.sig_closed.emit()
 
+    def dismiss(self) -> None:
+        """Hide the box without taking the keyboard focus anywhere (it has gone elsewhere)."""
+        if self.window.canvas.pending is not None and self.kind is not None:
+            self.window.canvas.cancel()
+        self.kind, self.bar = None, None
+        self.hide()
+        self.sig_closed.emit()
+
     def _place_box(self) -> None:
         w = self.window
         width = max(360, int(WIDTH_FRACTION * w.width()))
@@ -182,6 +190,11 @@ class CommandPalette(QFrame):
         return [self.list.item(i).text() for i in range(self.list.count())]
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if obj is self.edit and event.type() == QEvent.Type.FocusOut and self.isVisible() and \
+                event.reason() in (Qt.FocusReason.MouseFocusReason, Qt.FocusReason.TabFocusReason,
+                                   Qt.FocusReason.BacktabFocusReason, Qt.FocusReason.ShortcutFocusReason):
+            self.dismiss()  # the user went elsewhere (a click, Tab, a panel key): the box goes, nothing half-placed
+            return False
         if obj is self.edit and event.type() == QEvent.Type.KeyPress:
             key = event.key()
             if key == Qt.Key.Key_Escape:

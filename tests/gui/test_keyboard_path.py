@@ -221,3 +221,20 @@ def test_listing_the_menus_keeps_them(qtbot: Any, window: Any, tmp_path: Path) -
     w.messenger.next_save = str(tmp_path / "empty.json")
     assert w.save() and not w.messenger.errors
     assert [a.text() for a in w.menu_recent.actions()] == ["empty.json"]
+
+
+def test_going_elsewhere_dismisses_the_command_palette(qtbot: Any, window: Any, ui: Any) -> None:
+    """A click on the canvas (or Tab, or a panel key) while the box asks for a point: the box goes and nothing
+    stays half-placed."""
+    from PySide6.QtCore import Qt
+    w = window
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow, timeout=5000)
+    command(w, "revolute")
+    cp = w.command_palette
+    assert cp.isVisible() and cp.kind == "revolute"
+    ui.click_canvas(0.0, 0.0)
+    assert not cp.isVisible() and w.canvas.pending is None and not w.document.model.data.get("joints")
+    command(w, "bar")
+    key(cp.edit, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)  # Ctrl+1: the palette panel
+    assert not cp.isVisible() and focused() is w.palette
