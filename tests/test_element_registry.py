@@ -211,7 +211,7 @@ def test_every_schema_type_has_its_element_module_with_schema_fields():
         for t in schema_types(section):
             et = element_type(t, section)  # raises when core/elements/<t>.py is missing
             assert et.name == t and et.section == section
-            assert set(et.fields) <= schema_fields(section, t), t
+            assert set(et.fields.names) <= schema_fields(section, t), t
             assert et.editor.label and et.editor.drawing, t
             assert bool(et.components) == et.is_constraint, t
 

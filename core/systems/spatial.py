@@ -162,9 +162,9 @@ class SpatialSystem(ConstrainedSystem):
             rows = (k, self.m_holonomic + 2 * k, self.m_holonomic + 2 * k + 1)
             self.constraints.append(ConstraintInfo(j.name, "rolling_disk", rows, ROLLING_DISK.components, True,
                                                    GROUND, j.body))
-        self.loads = [(self.index[f.body1], np.array(f.point1[:3]) - self.com[f.body1], f.force)
+        self.loads = [(self.index[f.body], np.array(f.point[:3]) - self.com[f.body], f.force)
                       for f in ent.forces if f.type == "applied_force"]
-        self.torques = [(self.index[f.body1], f.torque) for f in ent.forces if f.type == "applied_torque"]
+        self.torques = [(self.index[f.body], f.torque) for f in ent.forces if f.type == "applied_torque"]
         self._compile_fast()
 
     # ------------------------------------------------------------------------------------------------------
