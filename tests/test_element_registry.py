@@ -1,6 +1,6 @@
 """The element registry (issue 14): every element type of the model schema is handled by every backend.
 
-For each type listed in core/model/schema.json (joints, drivers, forces) this checks:
+For each type of the model schema (core/model/schema.py: joints, drivers, forces) this checks:
 
 * registry: the schema's types are exactly the registry's (core/elements), with fields the schema allows;
 * numeric: the compiled system lists the element with the registry's row labels (force elements change h);
@@ -25,7 +25,6 @@ the backend exists (spatial symbolic: rolling disks; spherical joints are refuse
 from __future__ import annotations
 
 import copy
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -37,11 +36,12 @@ import sympy as sp
 from mechstudio.core.elements import element_names, element_type
 from mechstudio.core.errors import UnknownNameError
 from mechstudio.core.model import Model, model_from_data
+from mechstudio.core.model.schema import model_schema
 from mechstudio.core.model.timefunc import T
 from mechstudio.core.systems.compile import compile_model
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = json.loads((ROOT / "core" / "model" / "schema.json").read_text())
+SCHEMA = model_schema()  # core/model/schema.json completed by the element types' branches
 RNG_SEED = 20261124
 
 
@@ -124,7 +124,7 @@ ELEMENT_ITEMS.update({
                                              "radius1": 0.2, "radius2": 0.3, "pressure_angle": 0.35}),
     "rack_pinion": ("joints", [GEAR_REVOLUTES[0], RACK_SLIDE],
                     {"name": "RP", "type": "rack_pinion", "joint1": "RA", "joint2": "PB", "radius": 0.25,
-                     "offset": 0.1}),
+                     "offset": 0.1, "pressure_angle": 0.3}),
 })
 # contact (issue 15): planar rolling disk, cam and follower (flat face here; the roller in GROUND_VARIANTS)
 CAM_PROFILE = {"type": "expression", "expression": "0.3 + 0.05*cos(t) + 0.02*sin(2*t)"}

@@ -164,6 +164,10 @@ class BodyRef(Field):
     editor: ClassVar[str] = "body"
     annotation: ClassVar[str] = "str"
 
+    def description(self) -> str:
+        what = "a moving body (not the ground)" if self.moving else "a body, or the ground"
+        return f"{self.doc}: {what}" if self.doc else what
+
     def schema_type(self) -> dict[str, Any]:
         return {"$ref": "#/$defs/name"}
 

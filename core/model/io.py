@@ -18,7 +18,6 @@ import math
 import os
 import tempfile
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +27,13 @@ from mechstudio.core.errors import Diagnostic, ModelError, UnknownNameError
 from mechstudio.core.model.document import FORMAT_NAME, FORMAT_VERSION, SIMULATION_DEFAULTS, Model
 from mechstudio.core.model.entities import parse_entities
 from mechstudio.core.model.migrate import migrate
+from mechstudio.core.model.schema import model_schema
 from mechstudio.core.registry import FORMULATIONS, INTEGRATORS
 
 
-@lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of the current format version."""
-    return json.loads(resources.files("mechstudio.core.model").joinpath("schema.json").read_text(encoding="utf-8"))
+    """The JSON Schema (draft 2020-12) of the current format version (core/model/schema.py)."""
+    return model_schema()
 
 
 @lru_cache(maxsize=1)
