@@ -7,8 +7,8 @@ An element module (core/elements/<type>.py) defines one :class:`ElementType` sub
   (core/elements/fields.py). From them come the element's own frozen record type (:attr:`ElementType.record`,
   one attribute per field plus ``name``, ``type`` and ``index``, and the ``derived`` slots the loader fills in,
   e.g. a gear pair's carrier), its parsing with diagnostics (:meth:`ElementType.parse`), its schema branch
-  (:meth:`ElementType.schema_branch`), the references that editing follows (:meth:`ElementType.references`)
-  and the inspector's editors;
+  (:meth:`ElementType.schema_branch`), the references that editing follows
+  (:func:`mechstudio.core.elements.references.references`) and the inspector's editors;
 * ``components``: labels of its constraint rows, in order (``revolute`` -> x, y);
 * :meth:`ElementType.constraint_specs`: the equation primitives its rows are (core/elements/primitives), in
   the order of ``components``; :meth:`ElementType.force_specs` for force elements;
@@ -219,11 +219,6 @@ class ElementType:
         return {"if": {"properties": {"type": {"const": self.name}}},
                 "then": {"additionalProperties": False, "required": [f.key for f in self.fields if f.required],
                          "properties": props}}
-
-    def references(self, item: dict[str, Any]) -> list[tuple[str, str, str]]:
-        """(field key, section, name) of every body and joint the file's ``item`` names (ground excluded)."""
-        return [(f.key, section, name) for f in self.fields if f.key in item
-                for section, name in f.references(item[f.key], item)]
 
     @property
     def info_type(self) -> str:

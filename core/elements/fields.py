@@ -137,8 +137,10 @@ class Field:
         """Why ``value`` (file units) is refused for this field, or None: the inspector refuses it at the field."""
         return None
 
-    def references(self, value: Any, item: dict[str, Any]) -> list[tuple[str, str]]:
-        """(section, name) of the model elements this field's ``value`` names (bodies, joints)."""
+    def references(self, value: Any, item: dict[str, Any]) -> list[tuple[str, str, str | None]]:
+        """(kind, name, body key) of what this field's ``value`` names: ("body", name, None), ("joint", name,
+        None) or ("point", name, the key of the field naming its body); a point given by coordinates names
+        nothing (core/elements/references.py)."""
         return []
 
     def choices(self, model_data: dict[str, Any], item: dict[str, Any]) -> list[str] | None:
@@ -189,8 +191,8 @@ class BodyRef(Field):
     def absent(self, ctx: ParseContext) -> Any:
         return "" if self.required else self.default
 
-    def references(self, value: Any, item: dict[str, Any]) -> list[tuple[str, str]]:
-        return [] if value == GROUND or not isinstance(value, str) else [("bodies", value)]
+    def references(self, value: Any, item: dict[str, Any]) -> list[tuple[str, str, str | None]]:
+        return [("body", value, None)] if isinstance(value, str) else []
 
     def choices(self, model_data: dict[str, Any], item: dict[str, Any]) -> list[str]:
         bodies = [str(b.get("name")) for b in model_data.get("bodies", [])]
@@ -237,6 +239,9 @@ class PointRef(Field):
     def absent(self, ctx: ParseContext) -> Any:
         return (0.0,) * ctx.dim
 
+    def references(self, value: Any, item: dict[str, Any]) -> list[tuple[str, str, str | None]]:
+        return [("point", value, self.body)] if isinstance(value, str) else []
+
     def choices(self, model_data: dict[str, Any], item: dict[str, Any]) -> list[str]:
         """The named points of the body the element's ``body`` field names."""
         body = item.get(self.body)
@@ -276,8 +281,8 @@ class JointRef(Field):
     def absent(self, ctx: ParseContext) -> Any:
         return "" if self.required else self.default
 
-    def references(self, value: Any, item: dict[str, Any]) -> list[tuple[str, str]]:
-        return [("joints", value)] if isinstance(value, str) else []
+    def references(self, value: Any, item: dict[str, Any]) -> list[tuple[str, str, str | None]]:
+        return [("joint", value, None)] if isinstance(value, str) else []
 
     def choices(self, model_data: dict[str, Any], item: dict[str, Any]) -> list[str]:
         return [str(j.get("name")) for j in model_data.get("joints", [])
