@@ -106,7 +106,7 @@ class Field:
     @property
     def offered(self) -> bool:
         """True when the inspector shows the field with its default while the file omits it."""
-        return self.offer and not self.required and self.default is not None
+        return self.offer and not self.required and self.default is not None and self.default != ()
 
     def description(self) -> str:
         unit = f" [{self.unit}]" if self.unit else ""
@@ -319,24 +319,24 @@ class Number(Field):
         number = int(value) if self.integer else float(value)
         why = self.value_problem(number)
         if why is not None:
-            ctx.problem(pointer, why)
+            ctx.problem(pointer, f"{why}, got {self.shown(number)}{' ' + self.unit if self.unit else ''}")
         else:
             ctx.ok.add(self.key)
         return number
 
-    def value_problem(self, value: Any) -> str | None:
+    def value_problem(self, value: Any, view: tuple[float, str] | None = None) -> str | None:
+        """Why ``value`` (file units) is refused: a bound it breaks, shown in the file's unit or, with
+        ``view`` = (scale, unit), in the unit the user sees (an angle in degrees: (180/pi, "°"))."""
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            return f"{self.key} must be a finite number, got {value!r}"
-        unit = f" {self.unit}" if self.unit else ""
-        shown = self.shown
-        if self.gt is not None and not value > self.gt:
-            return f"{self.key} must be greater than {shown(self.gt)}{unit}, got {shown(value)}{unit}"
-        if self.ge is not None and not value >= self.ge:
-            return f"{self.key} must be at least {shown(self.ge)}{unit}, got {shown(value)}{unit}"
-        if self.lt is not None and not value < self.lt:
-            return f"{self.key} must be less than {shown(self.lt)}{unit}, got {shown(value)}{unit}"
-        if self.le is not None and not value <= self.le:
-            return f"{self.key} must be at most {shown(self.le)}{unit}, got {shown(value)}{unit}"
+            return f"{self.key} must be a finite number"
+        scale, unit = view if view is not None else (1.0, self.unit)
+        sep = "" if unit in ("°", "") else " "
+        for bound, broken, words in ((self.gt, lambda b: not value > b, "greater than"),
+                                     (self.ge, lambda b: not value >= b, "at least"),
+                                     (self.lt, lambda b: not value < b, "less than"),
+                                     (self.le, lambda b: not value <= b, "at most")):
+            if bound is not None and broken(bound):
+                return f"{self.key} must be {words} {self.shown(bound * scale)}{sep}{unit}".rstrip()
         return None
 
     @staticmethod
@@ -367,12 +367,12 @@ class Count(Number):
     annotation: ClassVar[str] = "int"
     integer: ClassVar[bool] = True
 
-    def value_problem(self, value: Any) -> str | None:
+    def value_problem(self, value: Any, view: tuple[float, str] | None = None) -> str | None:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            return f"{self.key} must be a whole number, got {value!r}"
-        return super().value_problem(value)
+            return f"{self.key} must be a whole number"
+        return super().value_problem(value, view)
 
 
 # ---- choices, flags, directions ------------------------------------------------------------------------------
@@ -389,13 +389,13 @@ class Choice(Field):
     def parse(self, value: Any, ctx: ParseContext, pointer: str) -> Any:
         why = self.value_problem(value)
         if why is not None:
-            ctx.problem(pointer, why)
+            ctx.problem(pointer, f"{why}, got {value!r}")
         else:
             ctx.ok.add(self.key)
         return str(value)
 
     def value_problem(self, value: Any) -> str | None:
-        return None if value in self.values else f"{self.key} must be one of {', '.join(self.values)}, got {value!r}"
+        return None if value in self.values else f"{self.key} must be one of {', '.join(self.values)}"
 
     def choices(self, model_data: dict[str, Any], item: dict[str, Any]) -> list[str]:
         return list(self.values)
