@@ -417,8 +417,7 @@ def test_editor_places_every_type_from_its_palette_entry(section, type_):
         assert info.no_palette, f"{type_}: neither a palette entry nor where else it is created"
         return
     assert info.palette in placement.PALETTE, f"{type_}: palette kind {info.palette!r} missing in placement"
-    support = {"joint_angle": [REVOLUTE], "joint_distance": [PRISMATIC], "rotational_spring_damper": [REVOLUTE],
-               "gear_pair": GEAR_REVOLUTES, "rack_pinion": [GEAR_REVOLUTES[0], RACK_SLIDE]}
+    support = {t: joints for t, (_, joints, _) in ELEMENT_ITEMS.items() if joints}  # the joints it acts on
     data = base_data()
     data["joints"] += copy.deepcopy(support.get(type_, []))
     model = model_from_data(data)

@@ -97,14 +97,6 @@ class GearPair(ElementType):
     def wheel_radii(self, element: Any) -> tuple[float | None, float | None]:
         return element.radius1, element.radius2
 
-    def coupling_item(self, name: str, joint1: str, joint2: str, ends: CouplingEnds) -> dict[str, Any] | str:
-        """External gearing, equal pitch radii half the centre distance."""
-        half = round(math.dist(ends.centre1, ends.centre2) / 2, 12)
-        if half <= 0.0:
-            return "the two revolute joints are at the same place: gears need distinct centres"
-        return {"name": name, "type": self.name, "joint1": joint1, "joint2": joint2, "radius1": half,
-                "radius2": half}
-
 
 def pitch_point(centre1: Any, centre2: Any, radius1: float, radius2: float, internal: bool) -> np.ndarray:
     """The pitch point [m] (world) from the two gear centres: on the line of centres, r_1 from centre 1 --
