@@ -50,12 +50,15 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 import sympy as sp
 
-from mechstudio.core.elements.primitives.base import HolonomicGroup
+from mechstudio.core.elements.primitives.base import INDEX, TABLE, VECTOR, HolonomicGroup
 from mechstudio.core.elements.primitives.cam_profile import TABLE_NODES, profile_table
 from mechstudio.core.elements.primitives.frame import BodyIndex, Vec
 from mechstudio.core.types import FloatArray
 
 COMPILED = "cm"  # core.systems.planar_kernels: the PlanarGeometry fields cm_* and their loop
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("r", INDEX), ("bi", INDEX), ("bj", INDEX), ("kind", INDEX), ("off", INDEX), ("n", INDEX),
+                   ("si", VECTOR), ("sj", VECTOR), ("u", VECTOR), ("par", VECTOR), ("tab", TABLE))
 FOLLOWERS = ("flat", "roller")
 NEWTON_ITERATIONS = 30
 #: Newton's method starts from the best of this many uniformly spaced table nodes
