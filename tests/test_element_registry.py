@@ -126,6 +126,10 @@ ELEMENT_ITEMS.update({
                     {"name": "RP", "type": "rack_pinion", "joint1": "RA", "joint2": "PB", "radius": 0.25,
                      "offset": 0.1, "pressure_angle": 0.3}),
 })
+# belt drive: pulleys A and B on the ground revolutes of the gears (centres 0.5 m apart), a crossed belt
+ELEMENT_ITEMS["belt_drive"] = ("joints", GEAR_REVOLUTES, {"name": "BD", "type": "belt_drive", "joint1": "RA",
+                                                          "joint2": "RB", "radius1": 0.15, "radius2": 0.1,
+                                                          "crossed": True})
 # contact (issue 15): planar rolling disk, cam and follower (flat face here; the roller in GROUND_VARIANTS)
 CAM_PROFILE = {"type": "expression", "expression": "0.3 + 0.05*cos(t) + 0.02*sin(2*t)"}
 ELEMENT_ITEMS["planar_rolling_disk"] = ("joints", [], {"name": "RD", "type": "planar_rolling_disk", "body1": "A",
@@ -157,6 +161,10 @@ VARIANT_SUPPORT = {
         {"name": "PA", "type": "prismatic", "body1": "B", "point1": "p", "body2": "A", "point2": "q",
          "axis": [0.6, 0.8], "angle": 0.4}],
 }
+# an open belt from a pulley fixed to the ground (pulley 1) to pulley B on the moving carrier A
+GROUND_VARIANTS["belt_open_on_moving_carrier"] = {"name": "BO", "type": "belt_drive", "joint1": "RC",
+                                                  "joint2": "RD", "radius1": 0.2, "radius2": 0.1}
+VARIANT_SUPPORT["belt_open_on_moving_carrier"] = VARIANT_SUPPORT["gear_pair_ring_on_ground"]
 GROUND_VARIANTS.update({  # contact (issue 15): other followers and ground lines / cams
     "disk_on_ground_line": {"name": "RDG", "type": "planar_rolling_disk", "body1": "ground", "point1": "G",
                             "axis": [1.0, -0.3], "body2": "A", "point2": "p", "radius": 0.2},
