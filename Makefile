@@ -15,9 +15,10 @@ help:
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev]"
+	@# the dev extra includes the gui and dashboard extras: the editor, the test tools, the Dask dashboard
+	$(PY) -m pip install -q -e ".[gui,dev]"
 	@# compile the numba kernels once into their on-disk cache, so that no first run pays for it
-	$(PY) scripts/warm_kernels.py
+	$(VENV)/bin/mechstudio warm
 	@touch $(STAMP)
 
 run: $(STAMP)
