@@ -26,12 +26,12 @@ ARGS = ["sweep", str(SAMPLES / "pendulum.json"), "--vary", "bar.mass=1,2", "--me
 
 
 @contextlib.contextmanager
-def threads_cluster(workers: int | None = None, scheduler: str | None = None,
-                    scheduler_file: str | None = None) -> Iterator[Any]:
+def threads_cluster(workers: int | None = None, scheduler: str | None = None, scheduler_file: str | None = None,
+                    dashboard: bool = True) -> Iterator[Any]:
     """A stand-in for :func:`mechstudio.core.sweep.execute.connect`: one worker thread in this process, its HTTP
-    server on a free port like the command's."""
+    server on a free port like the command's (``dashboard=False``: as without bokeh)."""
     from distributed import Client, LocalCluster
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, scheduler_kwargs={"dashboard": dashboard},
                       dashboard_address=execute.LOCAL_DASHBOARD_ADDRESS) as cluster, Client(cluster) as client:
         yield client
 
@@ -58,7 +58,7 @@ def test_dashboard_address_and_summary_without_a_bar_off_a_terminal(in_process: 
     rc, out, err = sweep_cli([*ARGS, "--out", str(out_file)], capsys)
     assert rc == 0, err
     assert out.strip() == f"2 of 2 runs in {out_file}"
-    if execute.dashboard_available():
+    if execute.dashboard_available():  # bokeh installed (the dashboard extra)
         assert err.startswith("dashboard: http://") and err.rstrip().endswith("/status") and len(err.splitlines()) == 1
     else:
         assert err.strip() == f"note: {execute.DASHBOARD_HINT}"
@@ -69,7 +69,7 @@ def test_dashboard_address_and_summary_without_a_bar_off_a_terminal(in_process: 
 def test_without_bokeh_the_command_says_how_to_get_the_dashboard(in_process: None, tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str],
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(execute, "dashboard_available", lambda: False)
+    monkeypatch.setattr(api, "connect", lambda *a, **k: threads_cluster(*a, **k, dashboard=False))
     rc, out, err = sweep_cli([*ARGS, "--out", str(tmp_path / "s.parquet")], capsys)
     assert rc == 0, err
     assert err.strip() == "note: the Dask dashboard needs bokeh: pip install 'mechanism-studio[dashboard]'"

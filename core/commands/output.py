@@ -35,7 +35,9 @@ def broken_pipe() -> BrokenPipeError:
 
 def pipe_fd(stream: TextIO) -> int | None:
     """The file descriptor of ``stream`` when it is a pipe (FIFO), else None (a file, a terminal, a test's
-    in-memory capture)."""
+    in-memory capture, or a system without ``poll``, where only a failing write tells)."""
+    if not hasattr(select, "poll"):
+        return None
     try:
         fd = stream.fileno()
         return fd if stat.S_ISFIFO(os.fstat(fd).st_mode) else None
@@ -67,14 +69,14 @@ def wait_for_reader(fd: int, timeout_s: float = DRAIN_WAIT_S) -> None:
     :class:`BrokenPipeError` when the reader closes its end first."""
     deadline = time.monotonic() + timeout_s
     poller = select.poll()
-    poller.register(fd, 0)
+    poller.register(fd, 0)  # no events asked: only POLLERR and POLLHUP are reported
     while True:
-        if any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0)):
+        if reader_closed(fd):
             raise broken_pipe()
         left = unread_bytes(fd)
         if left is None or left == 0 or time.monotonic() >= deadline:
             return
-        poller.poll(POLL_MS)
+        poller.poll(POLL_MS)  # wakes early when the reader closes its end
 
 
 def finish_stdout(timeout_s: float = DRAIN_WAIT_S) -> None:

@@ -97,6 +97,8 @@ def execute_plan(plan: Any, args: argparse.Namespace) -> int:
     """Run with the dashboard's address and, on a terminal, a tqdm bar on stderr (created at the first report, so
     that resumed runs do not count in the rate); Ctrl+C keeps what is done."""
     from mechstudio.core.sweep import DASHBOARD_HINT, ClusterError, SpecError, run_plan
+    from mechstudio.core.sweep.execute import scheduler_from_environment
+    external = bool(args.scheduler or args.scheduler_file or scheduler_from_environment())
     bars: list[Any] = []
     show_bar = not args.quiet and sys.stderr.isatty()
 
@@ -110,8 +112,14 @@ def execute_plan(plan: Any, args: argparse.Namespace) -> int:
         bars[0].update(done - bars[0].n)
 
     def dashboard(link: str | None) -> None:
-        if not args.quiet:
-            print(f"dashboard: {link}" if link else f"note: {DASHBOARD_HINT}", file=sys.stderr)
+        if args.quiet:
+            return
+        if link:
+            print(f"dashboard: {link}", file=sys.stderr)
+        elif external:
+            print("note: the Dask scheduler serves no dashboard", file=sys.stderr)
+        else:
+            print(f"note: {DASHBOARD_HINT}", file=sys.stderr)
 
     def close_bar() -> None:
         for bar in bars:

@@ -65,15 +65,21 @@ def dashboard_available() -> bool:
 
 
 def dashboard_link(client: Any) -> str | None:
-    """The address of the Dask dashboard of ``client``'s cluster, or None when it has none (a local cluster without
-    bokeh: then :data:`DASHBOARD_HINT` says how to get it; an external scheduler started without a dashboard)."""
-    if getattr(client, "cluster", None) is not None and not dashboard_available():
-        return None  # the local scheduler's HTTP server would only answer that Dask needs bokeh
+    """The address of the Dask dashboard of ``client``'s cluster, or None when its scheduler serves none: a local
+    cluster without bokeh (:data:`DASHBOARD_HINT` says how to get it), a scheduler started with ``--no-dashboard``
+    or without bokeh. (Dask reports an address in every case, its HTTP server's; without the dashboard that page
+    would only answer that Dask needs bokeh.)"""
+    def serves_dashboard(dask_scheduler: Any) -> bool:  # runs in the scheduler's process (sent by value)
+        # the bokeh dashboard is an application added to the scheduler's HTTP server (distributed.dashboard)
+        return bool(getattr(dask_scheduler.http_application, "applications", None))
     try:
         link = client.dashboard_link
-    except Exception:  # no scheduler information (a closed client)
+        if not link or not client.run_on_scheduler(serves_dashboard):
+            return None
+    except Exception as exc:  # a scheduler that refuses to run functions, a closed client
+        log.debug("no dashboard address: %s", exc)
         return None
-    return str(link) if link else None
+    return str(link)
 
 
 @contextlib.contextmanager
