@@ -1,7 +1,7 @@
 """``mechstudio warm`` compiles every family of numba kernels: the short runs of its cases build every kernel set of
 the core (each function decorated with ``mechstudio.core.jit.kernel_set``). Checked without compiling anything: in
-a subprocess, numba is replaced by a stand-in whose ``njit`` returns the Python function, and the kernel-set
-builders that the cases call are recorded; a new kernel family that no case reaches fails here, naming it.
+a subprocess, the ``numba`` module is replaced by a stand-in whose ``njit`` returns the Python function, and the
+kernel-set builders that the cases call are recorded; a new kernel family that no case reaches fails here, naming it.
 """
 from __future__ import annotations
 
@@ -20,21 +20,26 @@ from mechstudio.core.cli import main
 CORE = ROOT / "core"
 
 RECORDER = """
-import json, sys
-import mechstudio.core.jit as jit
+import json, sys, types
 
-class AnyType:  # numba.float64[::1] and friends
+
+class AnyType:  # numba.float64[::1], numba.config and friends
     def __getitem__(self, key): return self
     def __call__(self, *args, **kwargs): return self
 
-class NoCompiler:  # numba.njit(signature, cache=..., nogil=...)(f) -> f; numba.njit(f) -> f
-    def njit(self, *args, **kwargs):
-        if args and callable(args[0]) and not kwargs:
-            return args[0]
-        return lambda f: f
-    def __getattr__(self, name): return AnyType()
 
-jit._NUMBA = NoCompiler()
+def njit(*args, **kwargs):  # numba.njit(signature, cache=..., nogil=...)(f) -> f; numba.njit(f) -> f
+    if args and callable(args[0]) and not kwargs:
+        return args[0]
+    return lambda f: f
+
+
+no_compiler = types.ModuleType("numba")
+no_compiler.njit = njit
+no_compiler.__getattr__ = lambda name: AnyType()
+sys.modules["numba"] = no_compiler  # before anything imports numba
+
+import mechstudio.core.jit as jit
 built = set()
 plain = jit.kernel_set
 def recording(build):
@@ -66,11 +71,11 @@ def kernel_set_builders() -> set[str]:
     return out
 
 
-def test_the_warm_cases_build_every_kernel_set() -> None:
+def test_the_warm_cases_build_every_kernel_set(tmp_path: Path) -> None:
     expected = kernel_set_builders()
     assert len(expected) >= 10  # the scan finds the kernel modules (12 kernel sets when this test was written)
-    env = {k: v for k, v in os.environ.items() if k != "MECHSTUDIO_NO_NUMBA"}
-    env["PYTHONPATH"] = str(ROOT)
+    env = {k: v for k, v in os.environ.items() if k not in ("MECHSTUDIO_NO_NUMBA", "NUMBA_CACHE_DIR")}
+    env.update(PYTHONPATH=str(ROOT), MECHSTUDIO_CACHE_DIR=str(tmp_path))  # the user's kernel cache is not touched
     res = subprocess.run([sys.executable, "-c", RECORDER], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=600)
     assert res.returncode == 0, res.stderr

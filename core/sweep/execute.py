@@ -215,9 +215,10 @@ def execute(client: Any, spec: RunSpec, runs: Sequence[int], values: np.ndarray,
     size = batch_size or default_batch_size(n, n_workers)
     in_flight_max = max(4, 3 * n_workers)
     sweep_id = uuid.uuid4().hex
+    plugin = f"{WarmKernels.name}-{sweep_id}"  # one per sweep: sweeps sharing a cluster keep their own warm-ups
     with sigint_deferred():  # short calls, not to be cut in the middle (a Ctrl+C comes through right after)
         if warm:
-            client.register_plugin(WarmKernels(spec, sweep_id), name=WarmKernels.name)
+            client.register_plugin(WarmKernels(spec, sweep_id), name=plugin)
         spec_future = client.scatter(spec, broadcast=True, hash=False)
 
     chunks = ((list(runs[i:i + size]), values[i:i + size].tolist()) for i in range(0, n, size))
@@ -261,4 +262,15 @@ def execute(client: Any, spec: RunSpec, runs: Sequence[int], values: np.ndarray,
                 stop_workers_runs(client, sweep_id)
                 client.cancel(list(pending))
             spec_future.release()
+            if warm:
+                remove_plugin(client, plugin)
     return outcome
+
+
+def remove_plugin(client: Any, name: str) -> None:
+    """Unregister the worker plugin ``name`` (an external cluster's workers outlive the sweep: they drop its spec);
+    a cluster that is going away is left alone."""
+    try:
+        client.unregister_worker_plugin(name)
+    except Exception as exc:  # the cluster is going away: nothing to remove
+        log.debug("could not remove the worker plugin %s: %s", name, exc)
