@@ -23,8 +23,8 @@ from mechstudio.core.model.document import Model
 from mechstudio.core.model.io import loads_model
 from mechstudio.core.simulate import SimulationSettings, Trajectory, run, simulate
 from mechstudio.core.sweep.address import apply_values
-from mechstudio.core.system import compile_model
 from mechstudio.core.sweep.metrics import Metric, evaluate
+from mechstudio.core.system import compile_model
 from mechstudio.core.types import Status
 
 #: how often a task waiting for its worker's warm-up checks whether the sweep was stopped [s]
