@@ -119,7 +119,10 @@ class Document(QObject):
     sig_selection_changed = Signal(list)
     """Emitted with the selected ``(collection, name)`` keys; selection is not undoable."""
     sig_path_changed = Signal(str)
-    """Emitted when the file path changes (open, save as, new)."""
+    """Emitted when the file path changes (open, new, and a save under a new name)."""
+    sig_reset = Signal()
+    """Emitted when the document starts over with another model (open, new, import, recovery): what belongs
+    to the previous model (a run's results, the view's framing) goes. Saving never emits it."""
 
     def __init__(self, model: Model | None = None, path: str | None = None, parent: QObject | None = None):
         super().__init__(parent)
@@ -172,11 +175,14 @@ class Document(QObject):
         self.replace(model)
         self.undo_stack.setClean()
         self.sig_selection_changed.emit([])
+        self.sig_reset.emit()
         self.sig_path_changed.emit(path or "")
 
     def set_path(self, path: str) -> None:
-        self._path = path
-        self.sig_path_changed.emit(path)
+        """The document now lives in ``path`` (after a save): the model, its run and its view stay."""
+        if path != self._path:
+            self._path = path
+            self.sig_path_changed.emit(path)
 
     # ---- edits ------------------------------------------------------------------------------------------
     def assembled(self, model: Model, extra_hold: tuple[str, ...] = ()) -> tuple[Model, Analysis]:

@@ -68,6 +68,8 @@ VIEW3D_FRACTION = 0.3  # of the window width, for the 3D view beside the plots
 VIEW3D_BESIDE_PLOTS_PX = 280  # the 3D view goes beside the plots when it gets at least this width there
 #: the first window covers at least this fraction of the screen's available area in each direction
 FIRST_START_FILL = 0.9
+#: version of the saved window state (docks and toolbars): a state saved under another number is not restored
+LAYOUT_VERSION = 2
 
 
 def is_sample(path: str | os.PathLike[str]) -> bool:
@@ -170,13 +172,13 @@ class MainWindow(QMainWindow):
         self._on_document_model_changed(d.model)
         self._on_document_analysis_changed(d.analysis)
         self._on_document_selection_changed(d.selection)
-        if restore_layout:
-            self._restore_layout()
         self._install_live_view()
         self._stabilize_toolbars()
-        if restore_layout and not self._layout_restored:
-            self._fill_screen()
         install_sweep(self)  # Simulation → Parameter sweep…, inspector → Sweep this (gui/sweep)
+        if restore_layout:  # last: every toolbar and dock the saved state names exists now (see _restore_layout)
+            self._restore_layout()
+            if not self._layout_restored:
+                self._fill_screen()
 
     # ---- construction ---------------------------------------------------------------------------------------
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -284,7 +286,7 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
-        m = mb.addMenu("&File")
+        self.menu_file = m = mb.addMenu("&File")
         m.addActions([self.act_new, self.act_open])
         self.menu_samples = m.addMenu("Open &sample")
         for path, name, desc in sample_models():
@@ -302,7 +304,7 @@ class MainWindow(QMainWindow):
         m.addActions([self.act_save, self.act_save_as])
         m.addSeparator()
         m.addAction(self.act_quit)
-        m = mb.addMenu("&Edit")
+        self.menu_edit = m = mb.addMenu("&Edit")
         m.addActions([self.act_undo, self.act_redo])
         m.addSeparator()
         m.addActions([self.act_copy, self.act_paste, self.act_delete, self.act_select_all])
@@ -480,6 +482,19 @@ class MainWindow(QMainWindow):
         self.document.reset(model, None)
         clear_recovery()
         self.statusBar().showMessage("Imported a Pyslvs mechanism; Save asks where to keep it", 8000)
+        return True
+
+    def open_untitled(self, model: Model, text: str, base: Model | None = None) -> bool:
+        """Replace the document (asking to save its changes first) by a new untitled one holding ``model``,
+        unsaved: the document starts from ``base`` (default: an empty model) and ``model`` is one undoable edit
+        named ``text`` on it, so the window shows it modified and closing asks to save it. True when opened."""
+        if not self.maybe_save():
+            return False
+        self._forget_model_state()
+        self.document.reset(base if base is not None else model_from_data(empty_model_data()), None)
+        self.document.push_edit(model, text, reassemble=False)
+        clear_recovery()
+        self._update_title()
         return True
 
     def _forget_model_state(self, sample: str | None = None) -> None:
@@ -774,12 +789,58 @@ class MainWindow(QMainWindow):
 
     # ---- layout and close -----------------------------------------------------------------------------------
     def _restore_layout(self) -> None:
+        """The window's geometry and its docks and toolbars as the last session left them.
+
+        Called once every toolbar and dock exists: ``restoreState`` on a window not shown yet keeps a copy of the
+        restored layout that Qt applies again at the first show, and a toolbar added after the restore is missing
+        from that copy, so it ends up outside every toolbar area, drawn at the window's top-left corner over the
+        menu bar. A state saved by another layout version, or one that leaves a toolbar outside its row, is
+        dropped: the toolbars go back to their rows (:meth:`place_toolbars`) and the docks to their defaults.
+        """
         geom = self.settings.value("window/geometry")
         state = self.settings.value("window/state")
         if geom is not None:
             self.restoreGeometry(geom)
         if state is not None:
-            self._layout_restored = bool(self.restoreState(state))
+            self._layout_restored = bool(self.restoreState(state, LAYOUT_VERSION))
+        if self._layout_restored and not self.toolbars_in_place():
+            log.warning("the saved window layout put a toolbar out of place; using the default layout")
+            self._layout_restored = False
+        if not self._layout_restored:
+            self.place_toolbars()
+
+    def _toolbar_rows(self) -> list[list[QToolBar]]:
+        """The toolbars of the top area by row: File and Simulation side by side, the time bar below."""
+        rows = [[self.toolbar_file, self.toolbar_simulation]]
+        time_bar = getattr(self, "toolbar_time", None)
+        if time_bar is not None:
+            rows.append([time_bar])
+        return rows
+
+    def toolbars_in_place(self) -> bool:
+        """Every toolbar in the top area, the time bar (when there is one) on a row of its own."""
+        top = Qt.ToolBarArea.TopToolBarArea
+        rows = self._toolbar_rows()
+        if any(self.toolBarArea(tb) != top for row in rows for tb in row):
+            return False
+        return len(rows) < 2 or self.toolBarBreak(rows[1][0])
+
+    def place_toolbars(self) -> None:
+        """Put the toolbars in their rows under the menu bar (first start, *View → Reset layout*, a bad saved
+        state)."""
+        top = Qt.ToolBarArea.TopToolBarArea
+        rows = self._toolbar_rows()
+        for row in rows:
+            for tb in row:
+                if self.toolBarBreak(tb):
+                    self.removeToolBarBreak(tb)
+                self.removeToolBar(tb)
+        for k, row in enumerate(rows):
+            if k:
+                self.addToolBarBreak(top)
+            for tb in row:
+                self.addToolBar(top, tb)
+                tb.show()
 
     def _fill_screen(self) -> None:
         """First start: cover the screen's available area (maximized where a window manager does it)."""
@@ -807,7 +868,7 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomRightCorner, R if right_full else B)
 
     def reset_layout(self) -> None:
-        """Put every dock back in its place and size (also used on a first start); the toolbars stay.
+        """Put every dock and toolbar back in its place and size (also used on a first start).
 
         Palette over outline on the left and the properties tabs on the right, beside the canvas; the plots
         under all three, with the 3D view to their right when the window is wide enough for both (else the 3D
@@ -822,6 +883,7 @@ class MainWindow(QMainWindow):
         plots_min = self.dock_plots.minimumSizeHint().width() if live else 0
         view_beside_plots = live and w - plots_min >= VIEW3D_BESIDE_PLOTS_PX
         self._set_corners(left_full=not live, right_full=not live)
+        self.place_toolbars()
         for dock in self._default_areas:
             dock.setFloating(False)
             self.removeDockWidget(dock)
@@ -859,7 +921,7 @@ class MainWindow(QMainWindow):
 
     def save_layout(self) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
+        self.settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
         self.settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
@@ -869,6 +931,9 @@ class MainWindow(QMainWindow):
         self.save_layout()
         self.autosaver.timer.stop()
         clear_recovery()
+        sweep = getattr(self, "sweep_dialog", None)
+        if sweep is not None:  # its Dask cluster closes in the background: the window goes at once
+            sweep.shutdown()
         event.accept()
 
 
