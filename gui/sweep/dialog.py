@@ -22,7 +22,7 @@ import os
 import threading
 from typing import Any
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtCore import QRect, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QDialog, QDoubleSpinBox, QFormLayout,
                                QFrame, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar,
                                QPushButton, QScrollArea, QSpinBox, QSplitter, QTableView, QTableWidget, QTabWidget,
@@ -222,14 +222,17 @@ class SweepDialog(QDialog):
         split.setStretchFactor(1, 1)
         self.fit_to_screen()
 
-    def fit_to_screen(self) -> None:
-        """At most :data:`PREFERRED_SIZE`, inside the available area of the screen the window is on; the set-up
-        part gets the height it needs when there is room (it scrolls otherwise), the results the rest."""
-        screen = self.window.screen() if hasattr(self.window, "screen") else None
-        screen = screen or QApplication.primaryScreen()
-        if screen is None:
-            return
-        avail = screen.availableGeometry()
+    def fit_to_screen(self, available: QRect | None = None) -> None:
+        """At most :data:`PREFERRED_SIZE`, inside ``available`` (default: the available area of the screen the
+        window is on); the set-up part gets the height it needs when there is room (it scrolls otherwise), the
+        results the rest."""
+        if available is None:
+            screen = self.window.screen() if hasattr(self.window, "screen") else None
+            screen = screen or QApplication.primaryScreen()
+            if screen is None:
+                return
+            available = screen.availableGeometry()
+        avail = available
         frame = 40  # the title bar and border a window manager adds [px]
         w = min(PREFERRED_SIZE[0], avail.width() - 2 * SCREEN_MARGIN_PX)
         h = min(PREFERRED_SIZE[1], avail.height() - 2 * SCREEN_MARGIN_PX - frame)

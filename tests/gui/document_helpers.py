@@ -33,8 +33,37 @@ def start_window(qtbot: Any, messenger: Any, monkeypatch: pytest.MonkeyPatch, si
         w.setGeometry(QRect(0, 0, *fitting(size)))
     w.show()
     qtbot.waitExposed(w)
+    w.activateWindow()  # the window's shortcuts (Ctrl+S, F5) need it active
+    qtbot.waitUntil(lambda: w.isActiveWindow(), timeout=3000)
     QTest.qWait(100)  # the first-show layout runs from the event loop
     return w
+
+
+def press(widget: QWidget, key: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+    """A key press as the user's keyboard makes it (shortcuts included)."""
+    QTest.keyClick(widget, key, modifier)
+
+
+def type_into(widget: QWidget, text: str) -> None:
+    """Select all of a text field (Ctrl+A) and type ``text``."""
+    widget.setFocus()
+    QTest.keyClick(widget, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClicks(widget, text)
+
+
+def click(widget: QWidget) -> None:
+    QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, widget.rect().center())
+
+
+def run_to_end(qtbot: Any, w: Any, timeout_ms: int = 300_000) -> Any:
+    """F5, then wait until the run finished and its animation stopped; the controller."""
+    c = w.live.controller
+    press(w.canvas, Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: c.state in ("finished", "failed") and not c.clock.playing and not c.active,
+                    timeout=timeout_ms)
+    assert c.state == "finished", c.last_error
+    qtbot.waitUntil(lambda: w.live.plots.up_to_date(c.buffer) and not c.plot_timer.isActive(), timeout=10_000)
+    return c
 
 
 def fitting(size: tuple[int, int]) -> tuple[int, int]:
