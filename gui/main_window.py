@@ -63,6 +63,7 @@ RIGHT_FRACTION, PLOTS_FRACTION, PROPERTIES_FRACTION = 0.26, 0.34, 0.6
 RIGHT_MIN_PX = 330  # the properties column is never narrower (two vector components side by side)
 PALETTE_COLUMNS = 2
 PALETTE_MAX_FRACTION = 0.7  # the palette may take this much of the left column (18 entries in 9 rows at 1280x800)
+OUTLINE_MIN_PX = 90  # ... or all of it but this much for the outline (its header and three rows), if that is more
 DOCK_CHROME_PX = 34  # a dock's title bar and frame around its widget
 VIEW3D_FRACTION = 0.3  # of the window width, for the 3D view beside the plots
 VIEW3D_BESIDE_PLOTS_PX = 280  # the 3D view goes beside the plots when it gets at least this width there
@@ -167,7 +168,9 @@ class MainWindow(QMainWindow):
         d.sig_analysis_changed.connect(self._on_document_analysis_changed)
         d.sig_selection_changed.connect(self._on_document_selection_changed)
         self.canvas.sig_status.connect(lambda text: self.statusBar().showMessage(text, 6000))
-        self.canvas.sig_pointer.connect(lambda x, y: self.pointer_label.setText(f"x {x:8.3f} m   y {y:8.3f} m"))
+        self.canvas.sig_pointer.connect(lambda x, y: self.pointer_label.setText(f"x {x:.3f}  y {y:.3f} m"))
+        # a message longer than the bar has room for (a small screen) can be read whole in the tooltip
+        self.statusBar().messageChanged.connect(lambda text: self.statusBar().setToolTip(text))
         self._update_title()
         self._on_document_model_changed(d.model)
         self._on_document_analysis_changed(d.analysis)
@@ -909,7 +912,11 @@ class MainWindow(QMainWindow):
                 self.resizeDocks([self.dock_plots, self.dock_view3d], [w - view_w, view_w], Qt.Orientation.Horizontal)
         self.layout().activate()
         column = self.centralWidget().height()
-        palette_h = min(self.palette_layout.rows_height(PALETTE_COLUMNS) + DOCK_CHROME_PX, int(PALETTE_MAX_FRACTION * column))
+        room = max(int(PALETTE_MAX_FRACTION * column), column - OUTLINE_MIN_PX - DOCK_CHROME_PX)
+        self.palette_layout.set_compact(False)
+        if self.palette_layout.rows_height(PALETTE_COLUMNS) + DOCK_CHROME_PX > room:
+            self.palette_layout.set_compact(True)  # a short column (small screen): every entry still shows
+        palette_h = min(self.palette_layout.rows_height(PALETTE_COLUMNS) + DOCK_CHROME_PX, room)
         sizes_v = [(self.dock_palette, palette_h), (self.dock_outline, max(column - palette_h, 60))]
         if live and not view_beside_plots:
             sizes_v += [(self.dock_inspector, int(PROPERTIES_FRACTION * column)),
@@ -953,13 +960,13 @@ class PaletteColumns:
     The palette widget itself (``mechstudio.gui.editor.palette``) is untouched: this sets its list-view presentation and
     answers the sizes the default layout needs."""
 
+    ICON_PX, COMPACT_ICON_PX = 24, 18  # the entries' icons; compact: on a short screen (see set_compact)
+
     def __init__(self, palette: QListView):
         self.palette = palette
-        fm = palette.fontMetrics()
-        labels = [palette.item(i).text() for i in range(palette.count())]  # type: ignore[attr-defined]
-        icon = 24
-        self.cell = QSize(max((fm.horizontalAdvance(t) for t in labels), default=80) + icon + 22,
-                          max(fm.height(), icon) + 5)
+        self.compact = False
+        self.cell = self._cell(self.ICON_PX)
+        icon = self.ICON_PX
         palette.setViewMode(QListView.ViewMode.ListMode)
         palette.setFlow(QListView.Flow.LeftToRight)
         palette.setWrapping(True)
@@ -970,6 +977,22 @@ class PaletteColumns:
         palette.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         palette.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         palette.setMinimumWidth(self.cell.width() + 2 * palette.frameWidth())
+
+    def _cell(self, icon: int) -> QSize:
+        fm = self.palette.fontMetrics()
+        labels = [self.palette.item(i).text() for i in range(self.palette.count())]  # type: ignore[attr-defined]
+        return QSize(max((fm.horizontalAdvance(t) for t in labels), default=80) + icon + 22,
+                     max(fm.height(), icon) + (5 if icon == self.ICON_PX else 2))
+
+    def set_compact(self, on: bool) -> None:
+        """Smaller icons and rows (every entry fits a short left column, e.g. at 1366×768), or the usual ones."""
+        if on == self.compact:
+            return
+        self.compact = on
+        icon = self.COMPACT_ICON_PX if on else self.ICON_PX
+        self.cell = self._cell(icon)
+        self.palette.setIconSize(QSize(icon, icon))
+        self.palette.setGridSize(self.cell)
 
     def columns_width(self, columns: int) -> int:
         """The palette width that shows ``columns`` columns."""

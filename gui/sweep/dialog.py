@@ -41,6 +41,7 @@ from mechstudio.gui.sweep.results import MetricPlot, RowsModel
 PREFERRED_SIZE = (1000, 860)  # [px] the dialog's size where the screen has room
 SCREEN_MARGIN_PX = 8  # kept free around the dialog on a small screen
 RESULTS_MIN_PX = 220  # the plot and table never get less height
+TABLE_MIN_PX = 84  # the parameter and metric tables show at least their header and two rows
 
 
 def choice_combo(items: list[str], current: str | None = None) -> QComboBox:
@@ -106,7 +107,7 @@ class SweepDialog(QDialog):
         self.params_table.setObjectName("sweep_parameters")
         self.params_table.setHorizontalHeaderLabels(["parameter", "start", "stop", "count"])
         self.params_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.params_table.setMinimumHeight(110)
+        self.params_table.setMinimumHeight(TABLE_MIN_PX)
         v.addWidget(self.params_table)
         row = QHBoxLayout()
         add = QPushButton("Add parameter")
@@ -123,7 +124,7 @@ class SweepDialog(QDialog):
         self.metrics_table.setObjectName("sweep_metrics")
         self.metrics_table.setHorizontalHeaderLabels(["label", "reducer", "column"])
         self.metrics_table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.metrics_table.setMinimumHeight(110)
+        self.metrics_table.setMinimumHeight(TABLE_MIN_PX)
         v.addWidget(self.metrics_table)
         row = QHBoxLayout()
         add = QPushButton("Add metric")
@@ -172,21 +173,27 @@ class SweepDialog(QDialog):
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         for w in (self.run_button, self.cancel_button, self.progress, self.export_button):
             row.addWidget(w)
-        lay.addLayout(row)
-        lay.addWidget(self.status)
         self.dashboard = QLabel("")
         self.dashboard.setObjectName("sweep_dashboard")
         self.dashboard.setOpenExternalLinks(True)
         self.dashboard.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         self.dashboard.hide()
-        lay.addWidget(self.dashboard)
+        # the inputs scroll on a small screen; the run row, the status and the dashboard's link stay in view
         self.setup_area = QScrollArea()
         self.setup_area.setObjectName("sweep_setup")
         self.setup_area.setWidget(setup)
         self.setup_area.setWidgetResizable(True)
         self.setup_area.setFrameShape(QFrame.Shape.NoFrame)
         self.setup_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        split.addWidget(self.setup_area)
+        upper = QWidget()
+        upper_lay = QVBoxLayout(upper)
+        upper_lay.setContentsMargins(0, 0, 0, 0)
+        upper_lay.addWidget(self.setup_area, 1)
+        upper_lay.addLayout(row)
+        upper_lay.addWidget(self.status)
+        upper_lay.addWidget(self.dashboard)
+        self.upper = upper
+        split.addWidget(upper)
 
         results = QWidget()
         v = QVBoxLayout(results)
@@ -238,8 +245,9 @@ class SweepDialog(QDialog):
         h = min(PREFERRED_SIZE[1], avail.height() - 2 * SCREEN_MARGIN_PX - frame)
         self.setMaximumSize(avail.width(), avail.height() - frame)
         self.resize(w, h)
-        setup_h = self.setup_area.widget().sizeHint().height() + 2
-        room = max(h - RESULTS_MIN_PX - 40, 120)
+        fixed = self.upper.sizeHint().height() - self.setup_area.sizeHint().height()  # run row, status, link
+        setup_h = self.setup_area.widget().sizeHint().height() + 2 + fixed
+        room = max(h - RESULTS_MIN_PX - 40, 120 + fixed)
         self.splitter.setSizes([min(setup_h, room), max(h - min(setup_h, room), RESULTS_MIN_PX)])
         x = min(max(self.x(), avail.left() + SCREEN_MARGIN_PX), avail.right() - w - SCREEN_MARGIN_PX)
         y = min(max(self.y(), avail.top() + SCREEN_MARGIN_PX), avail.bottom() - h - frame - SCREEN_MARGIN_PX)
