@@ -1,5 +1,11 @@
 """The editor's document: the current :class:`~core.model.Model` snapshot, its file path and its undo stack.
 
+The model carries everything that is saved: the mechanism, its simulation settings (the ``simulation``
+section, edited by *Simulation → Settings…* as an undoable change like any other) and the editor's state (the
+``editor`` section: traced points). A save only gives the document its path (:meth:`Document.set_path`); the
+views keep what they show (a run's results, the canvas's framing). Opening or starting another model is
+:meth:`Document.reset`, which emits :attr:`Document.sig_reset` for whatever belonged to the previous one.
+
 Widgets never hold model state: they read ``document.model`` / ``document.analysis`` and listen to
 ``sig_model_changed``; they change the model only by pushing commands (``mechstudio.gui.commands``) built from the pure
 edit functions of ``mechstudio.core.model.edit``. After every change the document re-assembles the mechanism

@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit,
-                               QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QValidator
+from PySide6.QtWidgets import (QAbstractSpinBox, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
+                               QFormLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget)
 
 from mechstudio.core.dynamics.base import FORMULATIONS, get_formulation
 from mechstudio.core.integrate.base import INTEGRATORS, get_integrator
@@ -23,6 +25,67 @@ from mechstudio.gui.simulation.settings_values import (PARAMETRIZATIONS, format_
                                                        formulations_for, model_words, parse_seconds, times_check)
 
 BAD_FIELD = "QLineEdit { border: 1px solid #c00; background: #fff0f0 }"
+BAD_BOX = "QAbstractSpinBox { border: 1px solid #c00; background: #fff0f0 }"
+
+
+class SecondsBox(QDoubleSpinBox):
+    """A spin box of seconds that reads what people type: ``1e6``, ``2.5e-3``, ``100000``, ``0.01 s``. The value
+    is taken on Enter or when the box loses the focus. A value outside the range is not clamped: while it is typed
+    the box is red and its tooltip says why; left like that, the box goes back to its value and ``refused`` is
+    emitted with the reason (the dialog shows it). The text shows the value with the digits it needs."""
+
+    refused = Signal(str)
+
+    def __init__(self, minimum: float, maximum: float, value: float = 1.0, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setDecimals(12)
+        self.setRange(minimum, maximum)
+        self.setSuffix(" s")
+        self.setValue(value)
+        self.setKeyboardTracking(False)
+        self.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToPreviousValue)
+        self.lineEdit().textEdited.connect(self._check)
+        self._tip = ""
+
+    def textFromValue(self, value: float) -> str:
+        return format_seconds(value)
+
+    def valueFromText(self, text: str) -> float:
+        try:
+            return parse_seconds(text)
+        except ValueError:
+            return self.value()
+
+    def problem(self, text: str) -> str | None:
+        """Why ``text`` is not a value of this box, or None."""
+        try:
+            value = parse_seconds(text)
+        except ValueError as exc:
+            return str(exc)
+        if not self.minimum() <= value <= self.maximum():
+            return (f"{format_seconds(value)} s is outside {format_seconds(self.minimum())} s to "
+                    f"{format_seconds(self.maximum())} s")
+        return None
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:  # noqa: D102 - Qt API
+        state = QValidator.State.Acceptable if self.problem(text) is None else QValidator.State.Intermediate
+        return state, text, pos
+
+    def _check(self, text: str) -> None:
+        problem = self.problem(text)
+        self.setStyleSheet(BAD_BOX if problem else "")
+        if problem and not self._tip:
+            self._tip = self.toolTip() or " "
+        self.setToolTip(sentence(problem) if problem else (self._tip.strip() if self._tip else self.toolTip()))
+        if not problem:
+            self._tip = ""
+
+    def focusOutEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        problem = self.problem(self.lineEdit().text())
+        super().focusOutEvent(event)
+        self._check(self.lineEdit().text())
+        if problem:
+            self.refused.emit(sentence(f"{problem}; the value stays {format_seconds(self.value())} s"))
 
 
 def sentence(text: str) -> str:

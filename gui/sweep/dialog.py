@@ -35,6 +35,7 @@ from mechstudio.core.simulate import SimulationSettings
 from mechstudio.core.sweep.address import apply_values, resolve, sweepable_addresses
 from mechstudio.core.sweep.design import DESIGNS, Vary
 from mechstudio.core.sweep.metrics import REDUCERS
+from mechstudio.gui.simulation.settings_dialog import SecondsBox
 from mechstudio.gui.sweep.cluster import SweepCluster
 from mechstudio.gui.sweep.results import MetricPlot, RowsModel
 
@@ -146,8 +147,14 @@ class SweepDialog(QDialog):
         form.addRow("seed", self.seed)
         form_row.addLayout(form)
         form = QFormLayout()
-        self.t_end = QDoubleSpinBox(minimum=1e-4, maximum=1e6, decimals=4, suffix=" s")
-        self.dt = QDoubleSpinBox(minimum=1e-5, maximum=1e3, decimals=5, suffix=" s")
+        self.t_end = SecondsBox(1e-4, 1e9, 1.0)
+        self.t_end.setObjectName("sweep_t_end")
+        self.t_end.setToolTip("End time of every run in seconds: 5, 0.5 or 1e4")
+        self.dt = SecondsBox(1e-6, 1e6, 0.01)
+        self.dt.setObjectName("sweep_dt")
+        self.dt.setToolTip("Output interval of every run in seconds: 0.01 or 1e-3")
+        for box in (self.t_end, self.dt):
+            box.refused.connect(lambda reason: self.status.setText(reason))
         self.workers = QSpinBox(minimum=1, maximum=256, value=os.cpu_count() or 1)
         form.addRow("end time", self.t_end)
         form.addRow("output interval", self.dt)

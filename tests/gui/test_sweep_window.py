@@ -141,3 +141,25 @@ def test_the_dialogs_cluster_is_quiet_reused_and_closed_cleanly(tmp_path: Any) -
         cluster.close(wait=True)
         logging.getLogger().removeHandler(handler)
         handler.close()
+
+
+def test_times_take_scientific_notation_and_out_of_range_is_refused_with_its_reason(qtbot: Any,
+                                                                                    window: Any) -> None:
+    dialog = open_dialog(window, qtbot)
+    dialog.activateWindow()
+    qtbot.waitUntil(lambda: dialog.isActiveWindow(), timeout=3000)
+    box = dialog.t_end
+    box.setFocus()
+    qtbot.waitUntil(lambda: box.hasFocus())
+    box.lineEdit().selectAll()
+    QTest.keyClicks(box, "1e4")  # ten thousand seconds, not 14
+    QTest.keyClick(box, Qt.Key.Key_Return)
+    assert box.value() == 1e4 and box.text() == "10000 s"
+    box.lineEdit().selectAll()
+    QTest.keyClicks(box, "2e9")
+    assert "outside" in box.toolTip() and box.value() == 1e4  # red, with the reason, while typed
+    QTest.mouseClick(dialog.samples, Qt.MouseButton.LeftButton)  # the focus leaves the box
+    qtbot.waitUntil(lambda: "outside" in dialog.status.text(), timeout=3000)
+    assert box.value() == 1e4 and box.text() == "10000 s"  # not clamped to the maximum: the value stays
+    assert "the value stays 10000 s" in dialog.status.text()
+    dialog.close()
