@@ -92,7 +92,7 @@ def build_window(path: str | None = None, *, offer_recovery: bool = True) -> Any
 
 def show_splash(app: Any) -> Any:
     """A small splash painted at once (the window's modules take seconds to import); None without an icon."""
-    from PySide6.QtCore import Qt
+    from PySide6.QtCore import Qt  # Qt is imported once there is a display (run() checks it first)
     from PySide6.QtGui import QColor, QIcon, QPixmap
     from PySide6.QtWidgets import QSplashScreen
     icon = RESOURCES / "icons" / "app.svg"
@@ -110,7 +110,7 @@ def show_splash(app: Any) -> Any:
 
 
 def _splash_pixmap(icon: Any, pixmap: Any) -> Any:
-    from PySide6.QtGui import QPainter
+    from PySide6.QtGui import QPainter  # as in show_splash: Qt only once there is a display
     painter = QPainter(pixmap)
     icon.paint(painter, 24, 22, 96, 96)
     painter.end()

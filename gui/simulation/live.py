@@ -23,9 +23,11 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QSlider,
                                QStyle, QWidget)
 
+from mechstudio.core.model import edit
 from mechstudio.gui.plots.panel import PlotPanel
 from mechstudio.gui.simulation.controller import SimulationController
 from mechstudio.gui.simulation.point_traces import PointTraces
+from mechstudio.gui.simulation.settings_values import simulation_section
 from mechstudio.gui.view3d.scene import SceneContainer
 
 log = logging.getLogger(__name__)
@@ -356,8 +358,6 @@ class LiveView(QObject):
         """Write ``values`` (of ``settings_values.FIELDS``) into the document's ``simulation`` section as one
         undoable edit that marks the document modified; they are saved with the file, and another document has its
         own. True when something changed."""
-        from mechstudio.core.model import edit
-        from mechstudio.gui.simulation.settings_values import simulation_section
         doc = self.window.document
         self.controller.overrides.clear()  # the dialog showed them: what was accepted is the document's now
         section = simulation_section(doc.model, values)

@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 
 from mechstudio.core.model.document import Model
 from mechstudio.core.sweep import AddressError, SpecError, Vary, build_design, prepare, run_plan
-from mechstudio.gui.dialogs.wording import sweep_words
+from mechstudio.gui.dialogs.wording import sweep_words, user_words
 from mechstudio.gui.sweep.cluster import SweepCluster, dashboard_link
 
 
@@ -57,6 +57,11 @@ class SweepWorker(QObject):
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
+    def _deliver(self, rows: list[dict[str, Any]]) -> None:
+        """Rows to the dialog, their messages in its words (a failed run names the model kind, not a class)."""
+        self.rows.emit([{**r, "message": user_words(r["message"])} if isinstance(r.get("message"), str) else r
+                        for r in rows])
+
     def _run(self) -> None:
         try:
             table = build_design(self.varies, self.design["design"], self.design.get("samples"),
@@ -78,7 +83,7 @@ class SweepWorker(QObject):
             if self._cancel.is_set():
                 self.finished.emit("cancelled", f"cancelled after 0 of {self.plan.n_runs} runs")
                 return
-            outcome = run_plan(self.plan, client=client, workers=self.workers, sink=self.rows.emit,
+            outcome = run_plan(self.plan, client=client, workers=self.workers, sink=self._deliver,
                                progress=self.progress.emit, cancel=self._cancel.is_set)
         except Exception as exc:  # cluster start-up or connection trouble: reported, never raised into Qt
             self.finished.emit("failed", sweep_words(f"{type(exc).__name__}: {exc}"))
