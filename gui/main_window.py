@@ -31,7 +31,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QMimeData, QSettings, QSize, Qt, QTimer, QUrl
+from PySide6.QtCore import QByteArray, QEvent, QMimeData, QObject, QSettings, QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDockWidget, QFileDialog, QLabel, QListView,
                                QMainWindow, QMessageBox, QStyle, QToolBar, QUndoView, QWidget)
@@ -954,18 +954,21 @@ def redo_shortcuts() -> list[QKeySequence]:
     return keys
 
 
-class PaletteColumns:
+class PaletteColumns(QObject):
     """Lays the palette out as columns of icon + full label (every entry visible in a small dock).
 
     The palette widget itself (``mechstudio.gui.editor.palette``) is untouched: this sets its list-view presentation and
-    answers the sizes the default layout needs."""
+    answers the sizes the default layout needs. When the palette is too short for every entry at the usual row
+    height (a 1366×768 screen, a restored or dragged dock) its rows become compact (:meth:`set_compact`), decided
+    again at every resize."""
 
     ICON_PX, COMPACT_ICON_PX = 24, 18  # the entries' icons; compact: on a short screen (see set_compact)
 
     def __init__(self, palette: QListView):
+        super().__init__(palette)
         self.palette = palette
         self.compact = False
-        self.cell = self._cell(self.ICON_PX)
+        self.cell = self.normal_cell = self._cell(self.ICON_PX)
         icon = self.ICON_PX
         palette.setViewMode(QListView.ViewMode.ListMode)
         palette.setFlow(QListView.Flow.LeftToRight)
@@ -977,6 +980,18 @@ class PaletteColumns:
         palette.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         palette.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         palette.setMinimumWidth(self.cell.width() + 2 * palette.frameWidth())
+        palette.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if obj is self.palette and event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def fit(self) -> None:
+        """Compact rows exactly when the entries do not all fit the palette's height at the usual row height."""
+        columns = max(1, (self.palette.width() - 2 * self.palette.frameWidth()) // self.normal_cell.width())
+        rows = -(-self.palette.count() // columns)  # type: ignore[attr-defined]
+        self.set_compact(rows * self.normal_cell.height() + 2 * self.palette.frameWidth() + 2 > self.palette.height())
 
     def _cell(self, icon: int) -> QSize:
         fm = self.palette.fontMetrics()
@@ -995,9 +1010,9 @@ class PaletteColumns:
         self.palette.setGridSize(self.cell)
 
     def columns_width(self, columns: int) -> int:
-        """The palette width that shows ``columns`` columns."""
+        """The palette width that shows ``columns`` columns (of the usual rows: compact ones are narrower)."""
         scrollbar = self.palette.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
-        return columns * self.cell.width() + 2 * self.palette.frameWidth() + scrollbar + 4
+        return columns * self.normal_cell.width() + 2 * self.palette.frameWidth() + scrollbar + 4
 
     def rows_height(self, columns: int) -> int:
         """The palette height that shows every entry in ``columns`` columns."""

@@ -1,6 +1,6 @@
 """Start, quit and start again with the same configuration folder: the window state is restored with every
 toolbar in its row (the time bar in a row of its own under File and Simulation, never over the menu bar), the
-menus open by click and the time slider is wide; a saved state that puts a toolbar out of place is not restored,
+menus open by click, the time slider is wide and every palette entry shows; a saved state that puts a toolbar out of place is not restored,
 and View → Reset layout puts the toolbars back. Both at 1920×1080 and at 1366×768. Real mouse clicks."""
 from __future__ import annotations
 
@@ -37,6 +37,14 @@ def assert_toolbars_in_rows(w: Any) -> None:
     assert w.live.slider.width() >= MIN_SLIDER_FRACTION * w.width(), w.live.slider.width()
 
 
+def assert_palette_whole(w: Any) -> None:
+    """Every palette entry shown whole, without scrolling (compact rows on a short column)."""
+    pal = w.palette
+    view = pal.viewport().rect()
+    cut = [pal.item(i).text() for i in range(pal.count()) if not view.contains(pal.visualItemRect(pal.item(i)))]
+    assert not cut, f"palette entries cut at {w.width()}x{w.height()} (palette {pal.size()}): {cut}"
+
+
 def assert_menus_open_by_click(qtbot: Any, w: Any) -> None:
     for menu in (w.menu_file, w.menu_edit):
         click_menu_title(qtbot, w, menu)
@@ -59,6 +67,7 @@ def test_second_start_keeps_the_time_bar_in_its_own_row(qtbot: Any, messenger: A
         # the geometry is restored (up to the frame Qt allows for: Xvfb has no window manager to draw one)
         assert abs(w.width() - first[0]) <= FRAME_PX and abs(w.height() - first[1]) <= FRAME_PX
         assert_toolbars_in_rows(w)
+        assert_palette_whole(w)
         assert_menus_open_by_click(qtbot, w)
         w.grab().save(str(tmp_path / f"start{start}_{w.width()}x{w.height()}.png"))
         close_window(qtbot, w)
