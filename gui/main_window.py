@@ -15,6 +15,9 @@ layout*, also applied on a first start) puts every dock back: palette (a grid of
 outline on the left, properties / spherical tree / undo history as tabs over the 3D view on the right, plots
 under the canvas. The toolbars have icon-only buttons of one fixed size (``mechstudio.gui.widgets.toolbar_style``), so a
 changing text ("Undo Move G2", "Resume") lives in the tooltip and never moves the buttons or the time slider.
+File and Simulation share the first toolbar row, the time bar has the second. The last session's window state
+is restored at the end of the construction, once every toolbar and dock exists (:meth:`MainWindow._restore_layout`
+says why); a state of another layout version, or one that leaves a toolbar out of its row, is not restored.
 
 Samples (``sample_models/``) open as untitled copies: *Save* asks where to save, and no save ever overwrites a
 shipped sample.
