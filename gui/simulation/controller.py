@@ -25,8 +25,8 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal
 from mechstudio.core.simulate import SimulationSettings
 from mechstudio.core.system import compile_model
 from mechstudio.core.types import Status
-from mechstudio.gui.simulation.buffer import TrajectoryBuffer
 from mechstudio.gui.dialogs.wording import user_words
+from mechstudio.gui.simulation.buffer import TrajectoryBuffer
 from mechstudio.gui.simulation.playback import PlaybackClock
 from mechstudio.gui.simulation.settings_values import settings_problem
 from mechstudio.gui.simulation.worker import SimulationWorker
