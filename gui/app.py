@@ -91,7 +91,8 @@ def build_window(path: str | None = None, *, offer_recovery: bool = True) -> Any
 
 
 def show_splash(app: Any) -> Any:
-    """A small splash painted at once (the window's modules take seconds to import); None without an icon."""
+    """A small splash (the app's icon and "starting…") painted at once: the window's modules take seconds to
+    import."""
     from PySide6.QtCore import Qt  # Qt is imported once there is a display (run() checks it first)
     from PySide6.QtGui import QColor, QIcon, QPixmap
     from PySide6.QtWidgets import QSplashScreen

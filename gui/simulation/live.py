@@ -63,6 +63,7 @@ class LiveView(QObject):
         from mechstudio.gui.plots.figure import DEFAULT_SIZE
         self.plot_size = DEFAULT_SIZE  # the last size chosen for plot pictures (every plot of a bundle has it)
         self.video_size = VIDEO_SIZE  # [px] (width, height) of exported videos
+        self.settings_dialog: Any = None  # the settings dialog while it is open
         self._build_actions()
         self._build_toolbar()
         self._build_menu()
@@ -344,7 +345,7 @@ class LiveView(QObject):
     def edit_settings(self) -> bool:
         """*Simulation → Settings…*: the document's settings in a dialog; accepted, they become one undoable edit
         of the document (see :meth:`apply_settings`). True when the document changed."""
-        from mechstudio.gui.simulation.settings_dialog import SettingsDialog
+        from mechstudio.gui.simulation.settings_dialog import SettingsDialog  # the dialog: loaded when first used
         dlg = SettingsDialog(self.controller.effective_settings(), self.window, model=self.window.document.model)
         self.settings_dialog = dlg  # tests drive the modal dialog through this
         try:
