@@ -115,3 +115,37 @@ def test_durations_read_as_words() -> None:
     from mechstudio.gui.simulation.live import format_duration
     assert [format_duration(s) for s in (0.2, 42.4, 245, 3 * 3600 + 20 * 60, 2 * 86400 + 4 * 3600)] == \
         ["< 1 s", "42 s", "4 min 05 s", "3 h 20 min", "2 d 04 h"]
+
+
+def test_a_long_colour_key_takes_two_lines_and_lists_the_rest_in_its_tooltip(qtbot: Any) -> None:
+    """The four-bar's nine coordinates in a narrow plot: the key keeps two lines, counts what it leaves out
+    ("+N more") and its tooltip names every curve; a wide plot shows every entry and needs no tooltip."""
+    from mechstudio.core.model import load_model
+    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.system import compile_model
+    from mechstudio.gui.plots.panel import KEY_LINES, CoordinatePlot
+    from mechstudio.gui.simulation.buffer import TrajectoryBuffer
+    model = load_model(SAMPLES / "four_bar.json")
+    traj = run(compile_model(model), SimulationSettings.from_model(model, t_end=0.1, dt=0.01))
+    buf = TrajectoryBuffer(traj.system.n, len(traj.system.constraints))
+    buf.append(traj.frames)
+    plot = CoordinatePlot()
+    qtbot.addWidget(plot)
+    plot.resize(240, 320)
+    plot.show()
+    qtbot.waitExposed(plot)
+    plot.set_system(traj.system)
+    for name in traj.system.coord_names:
+        plot.add_series(f"q.{name}")
+    plot.update_curves(buf)
+    qtbot.wait(50)
+    key = plot.key_label
+    names = list(plot.curves)
+    assert len(names) == 9
+    line = key.fontMetrics().lineSpacing()
+    assert key.height() <= KEY_LINES * line + 4, (key.height(), line)
+    assert "more" in key.text() and all(n in key.toolTip() for n in names)
+    assert plot.plot_widget.height() >= 0.6 * plot.height()  # the curves keep most of the plot
+    plot.resize(1400, 320)
+    qtbot.wait(50)
+    assert "more" not in key.text() and all(n in key.text() for n in names) and key.toolTip() == ""
