@@ -7,7 +7,7 @@ Start-up paints before it works: a small splash is painted as soon as the applic
 modules take a few seconds to import), and the window is shown and painted before the model is opened (opening
 assembles the mechanism, and the first assembly loads the compiled kernels).
 
-The app logs (INFO and above) to a rotating file ``<config>/log/mechstudio.log`` (:func:`mechstudio.core.log.
+The app logs (INFO and above) to a rotating file ``<config>/log/mechstudio.log`` (:func:`mechstudio.core.host.log.
 configure_file_logging`); Dask's loggers log warnings only (``gui.sweep.cluster.quiet_dask_logging``). An
 exception that escapes a Qt slot does not end the app: :func:`install_excepthook` logs it with its traceback and
 shows a dialog naming the log file, and the event loop goes on.
@@ -22,7 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from mechstudio.core.log import configure_file_logging
+from mechstudio.core.host.log import configure_file_logging
 from mechstudio.gui.paths import RESOURCES, log_dir
 from mechstudio.gui.sweep.cluster import quiet_dask_logging
 

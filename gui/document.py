@@ -70,7 +70,7 @@ def analyse(model: Model, extra_hold: tuple[str, ...] = ()) -> Analysis:
         return Analysis(model, "empty", dof=0)
     try:
         from mechstudio.core.kinematics.assembly import assemble, diagnose_failure, dof_report
-        from mechstudio.core.system import compile_model
+        from mechstudio.core.systems.compile import compile_model
         system = compile_model(model)
     except Exception as exc:  # any compiler failure becomes a status, never a traceback in the editor
         log.warning("no assembly for model %r", model.name, exc_info=True)

@@ -24,7 +24,6 @@ shipped sample.
 """
 from __future__ import annotations
 
-import copy
 import importlib
 import importlib.util
 import json
@@ -40,9 +39,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDockWidget, QFi
                                QMainWindow, QMessageBox, QStyle, QToolBar, QUndoView, QWidget)
 
 from mechstudio.core.errors import Diagnostic, ModelError
-from mechstudio.core.model import GROUND, Model, empty_model_data, load_model, model_from_data, save_model
+from mechstudio.core.model import Model, empty_model_data, load_model, model_from_data, save_model
 from mechstudio.core.model import edit
-from mechstudio.gui.commands import macro
 from mechstudio.gui.document import Analysis, Document
 from mechstudio.gui.editor.canvas import PlanarCanvas
 from mechstudio.gui.editor.palette import Palette
@@ -261,8 +259,9 @@ class MainWindow(QMainWindow):
         self.act_redo.setShortcuts(redo_shortcuts())
         for a in (self.act_undo, self.act_redo):
             track_shortcut_tooltips(a)
-        self.act_copy = self._action("&Copy", self.copy_selection, S.Copy, "Copy the selected bodies")
-        self.act_paste = self._action("&Paste", self.paste, S.Paste, "Paste bodies (and their joints)")
+        self.act_copy = self._action("&Copy", self.copy_selection, S.Copy,
+                                     "Copy the selection with the bodies, joints and ground points it needs")
+        self.act_paste = self._action("&Paste", self.paste, S.Paste, "Paste a copy beside the original, renamed")
         self.act_delete = self._action("&Delete", self.delete_selection, S.Delete, "Delete the selection")
         self.act_select_all = self._action("Select &all", self.select_all, S.SelectAll)
         self.act_fit = self._action("&Zoom to fit", self.canvas.zoom_to_fit, "F", "Show the whole mechanism",
@@ -437,7 +436,7 @@ class MainWindow(QMainWindow):
 
     def _on_document_selection_changed(self, keys: list[tuple[str, str]]) -> None:
         self.act_delete.setEnabled(bool(keys))
-        self.act_copy.setEnabled(any(k[0] == "bodies" for k in keys))
+        self.act_copy.setEnabled(bool(keys))
 
     def status_text(self) -> str:
         """The status bar's permanent fields as one string (tests read it)."""
@@ -665,104 +664,57 @@ class MainWindow(QMainWindow):
         self.document.set_selection(keys)
 
     def delete_selection(self) -> None:
+        """Delete the selection and what depends on it (``edit.delete_with_dependents``), after asking when that
+        is more than the selection."""
         keys = self.document.selection
         if not keys:
             return
-        model = self.document.base_model()
-        cascade: list[str] = []
-        for coll, name in keys:
-            if coll == "bodies":
-                refs = edit.references(model, name)
-            elif coll == "ground_points":
-                refs = {"joints": edit.ground_point_users(model, name)}
-            elif coll == "joints":
-                refs = {"drivers": [d["name"] for d in model.data.get("drivers", []) if d.get("joint") == name],
-                        "forces": [f["name"] for f in model.data.get("forces", []) if f.get("joint") == name]}
-            else:
-                refs = {}
-            cascade += [n for lst in refs.values() for n in lst if not any(n == k[1] for k in keys)]
-        if cascade and not self.messenger.ask(
-                self, "Delete", f"Deleting the selection also deletes what is attached to it: "
-                                f"{', '.join(sorted(set(cascade)))}. Continue?"):
+        try:
+            model, deleted = edit.delete_with_dependents(self.document.base_model(), keys)
+        except ModelError as exc:
+            self.messenger.diagnostics(self, "Cannot delete", exc.diagnostics)
             return
-        current = model
-        for coll, name in keys:
-            if name not in edit.names(current, coll):
-                continue
-            if coll == "joints":  # drivers and forces of the joint go with it
-                current = edit.remove_elements(current, [("drivers", d["name"]) for d in
-                                                         current.data.get("drivers", []) if d.get("joint") == name]
-                                               + [("forces", f["name"]) for f in current.data.get("forces", [])
-                                                  if f.get("joint") == name], validate=False)
-            current = edit.remove_elements(current, [(coll, name)])
-        gone = [n for c in ("ground_points",) + edit.COLLECTIONS for n in edit.names(model, c)
-                if n not in edit.names(current, c)]
-        text = f"Delete {gone[0]}" if len(gone) == 1 else f"Delete {len(gone)} elements"
-        self.document.push_edit(current, text)
+        also = [edit.key_label(k) for k in deleted if k not in keys]
+        if also and not self.messenger.ask(
+                self, "Delete", f"Deleting the selection also deletes what is attached to it: "
+                                f"{', '.join(also)}. Continue?"):
+            return
+        named = [k for k in deleted if k[0] in ("ground_points",) + edit.COLLECTIONS]
+        text = f"Delete {named[0][1]}" if len(named) == 1 else f"Delete {len(named)} elements"
+        self.document.push_edit(model, text)
         self.document.set_selection([])
 
     def copy_selection(self) -> None:
-        model = self.document.base_model()
-        bodies = [n for c, n in self.document.selection if c == "bodies"]
-        if not bodies:
+        """Copy the selection with what it needs (``edit.copy_closure``) to the clipboard, as JSON."""
+        keys = self.document.selection
+        if not keys:
             return
-        items: list[tuple[str, Any]] = [("bodies", edit.element(model, "bodies", n)) for n in bodies]
-        for coll in ("joints", "forces"):
-            for e in model.data.get(coll, []):
-                ends = [e.get(k) for k in ("body", "body1", "body2") if k in e]
-                if ends and all(b in bodies or b == GROUND for b in ends) and any(b in bodies for b in ends):
-                    items.append((coll, e))
-        joint_names = {e["name"] for c, e in items if c == "joints"}
-        for d in model.data.get("drivers", []):
-            if d.get("joint") in joint_names:
-                items.append(("drivers", d))
-        payload = json.dumps({"items": [[c, e] for c, e in items]})
+        clip = edit.copy_closure(self.document.base_model(), keys)
+        payload = json.dumps(clip)
         mime = QMimeData()
         mime.setData(MIME, QByteArray(payload.encode("utf-8")))
         mime.setText(payload)
         QApplication.clipboard().setMimeData(mime)
-        self.statusBar().showMessage(f"Copied {len(bodies)} bod{'y' if len(bodies) == 1 else 'ies'}", 4000)
+        n = len(clip["items"])
+        self.statusBar().showMessage(f"Copied {n} element{'' if n == 1 else 's'}", 4000)
 
     def paste(self, offset: tuple[float, float] = (0.3, -0.3)) -> None:
+        """Paste the clipboard's elements under new names, moved by ``offset`` [m] (``edit.paste_renamed``)."""
         mime = QApplication.clipboard().mimeData()
         raw = bytes(mime.data(MIME)).decode("utf-8") if mime is not None and mime.hasFormat(MIME) else ""
         if not raw:
             return
         try:
-            items = [(c, copy.deepcopy(e)) for c, e in json.loads(raw)["items"]]
-        except (ValueError, KeyError, TypeError):
+            model, keys = edit.paste_renamed(self.document.base_model(), json.loads(raw), offset)
+        except ValueError:  # not JSON
             return
-        model = self.document.base_model()
-        taken: set[str] = set()
-        renames: dict[str, dict[str, str]] = {c: {} for c in edit.COLLECTIONS}
-        for c, e in items:
-            prefix = e["name"].rstrip("0123456789") or c[:1]
-            new = edit.unique_name(model, prefix, None, taken)
-            taken.add(new)
-            renames[c][e["name"]] = new
-        keys = []
-        text = (f"Paste {renames[items[0][0]][items[0][1]['name']]}" if len(items) == 1
-                else f"Paste {len(items)} elements")
-        with macro(self.document, text):
-            for c, e in items:
-                e["name"] = renames[c][e["name"]]
-                for k in ("body", "body1", "body2"):
-                    if k in e and e[k] in renames["bodies"]:
-                        e[k] = renames["bodies"][e[k]]
-                if "joint" in e and e["joint"] in renames["joints"]:
-                    e["joint"] = renames["joints"][e["joint"]]
-                if c == "bodies":
-                    init = e.setdefault("initial", {})
-                    init["x"] = float(init.get("x", 0.0)) + offset[0]
-                    init["y"] = float(init.get("y", 0.0)) + offset[1]
-                try:
-                    new_model = edit.add_element(self.document.base_model(), c, e)
-                except ModelError as exc:
-                    self.statusBar().showMessage(f"Paste: {exc.diagnostics[0].message}", 6000)
-                    continue
-                self.document.push_edit(new_model, f"Paste {e['name']}")
-                keys.append((c, e["name"]))
-        self.document.set_selection([k for k in keys if k[0] == "bodies"])
+        except ModelError as exc:
+            self.statusBar().showMessage(f"Paste: {exc.diagnostics[0].message}", 6000)
+            return
+        if not keys:
+            return
+        self.document.push_edit(model, f"Paste {keys[0][1]}" if len(keys) == 1 else f"Paste {len(keys)} elements")
+        self.document.set_selection([k for k in keys if k[0] == "bodies"] or keys)
 
     def reassemble(self) -> None:
         a = self.document.analysis

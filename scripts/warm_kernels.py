@@ -16,7 +16,7 @@ CASES = (("pendulum", "projection"), ("rolling_disk", "projection"), ("spherical
 
 
 def warm(case: tuple[str, str]) -> str:
-    from mechstudio.core.samples import sample_path
+    from mechstudio.core.model.samples import sample_path
     from mechstudio.core.simulate import simulate
     name, formulation = case
     simulate(str(sample_path(name)), t_end=0.02, formulation=formulation)

@@ -23,7 +23,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal
 
 from mechstudio.core.simulate import SimulationSettings
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.types import Status
 from mechstudio.gui.dialogs.wording import user_words
 from mechstudio.gui.simulation.buffer import TrajectoryBuffer
