@@ -23,7 +23,7 @@ MIN_FILL = 0.45
 def traj() -> Any:
     from mechstudio.core.model import load_model
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     model = load_model(SAMPLES / "pendulum.json")
     return run(compile_model(model), SimulationSettings.from_model(model, t_end=5.0, dt=0.01))
 
@@ -122,7 +122,7 @@ def test_a_long_colour_key_takes_two_lines_and_lists_the_rest_in_its_tooltip(qtb
     ("+N more") and its tooltip names every curve; a wide plot shows every entry and needs no tooltip."""
     from mechstudio.core.model import load_model
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     from mechstudio.gui.plots.panel import KEY_LINES, CoordinatePlot
     from mechstudio.gui.simulation.buffer import TrajectoryBuffer
     model = load_model(SAMPLES / "four_bar.json")

@@ -115,7 +115,7 @@ def test_dashboard_link_needs_bokeh(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_dialogs_cluster_is_quiet_reused_and_closed_cleanly(tmp_path: Any) -> None:
     """One worker process: a Dask log line of INFO never reaches the app's log, the cluster is reused for the
     next sweep, and closing it ends the worker process."""
-    from mechstudio.core.log import configure_file_logging
+    from mechstudio.core.host.log import configure_file_logging
     from mechstudio.gui.sweep.cluster import SweepCluster, has_dashboard_support
     log_file = configure_file_logging(tmp_path)
     handler = next(h for h in logging.getLogger().handlers if getattr(h, "baseFilename", "") == str(log_file))
