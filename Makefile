@@ -3,12 +3,12 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
-MODEL  ?=
+MODEL  ?= sample_models/slider_crank_driven.json
 
 .PHONY: run test test-core bench clean-venv help
 
 help:
-	@echo "make run    - open Mechanism Studio on a new planar model (make run MODEL=file.json opens a file)"
+	@echo "make run    - open Mechanism Studio on the driven slider-crank sample (make run MODEL=file.json opens another)"
 	@echo "make test   - set up and run the whole test suite (GUI tests under Xvfb)"
 	@echo "make bench  - print the speed and accuracy benchmark tables"
 
