@@ -3,12 +3,12 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
-MODEL  ?= sample_models/rolling_disk_accelerating_plane.json
+MODEL  ?= sample_models/slider_crank_driven.json
 
 .PHONY: run test test-core bench clean-venv help
 
 help:
-	@echo "make run    - open Mechanism Studio on the default sample model"
+	@echo "make run    - open Mechanism Studio on the driven slider-crank sample (make run MODEL=file.json opens another)"
 	@echo "make test   - set up and run the whole test suite (GUI tests under Xvfb)"
 	@echo "make bench  - print the speed and accuracy benchmark tables"
 
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 run: $(STAMP)
-	@[ -f "$(MODEL)" ] && $(VENV)/bin/mechstudio open "$(MODEL)" || $(VENV)/bin/mechstudio open sample_models/four_bar.json
+	@if [ -n "$(MODEL)" ]; then $(VENV)/bin/mechstudio open "$(MODEL)"; else $(VENV)/bin/mechstudio; fi
 
 test: $(STAMP)
 	@bash scripts/ensure-system-deps.sh

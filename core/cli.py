@@ -89,7 +89,7 @@ def run_parsed(args: argparse.Namespace) -> int:
 
 def parse_and_run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     """Parse ``argv`` (argparse exits 2 on bad options) and run; no command: the help on stderr, status 2."""
-    from mechstudio.core.log import configure_cli_logging
+    from mechstudio.core.host.log import configure_cli_logging
     args = parser.parse_args(argv)
     configure_cli_logging(debug=bool(os.environ.get("MECHSTUDIO_DEBUG")))
     if not getattr(args, "func", None):

@@ -6,7 +6,7 @@ compiled here for exactly one signature of C-contiguous arrays, eagerly, ``nogil
 ``MECHSTUDIO_NO_NUMBA=1`` in the environment, :func:`compile_kernel` returns None and callers take their numpy
 path, which the tests check equal to the kernels.
 
-The on-disk cache lives in the user's cache folder, ``<cache>/numba-<digest>`` (``mechstudio.core.userdirs.user_cache_dir``:
+The on-disk cache lives in the user's cache folder, ``<cache>/numba-<digest>`` (``mechstudio.core.host.userdirs.user_cache_dir``:
 ``~/.cache/mechstudio`` on Linux, ``$XDG_CACHE_HOME`` and ``$MECHSTUDIO_CACHE_DIR`` respected), never inside the
 installed package, the digest taken over the source of the kernel
 modules (those that use this module) and of the core modules they import (helpers, and constants such as the
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from mechstudio.core.userdirs import user_cache_dir
+from mechstudio.core.host.userdirs import user_cache_dir
 
 _NUMBA: Any = None
 _CORE = Path(__file__).resolve().parent
@@ -112,7 +112,7 @@ def numba_module() -> Any:
         else:
             try:
                 _use_source_keyed_cache()
-                import numba
+                import numba  # only when kernels are wanted: MECHSTUDIO_NO_NUMBA runs without numba
                 if os.environ.get("NUMBA_CACHE_DIR"):
                     numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # numba imported earlier by others
                 _NUMBA = numba

@@ -25,7 +25,7 @@ from mechstudio.core.run.driver import MAX_STEPS_PER_OUTPUT, iter_simulation, ru
 from mechstudio.core.run.frames import FRAME_FIELDS, REACTION_COMPONENTS, FrameBlock, Trajectory, concat_blocks
 from mechstudio.core.run.initial import InitialState, initial_state
 from mechstudio.core.run.settings import SimulationSettings
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 def simulate(model: Model | str, **settings: Any) -> Trajectory:
     """Convenience: load (if a path), compile and run with the model's settings overridden by ``settings``."""

@@ -11,7 +11,7 @@ For each type listed in core/model/schema.json (joints, drivers, forces) this ch
   conservative forces: h(q, 0) = -dV/dq by central differences of V (tolerance 1e-6);
 * symbolic: Phi, Phi_q, Phi_t, gamma, C_psi, eta and Q of core.symbolic.planar at a random state equal the
   numeric ones to 1e-10 (both double precision; same equations, different evaluation order);
-* compiled: the numba kernels (core.planar_kernels via core.dynamics.projection_planar; their plain-Python
+* compiled: the numba kernels (core.systems.planar_kernels via core.dynamics.projection_planar; their plain-Python
   source without numba) equal the numeric reference methods to 1e-12, reactions included;
 * reactions: every constraint is reported, by the vectorised, reference and compiled paths alike, at its
   registry site; a pin (revolute, pin in slot) transmits no moment about the pin, a slot no force along it;
@@ -38,7 +38,7 @@ from mechstudio.core.elements import element_names, element_type
 from mechstudio.core.errors import UnknownNameError
 from mechstudio.core.model import Model, model_from_data
 from mechstudio.core.model.timefunc import T
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "core" / "model" / "schema.json").read_text())
@@ -304,9 +304,9 @@ def test_symbolic_form_equals_numeric(case):
 
 # ---- compiled backend and reactions -------------------------------------------------------------------------
 def compiled_terms() -> tuple[Any, ...]:
-    """(position terms, velocity terms, potential, reactions) of core.planar_kernels: numba-compiled (after the
+    """(position terms, velocity terms, potential, reactions) of core.systems.planar_kernels: numba-compiled (after the
     projection's kernel set has compiled their helpers), or their plain-Python source without numba."""
-    from mechstudio.core import planar_kernels
+    from mechstudio.core.systems import planar_kernels
     from mechstudio.core.dynamics import projection_planar
     from mechstudio.core.jit import compile_helper
     projection_planar.kernels()
@@ -517,7 +517,7 @@ def test_cam_compiled_route_is_its_profile_table():
     checks the table to 1e-10 for the cam cases. Here: the compiled data carry exactly that table, and a profile
     the table cannot resolve is refused at load time (no silent approximation)."""
     from mechstudio.core.elements.primitives.cam_profile import TABLE_NODES, profile_table
-    from mechstudio.core.planar_kernels import PlanarGeometry
+    from mechstudio.core.systems.planar_kernels import PlanarGeometry
     for case in ("cam_follower", "cam_roller"):
         model = fixture_model(case)
         geo = PlanarGeometry(*compile_model(model).fused_data()[0])

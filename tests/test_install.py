@@ -116,7 +116,7 @@ def test_installed_mechstudio_simulates_an_installed_sample_from_another_folder(
 
 
 def test_installed_package_carries_icons_schema_and_benchmark_models(installed, tmp_path):
-    code = ("import mechstudio.gui.paths as p, mechstudio.core.samples as s, mechstudio.core.bench.iftomm_models as im, mechstudio.core.model.io as io;"
+    code = ("import mechstudio.gui.paths as p, mechstudio.core.model.samples as s, mechstudio.core.bench.iftomm_models as im, mechstudio.core.model.io as io;"
             "print(p.RESOURCES); print(s.samples_folder()); print(im.BENCH_DIR); print(len(io.schema()))")
     out = _run([str(installed / "bin" / "python"), "-c", code], cwd=tmp_path, env=_env(tmp_path))
     assert out.returncode == 0, out.stderr
@@ -147,16 +147,16 @@ def test_installed_beside_a_distribution_with_a_top_level_core_package(installed
     inst = _run([sys.executable, "-m", "pip", "--python", py, "install", "--no-deps", "-q", str(wheel)])
     assert inst.returncode == 0, inst.stderr
     both = ("import core, mechstudio; from mechstudio.core import load_model; "
-            "m = load_model(mechstudio.core.samples.sample_path('pendulum')); "
+            "m = load_model(mechstudio.core.model.samples.sample_path('pendulum')); "
             "print(core.WHO, mechstudio.__version__, len(m.bodies))")
-    code = "import mechstudio.core.samples; " + both
+    code = "import mechstudio.core.model.samples; " + both
     out = _run([py, "-c", code], cwd=tmp_path, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["other", __version__, "1"]
     gone = _run([sys.executable, "-m", "pip", "--python", py, "uninstall", "-y", "-q", "other-core"])
     assert gone.returncode == 0, gone.stderr
-    after = _run([py, "-c", "import mechstudio.core.samples, mechstudio.core as c; "
-                  "print(len(c.load_model(mechstudio.core.samples.sample_path('pendulum')).bodies))"],
+    after = _run([py, "-c", "import mechstudio.core.model.samples, mechstudio.core as c; "
+                  "print(len(c.load_model(mechstudio.core.model.samples.sample_path('pendulum')).bodies))"],
                  cwd=tmp_path, env=env)
     assert after.returncode == 0 and after.stdout.strip() == "1", after.stderr
     assert _run([py, "-c", "import core"], cwd=tmp_path, env=env).returncode != 0  # nothing of ours was named core

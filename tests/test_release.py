@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ROOT
 from mechstudio import __version__
-from mechstudio.core import userdirs
+from mechstudio.core.host import userdirs
 
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))

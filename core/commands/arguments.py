@@ -3,7 +3,7 @@
 * option types that reject bad values at parse time, so that argparse exits with status 2 and names the option
   on stderr (``--t-end -1`` -> ``argument --t-end: must be a positive number, got '-1'``);
 * the model argument: a file path, or ``-`` for the model text on standard input;
-* CSV output: a file (written atomically by :func:`mechstudio.core.results.write_csv`) or ``-`` for standard
+* CSV output: a file (written atomically by :func:`mechstudio.core.run.results.write_csv`) or ``-`` for standard
   output, in which case every other message goes to standard error (:func:`report_stream`); a reader of standard
   output that goes away is noticed (:mod:`mechstudio.core.commands.output`: exit status 141, no summary);
 * a progress bar (tqdm) on standard error when it is a terminal and ``--quiet`` is not given;
@@ -21,8 +21,8 @@ from typing import Any, Callable, Mapping, TextIO
 from mechstudio.core.commands.output import write_stdout
 from mechstudio.core.model import Model, load_model, loads_model
 from mechstudio.core.model.io import atomic_write_text, output_frames_problem
-from mechstudio.core.points import BodyPoint, PointSelectionError, select_points
-from mechstudio.core.results import csv_chunks, write_csv
+from mechstudio.core.systems.points import BodyPoint, PointSelectionError, select_points
+from mechstudio.core.run.results import csv_chunks, write_csv
 
 STDIO = "-"
 
@@ -144,7 +144,7 @@ def add_points_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def points_from_args(model: Model, args: argparse.Namespace) -> tuple[BodyPoint, ...]:
-    """The points selected by ``--points`` / ``--no-points`` (core.points.select_points); exits with status 2
+    """The points selected by ``--points`` / ``--no-points`` (core.systems.points.select_points); exits with status 2
     naming the option, the unknown body or point and the valid ones."""
     try:
         return select_points(model, args.points, enabled=not args.no_points)

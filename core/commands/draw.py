@@ -30,10 +30,11 @@ from mechstudio.core.errors import UnknownNameError
 from mechstudio.core.kinematics.analysis import driven_motion
 from mechstudio.core.kinematics.assembly import assemble, dof_report
 from mechstudio.core.model.io import atomic_write_text
-from mechstudio.core.points import PointTracer
-from mechstudio.core.results import read_csv
+from mechstudio.core.systems.points import PointTracer
+from mechstudio.core.run.results import read_csv
 from mechstudio.core.simulate import SimulationSettings, run
-from mechstudio.core.system import ConstrainedSystem, compile_model
+from mechstudio.core.systems.base import ConstrainedSystem
+from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.types import FloatArray
 
 SOURCES = ("auto", "kinematics", "simulate")

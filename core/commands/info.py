@@ -6,7 +6,7 @@ import sys
 
 from mechstudio.core.commands.arguments import add_model_argument, read_model
 from mechstudio.core.kinematics.assembly import RANK_RTOL, assemble, dof_report
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from mechstudio.core.commands.arguments import add_quiet_argument, positive_int
 from mechstudio.core.jit import kernel_cache_dir, numba_module
-from mechstudio.core.samples import sample_path
+from mechstudio.core.model.samples import sample_path
 from mechstudio.core.simulate import simulate
 
 #: (sample model, formulation): one short run each compiles a family of kernels

@@ -75,7 +75,7 @@ class JointGeom:
     axis: Vec2 | None = None  # prismatic / slot / knife edge direction, global
     symbol: str = ""  # the element type's drawing symbol (core/elements: editor.drawing)
     slot: tuple[Vec2, Vec2] | None = None  # pin in slot with a length: the slot's ends, global
-    # gear pair, rack and pinion (issue 15): the joints coupled, pitch circles (centre, radius), rack pitch line
+    # gear pair, rack and pinion: the joints coupled, pitch circles (centre, radius), rack pitch line
     couples: tuple[str, str] | None = None
     circles: tuple[tuple[Vec2, float], ...] = ()
     rack: tuple[Vec2, Vec2] | None = None
@@ -186,7 +186,7 @@ def _spatial_pose(b: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     r = np.array([float(init.get("x", 0.0)), float(init.get("y", 0.0)), float(init.get("z", 0.0))])
     if "quaternion" in init:
         R = quaternion_matrix(init["quaternion"])
-    else:  # Euler angles z-x-z: R = Rz(psi) Rx(theta) Rz(phi) (core.spatial_system's convention)
+    else:  # Euler angles z-x-z: R = Rz(psi) Rx(theta) Rz(phi) (core.systems.spatial's convention)
         psi, theta, phi = (float(init.get(k, 0.0)) for k in ("psi", "theta", "phi"))
         R = _rz(psi) @ _rx(theta) @ _rz(phi)
     return r, R
@@ -375,7 +375,7 @@ def _gear_drawing(sg: SceneGeometry, joints: dict[str, JointGeom], jg: JointGeom
     half = max(4.0 * r, 0.2)
     mid = (pitch[0] + along * u[0], pitch[1] + along * u[1])
     jg.rack = ((mid[0] - half * u[0], mid[1] - half * u[1]), (mid[0] + half * u[0], mid[1] + half * u[1]))
-# contact (issue 15): planar rolling disk ("rolling") and cam and follower ("cam")
+# contact: planar rolling disk ("rolling") and cam and follower ("cam")
 def _circle(c: Vec2, r: float, n: int = 48) -> list[Vec2]:
     return [(c[0] + r * math.cos(2 * math.pi * k / n), c[1] + r * math.sin(2 * math.pi * k / n)) for k in range(n + 1)]
 
@@ -423,8 +423,8 @@ SLOT_WIDTH = 0.04  # [m] drawn width of a slot
 JOINT_BUILDERS = {"pin": _two_body_joint, "weld": _two_body_joint, "ball": _two_body_joint,
                   "slider": _two_body_joint, "slot": _slot_joint, "blade": _single_body_joint,
                   "disk": _single_body_joint}
-JOINT_BUILDERS.update({"gears": _coupling_joint, "rack": _coupling_joint})  # issue 15
-JOINT_BUILDERS.update({"rolling": _rolling_joint, "cam": _cam_joint})  # contact (issue 15)
+JOINT_BUILDERS.update({"gears": _coupling_joint, "rack": _coupling_joint})
+JOINT_BUILDERS.update({"rolling": _rolling_joint, "cam": _cam_joint})  # contact
 
 
 def _spatial_geometry(data: dict[str, Any], solved: dict[str, Any] | None = None) -> SceneGeometry:

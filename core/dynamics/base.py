@@ -1,6 +1,6 @@
 """The contract every formulation of the equations of motion fulfils, and their registry.
 
-A formulation turns a :class:`~core.system.ConstrainedSystem` (M, h, C, xi, eta in the notation of [001],
+A formulation turns a :class:`~core.systems.base.ConstrainedSystem` (M, h, C, xi, eta in the notation of [001],
 docs/references.md) into a first-order ODE y' = f(t, y) for the integrators. Formulations may integrate their own
 state (the projection method integrates z = [p; q], Appell integrates [u; q], Wittenburg [orientation; omega]) but
 all of them map it to and from the physical (q, q'), so the simulation driver can correct drift, compute reactions,
@@ -31,7 +31,7 @@ from typing import Any, Callable
 import numpy as np
 
 from mechstudio.core.registry import FORMULATIONS  # noqa: F401 - the registry of this layer (defined low, see there)
-from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray
 
 

@@ -4,7 +4,7 @@ Calling a compiled kernel costs numba ~0.45 us per array inside a tuple argument
 development host: a do-nothing kernel taking the planar ``geo``, ``frc`` and the sparse plan, 70 arrays, costs
 ~33 us a call; the same kernel taking three flat arrays ~0.7 us). At 10 links that was half of a right-hand
 side. So the sparse path (``mechstudio.core.dynamics.projection_sparse``) passes the model data as one int64 array ``I``
-and one float64 array ``F``, and the kernels rebuild the tuples of ``mechstudio.core.planar_kernels`` (PlanarGeometry,
+and one float64 array ``F``, and the kernels rebuild the tuples of ``mechstudio.core.systems.planar_kernels`` (PlanarGeometry,
 PlanarForces, PlanarReactions) and of the sparse plan from them as views (no copy).
 
 Layout: I[0] = number of segments s; I[1 + 2k], I[2 + 2k] = start and end of segment k (in I for an integer
@@ -12,7 +12,7 @@ segment, in F for a float segment); then the integer data. The segments follow t
 tuples, one per field (PlanarGeometry's three leading counts nb, m, mh are segment 0), then the plan's arrays.
 
 The rebuilders below are written for the field lists in :data:`GEOMETRY_FIELDS`, :data:`FORCES_FIELDS` and
-:data:`REACTIONS_FIELDS`. :func:`layout_matches` compares them with ``mechstudio.core.planar_kernels``: when an element type
+:data:`REACTIONS_FIELDS`. :func:`layout_matches` compares them with ``mechstudio.core.systems.planar_kernels``: when an element type
 adds fields there and these lists are not updated, the sparse path is not used (the dense fused path runs, with
 the same numbers; tests/test_sparse_projection.py shows that fallback). Updating is one entry per new field here
 and one argument in the matching rebuilder.
@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from mechstudio.core import planar_kernels
+from mechstudio.core.systems import planar_kernels
 from mechstudio.core.jit import compile_helper, kernel_set
 
-#: the fields the rebuilders know (the order of core.planar_kernels' named tuples)
+#: the fields the rebuilders know (the order of core.systems.planar_kernels' named tuples)
 GEOMETRY_FIELDS = ("nb", "m", "mh", "co_rx", "co_ry", "co_bi", "co_bj", "co_si", "co_sj", "pl_r", "pl_bi", "pl_bj",
                    "pl_si", "pl_sj", "pl_vi", "an_r", "an_bi", "an_bj", "cd_r", "cd_k", "kn_r", "kn_b", "kn_s", "kn_n",
                    "gm_r", "gm_bi", "gm_bj", "gm_bc", "gm_si", "gm_sj", "gm_e", "gm_radii",
@@ -39,7 +39,7 @@ REACTIONS_FIELDS = ("rows", "sign", "body", "arm", "radial_body", "radial_n", "r
 
 
 def layout_matches() -> bool:
-    """True when core.planar_kernels' named tuples have exactly the fields the rebuilders know."""
+    """True when core.systems.planar_kernels' named tuples have exactly the fields the rebuilders know."""
     return (planar_kernels.PlanarGeometry._fields == GEOMETRY_FIELDS
             and planar_kernels.PlanarForces._fields == FORCES_FIELDS
             and planar_kernels.PlanarReactions._fields == REACTIONS_FIELDS)

@@ -91,7 +91,7 @@ from mechstudio.core.dynamics.base import (Accelerations, FastOutput, Formulatio
 from mechstudio.core.dynamics.projection_kernels import COND_FAIL, kernels
 from mechstudio.core.integrate.dop853_kernels import CompiledRHS
 from mechstudio.core.kinematics.assembly import RANK_RTOL
-from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray
 
 #: index of ||N||_2 in a fused output frame's scalars, as a plain int (read once per output)

@@ -47,7 +47,7 @@ class ReactionSite:
     ``point`` (None: about the centre of mass), multiplied by ``sign`` (-1: what it applies to the ground is
     minus what it applies to ``body``).
 
-    ``radial`` (gears, issue 15): (carrier, n', tan(alpha)) turns the reported force F_t (a tangential tooth
+    ``radial`` (gears): (carrier, n', tan(alpha)) turns the reported force F_t (a tangential tooth
     force) into the force along the pressure line, F = F_t + tan(alpha) |F_t| A_c n', n' a unit vector in the
     carrier's frame (the moment is left as the tangential force's: the radial part passes through the gear's
     centre)."""
@@ -100,7 +100,7 @@ class ElementType:
         return element.body1, element.body2
 
     def contact_components(self, element: Any, point: Any, reaction: Any) -> dict[str, float]:
-        """Contacts (issue 15): named scalar parts of the reported reaction (Fx, Fy, .., Mz), e.g. the normal and
+        """Contacts: named scalar parts of the reported reaction (Fx, Fy, .., Mz), e.g. the normal and
         friction force [N]; ``point(body, body_frame_point)`` gives a point's global position at the frame's
         state. Default: none."""
         return {}

@@ -1,5 +1,5 @@
 """Rolling disk (spatial; 1 holonomic row z + 2 nonholonomic rows x, y): a thin disk of ``radius`` [m] rolling without
-slipping on the (possibly moving) plane z = 0 -- the example of [001], compiled by core/spatial_system.py.
+slipping on the (possibly moving) plane z = 0 -- the example of [001], compiled by core/systems/spatial.py.
 Its reaction (the contact force) is reported on the disk."""
 from __future__ import annotations
 

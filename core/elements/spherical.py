@@ -1,6 +1,6 @@
 """Spherical joint (spatial; 3 rows x, y, z): a point of body 2 coincides with a point of body 1, free
 rotation; optional rotational spring/damper and joint torque. Compiled by the spherical-tree systems of
-core/tree (Wittenburg's method, [004]); its reaction is reported on body 2 at point2."""
+core/dynamics/wittenburg.py (Wittenburg's method, [004]); its reaction is reported on body 2 at point2."""
 from __future__ import annotations
 
 from mechstudio.core.elements.base import EditorInfo, ElementType

@@ -4,7 +4,7 @@
 point reference resolved to body-frame coordinates and every time function compiled. Problems a schema cannot
 see (dangling names, duplicate names, a driver on the wrong joint type, a bad expression ...) are appended to
 ``problems`` as ``(json_pointer, message)`` pairs; the loader turns them into Diagnostics. With no problems the
-result is what the compiler (``mechstudio.core.system``) consumes.
+result is what the compiler (``mechstudio.core.systems.base``) consumes.
 
 Conventions: body points and the centre of mass are given in the body frame, whose pose is (x, y, phi) [m, m,
 rad] in planar models. Lengths in m, masses in kg, inertia in kg m², angles in rad, time in s.
@@ -12,12 +12,14 @@ rad] in planar models. Lengths in m, masses in kg, inertia in kg m², angles in 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 from mechstudio.core.elements import element_type
 from mechstudio.core.elements.primitives.cam_profile import profile_problems
-from mechstudio.core.model.document import GROUND
+from mechstudio.core.elements.base import GROUND
 from mechstudio.core.model.timefunc import ExpressionError, TimeFunction, time_function
+from mechstudio.core.model.tree_topology import tree_problems
 
 Vec = tuple[float, ...]
 Problems = list[tuple[str, str]]
@@ -69,7 +71,7 @@ class Joint:
     damping: float = 0.0  # spherical joint rotational damper [N m s/rad]
     torque: tuple[TimeFunction, ...] = ()
     index: int = 0
-    # gear_pair, rack_pinion (issue 15): the joints they couple and the carrier they share (resolved by the
+    # gear_pair, rack_pinion: the joints they couple and the carrier they share (resolved by the
     # element type from the two joints; body1/point1, body2/point2 then hold gear 1 / the pinion and gear 2 /
     # the rack with their centre / reference point), radius2 of gear 2 [m] (radius: gear 1's or the pinion's)
     joint1: str = ""
@@ -280,7 +282,7 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
             what = "slot direction" if jt == "pin_in_slot" else "sliding axis"
             problems.append((f"{ptr}/axis", f"the {what} must not be the zero vector"))
         torque = tuple(_tf(s, f"{ptr}/torque/{k}", problems) for k, s in enumerate(j.get("torque", [])))
-        contact = _contact_fields(j, ptr, problems)  # planar rolling disk, cam and follower (issue 15)
+        contact = _contact_fields(j, ptr, problems)  # planar rolling disk, cam and follower
         joints.append(Joint(name=j["name"], type=jt, body1=j["body1"], point1=p1, body2=j["body2"], point2=p2,
                             axis=axis, angle=float(j.get("angle", 0.0)), length=float(j.get("length", 0.0)),
                             spring=float(j.get("spring", 0.0)),
@@ -288,10 +290,7 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
     by_name = {j.name: j for j in joints}
     for k, j in enumerate(joints):  # elements that couple joints (gear_pair, rack_pinion) take their bodies
         joints[k] = element_type(j.type, "joints").resolve(j, by_name, f"/joints/{j.index}", problems)
-    if kind == "spatial" and any(j.type == "spherical" for j in joints):  # spherical-joint tree (issue 4)
-        from types import SimpleNamespace
-
-        from mechstudio.core.tree.topology import tree_problems
+    if kind == "spatial" and any(j.type == "spherical" for j in joints):  # spherical-joint tree
         raw_forces = [SimpleNamespace(name=f["name"], type=f["type"], index=i)
                       for i, f in enumerate(data.get("forces", []))]
         problems.extend(tree_problems(SimpleNamespace(bodies=bodies, joints=joints, forces=raw_forces)))
@@ -367,7 +366,7 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
                     ground_motion=dict(ground.get("motion", {})), bodies=tuple(bodies), joints=tuple(joints),
                     drivers=tuple(drivers), forces=tuple(forces), initial_velocities=tuple(init_v),
                     simulation=dict(data.get("simulation", {})))
-    # quasi-velocity choices need the compiled system: core.system.compile_model checks them
+    # quasi-velocity choices need the compiled system: core.systems.compile.compile_model checks them
     return ents
 
 

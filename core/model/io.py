@@ -195,12 +195,12 @@ def load_model(path: str | os.PathLike[str]) -> Model:
 
 
 def current_umask() -> int:
-    """The process's file-mode creation mask (:func:`mechstudio.core.files.current_umask`)."""
+    """The process's file-mode creation mask (:func:`mechstudio.core.host.files.current_umask`)."""
     return files.current_umask()
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` atomically (:func:`mechstudio.core.files.atomic_write_text`: a temporary file in
+    """Write ``text`` to ``path`` atomically (:func:`mechstudio.core.host.files.atomic_write_text`: a temporary file in
     the same folder + ``os.replace``; stale temporaries of killed writers in that folder are removed).
 
     The file gets the mode an ordinary ``open(path, "w")`` would give: an existing target's mode, else 0666 minus

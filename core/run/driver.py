@@ -56,7 +56,7 @@ from mechstudio.core.run.blas import single_threaded_blas
 from mechstudio.core.run.frames import Frame, FrameBlock, Trajectory, concat_blocks
 from mechstudio.core.run.initial import initial_state
 from mechstudio.core.run.settings import SimulationSettings
-from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray, Status
 
 #: continuous stepping gives up (status FAILED, with the time) after this many steps without reaching the next

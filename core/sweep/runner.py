@@ -24,7 +24,7 @@ from mechstudio.core.model.io import loads_model
 from mechstudio.core.simulate import SimulationSettings, Trajectory, run, simulate
 from mechstudio.core.sweep.address import apply_values
 from mechstudio.core.sweep.metrics import Metric, evaluate
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.types import Status
 
 #: how often a task waiting for its worker's warm-up checks whether the sweep was stopped [s]

@@ -7,7 +7,7 @@ Layout while a sweep runs (``OUT`` = the ``--out`` file):
   killed sweep thus loses at most the last unflushed rows; the driver never holds more than one buffer.
 * at the end (also after Ctrl+C or a cancel) the parts -- and, on ``--resume``, the rows already in ``OUT`` --
   are copied batch by batch (``merge_rows`` rows at a time) into a hidden temporary file beside ``OUT``
-  (:mod:`mechstudio.core.files` naming: a later sweep into that folder removes one a killed sweep left behind)
+  (:mod:`mechstudio.core.host.files` naming: a later sweep into that folder removes one a killed sweep left behind)
   that replaces the old ``OUT`` atomically; the parts folder is then removed.
 
 A file that cannot be written or read raises OSError naming ``OUT`` (``error: OUT: Permission denied``), whichever
@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mechstudio import __version__
-from mechstudio.core.files import naming_target, remove_stale_temporaries, temporary_path
+from mechstudio.core.host.files import naming_target, remove_stale_temporaries, temporary_path
 from mechstudio.core.sweep.design import SpecError
 
 META_KEYS = ("model", "settings", "sweep", "version")

@@ -9,7 +9,7 @@ A primitive is one kind of constraint equation, defined once in its own module o
   (nonholonomic, C_psi q' + xi = 0, eta = C_psi' q' + xi');
 * ``symbolic(spec, S)``: the same rows as sympy expressions (S is :class:`mechstudio.core.symbolic.planar.PlanarSymbols`);
   holonomic primitives return Phi rows, nonholonomic ones the velocity expression C_psi q' + xi;
-* ``COMPILED``: the name of the loop over this primitive in ``mechstudio.core.planar_kernels`` (its field prefix in
+* ``COMPILED``: the name of the loop over this primitive in ``mechstudio.core.systems.planar_kernels`` (its field prefix in
   ``PlanarGeometry``); tests/test_element_registry.py checks numeric vs compiled vs symbolic vs finite
   differences for every element, hence for every primitive.
 """

@@ -55,7 +55,7 @@ from mechstudio.core.elements.primitives.cam_profile import TABLE_NODES, profile
 from mechstudio.core.elements.primitives.frame import BodyIndex, Vec
 from mechstudio.core.types import FloatArray
 
-COMPILED = "cm"  # core.planar_kernels: the PlanarGeometry fields cm_* and their loop
+COMPILED = "cm"  # core.systems.planar_kernels: the PlanarGeometry fields cm_* and their loop
 FOLLOWERS = ("flat", "roller")
 NEWTON_ITERATIONS = 30
 #: Newton's method starts from the best of this many uniformly spaced table nodes
@@ -202,7 +202,7 @@ class CamContact(HolonomicGroup):
                    [s.rho for s in specs], [profile_table(s.profile) for s in specs])
 
     def compiled_fields(self, mh: int) -> dict[str, FloatArray]:
-        """This group's arrays in ``mechstudio.core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
+        """This group's arrays in ``mechstudio.core.systems.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
         return {"cm_r": self.rows[:, 0], "cm_bi": self.bi, "cm_bj": self.bj, "cm_kind": self.kind,
                 "cm_off": self.offset, "cm_n": self.count_nodes, "cm_si": self.si, "cm_sj": self.sj,
                 "cm_u": self.normal, "cm_par": self.params, "cm_tab": self.table}

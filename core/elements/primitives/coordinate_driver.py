@@ -13,7 +13,7 @@ from mechstudio.core.elements.primitives.base import HolonomicGroup, TimeColumn
 from mechstudio.core.elements.primitives.frame import BodyIndex
 from mechstudio.core.types import FloatArray
 
-COMPILED = "cd"  # core.planar_kernels: the PlanarGeometry fields cd_* and their loops
+COMPILED = "cd"  # core.systems.planar_kernels: the PlanarGeometry fields cd_* and their loops
 COORDS = ("x", "y", "phi")
 
 
@@ -45,7 +45,7 @@ class CoordinateDriver(HolonomicGroup):
                    [s.function for s in specs])
 
     def compiled_fields(self, mh: int) -> dict[str, FloatArray]:
-        """This group's arrays in ``mechstudio.core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
+        """This group's arrays in ``mechstudio.core.systems.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
         return {"cd_r": self.rows[:, 0], "cd_k": self.coords}
 
     @property

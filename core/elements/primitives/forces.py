@@ -2,8 +2,8 @@
 
 Generalized forces on body k's (x, y, phi) from a force F at body point P = r + A s' ([003] coordinates):
 Q = (F, (A s') x F). Each spec below is built by its element module (core/elements/); the vectorised numeric
-evaluation groups them in :class:`mechstudio.core.planar_system.PlanarSystem` (``_build_forces``, ``forces``), the
-compiled one in ``mechstudio.core.planar_kernels.k_velocity_terms`` (``PlanarForces`` fields), and ``symbolic`` adds the
+evaluation groups them in :class:`mechstudio.core.systems.planar.PlanarSystem` (``_build_forces``, ``forces``), the
+compiled one in ``mechstudio.core.systems.planar_kernels.k_velocity_terms`` (``PlanarForces`` fields), and ``symbolic`` adds the
 same terms to the symbolic Q:
 
 * :class:`SpringSpec`: tension T = k (L - L0) + c L' along u = (P2 - P1)/L: +T u on P1, -T u on P2;

@@ -7,7 +7,7 @@ from typing import Iterator, Mapping
 
 import numpy as np
 
-from mechstudio.core.files import atomic_write_chunks
+from mechstudio.core.host.files import atomic_write_chunks
 from mechstudio.core.types import FloatArray
 
 #: rows formatted per chunk of CSV text (a chunk of 20 columns is ~1 MB: bounded memory for long runs)

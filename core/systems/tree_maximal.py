@@ -1,4 +1,4 @@
-"""A spherical-joint tree in maximal coordinates: the cross-check :class:`ConstrainedSystem` of issue 4.
+"""A spherical-joint tree in maximal coordinates: the cross-check :class:`ConstrainedSystem` of Wittenburg's formulation.
 
 Coordinates, 7 per body (file order): q[7k:7k+7] = (x, y, z, q0, q1, q2, q3), the centre of mass r [m] in world
 components and the Euler parameters p (scalar first) of the body -> world rotation A. Constraints (all holonomic):
@@ -34,11 +34,11 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.model.document import GROUND, Model
-from mechstudio.core.system import ConstrainedSystem, ConstraintInfo
-from mechstudio.core.tree.base_motion import BaseMotion
-from mechstudio.core.tree.orientation import (Euler313, matrix_to_quat, quat_conj, quat_E, quat_G, quat_mul, quat_to_matrix,
+from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
+from mechstudio.core.systems.base_motion import BaseMotion
+from mechstudio.core.numerics.orientation import (Euler313, matrix_to_quat, quat_conj, quat_E, quat_G, quat_mul, quat_to_matrix,
                                    rotation_vector)
-from mechstudio.core.tree.topology import TreeData, build_tree
+from mechstudio.core.model.tree_topology import TreeData, build_tree
 from mechstudio.core.types import FloatArray
 
 COORDS = ("x", "y", "z", "q0", "q1", "q2", "q3")

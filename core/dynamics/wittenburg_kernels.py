@@ -14,7 +14,7 @@ Plain Python with numpy semantics (they also run uncompiled); :func:`kernels` co
     (J = P(t), the base point, for a root-level body: eq. (20) summed by the tree recursion instead of the
     product with T^T), r'_k = J'_k - omega_k x A_k c_in,k, p' = 1/2 E(p)^T omega;
   - the residuals the drift correction (``mechstudio.core.dynamics.correction``) measures: ||Phi|| (joint rows
-    r_P + A(p_P) c_P - r_K - A(p_K) c_K with the quadratic A(p) of ``mechstudio.core.tree.maximal``, norm rows
+    r_P + A(p_P) c_P - r_K - A(p_K) c_K with the quadratic A(p) of ``mechstudio.core.systems.tree_maximal``, norm rows
     (p.p - 1)/2) and ||C q' + xi|| (joint rows with d(A(p) c)/dt = (dA(p) c/dp) p', norm rows p.p');
     when either is above the correction's tolerance (POSITION_TOL, VELOCITY_TOL) the kernel returns status 1
     and the caller takes the generic path, which corrects. A Wittenburg state is on the constraint manifold
@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mechstudio.core import dense_kernels
+from mechstudio.core.numerics import dense_kernels
 from mechstudio.core.dynamics import packed_output, packed_planar
 from mechstudio.core.dynamics.packed_planar import fseg, iseg
 from mechstudio.core.dynamics.correction import POSITION_TOL, VELOCITY_TOL
@@ -137,7 +137,7 @@ def k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, F, mom, base):  # n
 def k_rhs_quaternion_timed(t, y, I, F):  # noqa: ANN001, ANN201
     """(status, [p'; omega'; P]) at y = [p (n, 4); omega (n, 3); W] for quaternions, a still base and gravity
     as the only load (``WittenburgFormulation.derivative_and_power`` on that path, P = 0): A = A(p/|p|) from the
-    quadratic form of ``mechstudio.core.tree.orientation.quat_to_matrix`` (A = (p (x) p) Q / |p|^2), omega' from
+    quadratic form of ``mechstudio.core.numerics.orientation.quat_to_matrix`` (A = (p (x) p) Q / |p|^2), omega' from
     :func:`k_omega_dot` (eqs. (59)-(63)), p' = 1/2 G(p)^T omega_b with omega_b = A^T omega
     (``quat_rates``, eq. (65)'s quaternion form). I, F from :func:`pack_quaternion_data`."""
     par, pi, pj, pc = iseg(I, 0), iseg(I, 1), iseg(I, 2), iseg(I, 3)
@@ -198,7 +198,7 @@ def _cross(a0, a1, a2, b0, b1, b2):  # noqa: ANN001, ANN202
 
 
 def _quad(p, c):  # noqa: ANN001, ANN202
-    """A(p) c with the quadratic (unnormalised) A(p) = (p0^2 - v.v) E + 2 v v^T + 2 p0 v~ (core.tree.maximal)."""
+    """A(p) c with the quadratic (unnormalised) A(p) = (p0^2 - v.v) E + 2 v v^T + 2 p0 v~ (core.systems.tree_maximal)."""
     p0, x, y, z = p[0], p[1], p[2], p[3]
     s = p0 * p0 - (x * x + y * y + z * z)
     vc = x * c[0] + y * c[1] + z * c[2]

@@ -1,4 +1,5 @@
-"""The compiled numeric description of a model: :class:`ConstrainedSystem`, and :func:`compile_model`.
+"""The compiled numeric description of a model: :class:`ConstrainedSystem` (built by
+:func:`mechstudio.core.systems.compile.compile_model`).
 
 A ConstrainedSystem is immutable after compilation and holds everything the formulations need, in the
 notation of [001] (Lagrange's equations of the first kind, eq. 2.11):
@@ -18,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from mechstudio.core.errors import Diagnostic, ModelError
 from mechstudio.core.model.document import Model
 from mechstudio.core.types import FloatArray
 
@@ -38,7 +38,7 @@ class ConstraintInfo:
 class ConstrainedSystem:
     """Abstract base: the numeric model M, h, Phi, C, xi, eta of a mechanism (see module docstring).
 
-    Subclasses: :class:`mechstudio.core.planar_system.PlanarSystem` and the spatial systems. Shapes: q, v (n,);
+    Subclasses: :class:`mechstudio.core.systems.planar.PlanarSystem` and the spatial systems. Shapes: q, v (n,);
     Phi (m_h,); C (m, n) with m = m_h + m_nh.
     """
 
@@ -133,29 +133,3 @@ class ConstrainedSystem:
 
     def describe(self) -> dict[str, Any]:
         return {"n": self.n, "m_holonomic": self.m_holonomic, "m_nonholonomic": self.m_nonholonomic}
-
-
-def compile_model(model: Model) -> ConstrainedSystem:
-    """Compile a validated :class:`Model` into its numeric :class:`ConstrainedSystem`.
-
-    Checks that need the compiled system run here (loading never compiles): the quasi-velocity choices of the
-    file must be independent of the constraints; problems raise :class:`~core.errors.ModelError` with JSON
-    pointers into the file, like the loader's."""
-    system = _build(model)
-    if "quasi_velocities" in model.data:
-        from mechstudio.core.symbolic.quasi import quasi_velocity_problems  # sympy: imported only for such models
-        problems = quasi_velocity_problems(system)
-        if problems:
-            raise ModelError([Diagnostic(model.source, p, m) for p, m in problems])
-    return system
-
-
-def _build(model: Model) -> ConstrainedSystem:
-    if model.kind == "spatial" and any(j.type == "spherical" for j in model.joints):
-        from mechstudio.core.tree.maximal import TreeMaximalSystem  # spherical-joint trees (issue 4)
-        return TreeMaximalSystem(model)
-    if model.kind == "spatial":
-        from mechstudio.core.spatial_system import SpatialSystem
-        return SpatialSystem(model)
-    from mechstudio.core.planar_system import PlanarSystem
-    return PlanarSystem(model)

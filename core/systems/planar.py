@@ -1,4 +1,4 @@
-"""Compilation of a planar model into a :class:`~core.system.ConstrainedSystem`.
+"""Compilation of a planar model into a :class:`~core.systems.base.ConstrainedSystem`.
 
 The constraint rows and force terms come from the element registry (core/elements): each joint, driver and
 force element contributes equation primitives (core/elements/primitives), grouped here by kind and evaluated
@@ -52,9 +52,9 @@ from mechstudio.core.elements.primitives.frame import BodyIndex, perp, positions
 from mechstudio.core.elements.primitives.knife_edge import KnifeEdge, KnifeEdgeSpec
 from mechstudio.core.elements.primitives.point_coincidence import PointCoincidence
 from mechstudio.core.model.document import GROUND, Model
-from mechstudio.core.planar_kernels import GEOMETRY_VECTORS, PlanarForces, PlanarGeometry, PlanarReactions, PlanarTime
+from mechstudio.core.systems.planar_kernels import GEOMETRY_VECTORS, PlanarForces, PlanarGeometry, PlanarReactions, PlanarTime
 from mechstudio.core.model.timefunc import motion_evaluator
-from mechstudio.core.system import ConstrainedSystem, ConstraintInfo
+from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
 from mechstudio.core.types import FloatArray
 
 COORDS = ("x", "y", "phi")
@@ -570,7 +570,7 @@ class PlanarSystem(ConstrainedSystem):
         return rows, cols, sign, body, arm, [c.name for c in self.constraints]
 
     def contact_columns(self, q: FloatArray, reactions: FloatArray) -> dict[str, FloatArray]:
-        """Contacts (issue 15): ``reaction.<name>.<part>`` time series of the elements that decompose their
+        """Contacts: ``reaction.<name>.<part>`` time series of the elements that decompose their
         reaction (ElementType.contact_components: a rolling disk's normal and friction force, a cam's contact
         force [N]) for frames q (k, n) and reactions (k, n_constraints, 6)."""
         cols: dict[str, FloatArray] = {}
@@ -586,9 +586,9 @@ class PlanarSystem(ConstrainedSystem):
                     cols.setdefault(f"reaction.{e.name}.{part}", np.zeros(len(q)))[k] = value
         return cols
 
-    # --- data of the compiled terms (core.planar_kernels) for the fused projection path ------------------------
+    # --- data of the compiled terms (core.systems.planar_kernels) for the fused projection path ------------------------
     def fused_data(self) -> tuple[tuple, tuple, tuple]:
-        """(geo, frc, react): the element data ``mechstudio.core.planar_kernels`` reads, built once, as plain tuples in the
+        """(geo, frc, react): the element data ``mechstudio.core.systems.planar_kernels`` reads, built once, as plain tuples in the
         field order of its PlanarGeometry, PlanarForces and PlanarReactions (see its docstring; wrap them,
         e.g. ``PlanarGeometry(*geo)``, for access by name)."""
         data = self._fused_data
@@ -641,7 +641,7 @@ class PlanarSystem(ConstrainedSystem):
 
     def time_arrays(self, t: float) -> tuple[FloatArray, ...]:
         """(f(t) per holonomic row, f''(t) per holonomic row, xi (m,), applied forces (L, 2) [N], applied torques
-        (T,) [N m]) at t for ``mechstudio.core.planar_kernels``, a plain tuple in PlanarTime's field order; cached for the
+        (T,) [N m]) at t for ``mechstudio.core.systems.planar_kernels``, a plain tuple in PlanarTime's field order; cached for the
         last t (constant when nothing depends on t)."""
         self.fused_data()
         cache = self._time_cache

@@ -115,7 +115,7 @@ def trial(doc: dict[str, Any], run_seconds: float | None = 0.05, compile: bool =
     outcome classes."""
     from mechstudio.core.model import loads_model
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     stage = "serialize"
     try:
         text = json.dumps(doc)

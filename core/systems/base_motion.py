@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy.integrate import solve_ivp
 
 from mechstudio.core.model.timefunc import time_function
 from mechstudio.core.types import FloatArray
@@ -81,7 +82,6 @@ class BaseMotion:
         return self._integrated(t)
 
     def _integrated(self, t: float) -> FloatArray:
-        from scipy.integrate import solve_ivp
         if t < 0:
             raise ValueError("the base orientation is defined for t >= 0")
         while t > self._t_cov:

@@ -1,11 +1,11 @@
-"""Compiled evaluation of :class:`~core.spatial_system.SpatialSystem`: the same equations as its ``*_reference``
-methods (module docstring of ``mechstudio.core.spatial_system``), in two kernels per state instead of ~10 Python calls.
+"""Compiled evaluation of :class:`~core.systems.spatial.SpatialSystem`: the same equations as its ``*_reference``
+methods (module docstring of ``mechstudio.core.systems.spatial``), in two kernels per state instead of ~10 Python calls.
 
 * :func:`k_position_terms` (q, t): M(q), C(q) and Phi(q, t) -- everything that depends on the positions only;
 * :func:`k_velocity_terms` (q, q', t): h(q, q') without applied loads, eta(q, q', t) and the kinetic energy.
 
 Coordinates q[6k:6k+6] = (x, y, z, psi, theta, phi) of body k; rows of C: the holonomic height conditions of
-the disks first, then the (x, y) no-slip pairs. Every quantity is the one derived in ``mechstudio.core.spatial_system``:
+the disks first, then the (x, y) no-slip pairs. Every quantity is the one derived in ``mechstudio.core.systems.spatial``:
 
     M = diag(m I3, G_b^T J G_b),  G_b = [[sin th sin ph, cos ph, 0], [sin th cos ph, -sin ph, 0], [cos th, 0, 1]]
     h = (m g,  G_b^T (-J (G_b' alpha') - omega_b x J omega_b))

@@ -20,8 +20,8 @@ are constant in the body frames and are rotated once per evaluation. The reactio
 X = T (m r'' - F), with r'' from eq. (20) differentiated twice.
 
 State y = [orientation parameters of all bodies; omega (world components, 3 n)], the parameters being one of
-``quaternion`` (default), ``bryant``, ``euler313``, ``matrix`` (:mod:`mechstudio.core.tree.orientation`, eqs. (65)-(68)).
-pack/unpack map y to and from the maximal coordinates (q, q') of :class:`mechstudio.core.tree.maximal.TreeMaximalSystem`.
+``quaternion`` (default), ``bryant``, ``euler313``, ``matrix`` (:mod:`mechstudio.core.numerics.orientation`, eqs. (65)-(68)).
+pack/unpack map y to and from the maximal coordinates (q, q') of :class:`mechstudio.core.systems.tree_maximal.TreeMaximalSystem`.
 
 Singularities of the angle sets: whenever the state is (re)packed (at every restart of the simulation driver,
 i.e. at each output time, and at the switching events of :func:`integrate`) a body whose |cos alpha2| (Bryant) or
@@ -35,14 +35,14 @@ pairs are non-zero, d_ij = 0 off the path), O(n^2) for the sums along paths (pro
 Cholesky factorisation of the 3n x 3n matrix, O(n^3) flops but done by LAPACK (about 10 us for n = 10, 1 ms
 for n = 100); the Python overhead is a fixed number (~60) of vectorised numpy operations, independent of n.
 
-Speed: omega_dot is also compiled as one numba kernel (``mechstudio.core.tree.kernels.k_omega_dot``, the same equations in
+Speed: omega_dot is also compiled as one numba kernel (``mechstudio.core.dynamics.wittenburg_kernels.k_omega_dot``, the same equations in
 loops, K solved by its Cholesky factor), used by default; ``kernels="numpy"`` keeps the vectorised numpy path,
 which stays the reference (tests/test_performance_equivalence.py: equal to 1e-12). The kernel brings a 10-body
-chain from ~120 us to ~25 us per right-hand side (issue 4 targets: 10-body >= 10x real time, 30-body >= 1x).
+chain from ~120 us to ~25 us per right-hand side (targets: 10-body >= 10x real time, 30-body >= 1x).
 The simulation driver's output frame (maximal coordinates, the drift correction's residuals, q'', reactions,
-energies) is one compiled call too, :meth:`WittenburgFormulation.fast_output` (``mechstudio.core.tree.kernels.k_output``):
+energies) is one compiled call too, :meth:`WittenburgFormulation.fast_output` (``mechstudio.core.dynamics.wittenburg_kernels.k_output``):
 a Wittenburg state is on the constraint manifold by construction, so the correction only measures; the frame is
-tested equal to the generic path (tests/test_tree_fused_output.py). Issue 17: a full run keeps >= 80 % of the
+tested equal to the generic path (tests/test_tree_fused_output.py). a full run keeps >= 80 % of the
 speed of the bare formulation (``mechstudio bench --suite trees``, last row).
 """
 from __future__ import annotations
@@ -51,16 +51,17 @@ import warnings
 from typing import Any
 
 import numpy as np
+from scipy.integrate import solve_ivp
 from scipy.linalg.lapack import dposv as _dposv
 
 from mechstudio.core.dynamics.base import Accelerations, FastOutput, Formulation, OutputScalar, SolverFailure, register_formulation
 from mechstudio.core.dynamics.packed_output import unpack_frame
 from mechstudio.core.integrate.dop853_kernels import CompiledRHS
 from mechstudio.core.model.document import GROUND
-from mechstudio.core.system import ConstrainedSystem
-from mechstudio.core.tree import kernels as tree_kernels
-from mechstudio.core.tree.maximal import TreeMaximalSystem
-from mechstudio.core.tree.orientation import (QUAT_MATRIX_FORM, QUAT_RATES_FORM, get_parametrization, matrix_to_quat, quat_E,
+from mechstudio.core.systems.base import ConstrainedSystem
+from mechstudio.core.dynamics import wittenburg_kernels as tree_kernels
+from mechstudio.core.systems.tree_maximal import TreeMaximalSystem
+from mechstudio.core.numerics.orientation import (QUAT_MATRIX_FORM, QUAT_RATES_FORM, get_parametrization, matrix_to_quat, quat_E,
                                    quat_to_matrix)
 from mechstudio.core.types import FloatArray
 
@@ -165,7 +166,7 @@ class WittenburgFormulation(Formulation):
             self._output_args = self._output_tables()
 
     def _output_tables(self) -> tuple[Any, ...]:
-        """The constant arguments of the fused output kernel (``mechstudio.core.tree.kernels.k_output``): tree data, and per
+        """The constant arguments of the fused output kernel (``mechstudio.core.dynamics.wittenburg_kernels.k_output``): tree data, and per
         joint in file order the body its reaction is reported on as ``TreeMaximalSystem.reactions`` does (the
         file's body2, or body1 when body2 is the ground, with the sign reversed)."""
         sysm, tr, n = self.system, self.tree, self.n
@@ -345,7 +346,7 @@ class WittenburgFormulation(Formulation):
 
     def compiled_rhs(self) -> CompiledRHS | None:
         """:meth:`rhs_augmented` compiled (``Formulation.compiled_rhs``;
-        ``mechstudio.core.tree.kernels.k_rhs_quaternion_timed``) for quaternions, a still base and gravity as the only load;
+        ``mechstudio.core.dynamics.wittenburg_kernels.k_rhs_quaternion_timed``) for quaternions, a still base and gravity as the only load;
         None otherwise (the other parametrizations re-parametrise near their singularities between steps)."""
         if self._nb is None or self.param.name != "quaternion" or not self.simple or self.base.moving:
             return None
@@ -362,7 +363,7 @@ class WittenburgFormulation(Formulation):
         return CompiledRHS(kernel, lambda: self._timed_data, counted)
 
     def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
-        """The recorded output frame in one compiled call (``mechstudio.core.tree.kernels.k_output``: the same numbers as
+        """The recorded output frame in one compiled call (``mechstudio.core.dynamics.wittenburg_kernels.k_output``: the same numbers as
         the driver's generic path of unpack, correction residuals, accelerations, reactions and energies); None
         (the generic path) without numba, when the state needs the drift correction, or when K is not positive
         definite (the generic path raises the failure)."""
@@ -439,7 +440,6 @@ def integrate(form: WittenburgFormulation, q0: FloatArray, v0: FloatArray, t_end
     Returns times t (k,), q (k, n), v (k, n), the work of the non-conservative and base forces W (k,) if
     ``work``, the number of right-hand-side evaluations and the switches. Used by the tests and the benchmark
     (the application's driver is ``mechstudio.core.simulate``, which calls pack/restart/unpack the same way)."""
-    from scipy.integrate import solve_ivp
     n_out = int(round(t_end / dt))
     ts = np.linspace(0.0, n_out * dt, n_out + 1)
     q, v = np.asarray(q0, float), np.asarray(v0, float)

@@ -10,7 +10,7 @@ bodies), so a point with body-frame coordinates s' (relative to the body-frame o
 the same frame) is at
 
     planar:          r_P = r + A(phi) (s' - c'),   A(phi) = [[cos phi, -sin phi], [sin phi, cos phi]]
-    spatial 3-1-3:   r_P = r + R (s' - c'),        R = Rz(psi) Rx(theta) Rz(phi)   (core.spatial_system)
+    spatial 3-1-3:   r_P = r + R (s' - c'),        R = Rz(psi) Rx(theta) Rz(phi)   (core.systems.spatial)
     spherical tree:  r_P = r + A(p) (s' - c'),     A(p) of the unit quaternion p = (q0, q1, q2, q3)
 
 and the body-frame origin is at r - R c'. The ground's frame is the world frame (its points are fixed; a moving
@@ -29,7 +29,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from mechstudio.core.model.document import GROUND, Model
-from mechstudio.core.tree.orientation import Euler313, quat_to_matrix
+from mechstudio.core.numerics.orientation import Euler313, quat_to_matrix
 from mechstudio.core.types import FloatArray
 
 #: the first part of every point column name: ``point.<body>.<point>.<axis>``
@@ -135,7 +135,7 @@ def _valid_names(model: Model) -> str:
 
 
 def orientation_kind(model: Model, coord_names: Sequence[str]) -> str:
-    """``planar``, ``euler313`` (core.spatial_system) or ``quaternion`` (core.tree.maximal): how a system's
+    """``planar``, ``euler313`` (core.systems.spatial) or ``quaternion`` (core.systems.tree_maximal): how a system's
     coordinates give each body's orientation."""
     if model.kind == "planar":
         return "planar"
@@ -168,7 +168,7 @@ class BodyFrames:
 
     @classmethod
     def of_system(cls, system: Any) -> "BodyFrames":
-        """The frames of a compiled :class:`~core.system.ConstrainedSystem` (any kind)."""
+        """The frames of a compiled :class:`~core.systems.base.ConstrainedSystem` (any kind)."""
         return cls(system.model, list(system.coord_names))
 
     def rotations(self, q: FloatArray, bodies: Sequence[str]) -> FloatArray:

@@ -1,5 +1,5 @@
-"""Compiled evaluation of a :class:`~core.planar_system.PlanarSystem` for the fused projection path: the same
-equations as the system's ``*_reference`` methods (core/elements/primitives and ``mechstudio.core.planar_system``), one
+"""Compiled evaluation of a :class:`~core.systems.planar.PlanarSystem` for the fused projection path: the same
+equations as the system's ``*_reference`` methods (core/elements/primitives and ``mechstudio.core.systems.planar``), one
 call per state instead of a Python loop over element groups.
 
 Coordinates q[3k:3k+3] = (x, y, phi) of body k (centre of mass, body angle); the ground is body ``nb`` with
@@ -87,7 +87,7 @@ class PlanarGeometry(NamedTuple):
     rk_sp: FloatArray
     rk_sb: FloatArray
     rk_rho: FloatArray
-    # contact (issue 15): planar rolling disk (disk_on_line.py): rows (normal, rolling), line body, disk body,
+    # contact: planar rolling disk (disk_on_line.py): rows (normal, rolling), line body, disk body,
     # line point, disk centre, unit line direction (body i frame), (radius, c0)
     dl_rn: IntArray
     dl_rt: IntArray
@@ -120,7 +120,7 @@ GEO_MH = PlanarGeometry._fields.index("mh")
 #: the fields the kernels unpack at once (those before the contact fields, which they index by name below)
 GEO_CORE = PlanarGeometry._fields.index("kn_n") + 1
 GEO_GEARS_END = PlanarGeometry._fields.index("rk_rho") + 1  # the fields the position/velocity kernels unpack by name
-# contact (issue 15): the planar rolling disk's and the cam's fields, indexed by constant in the kernels
+# contact: the planar rolling disk's and the cam's fields, indexed by constant in the kernels
 GEOMETRY_VECTORS = GEOMETRY_VECTORS | {"dl_si", "dl_sj", "dl_vi", "dl_par", "cm_si", "cm_sj", "cm_u", "cm_par",
                                        "cm_tab"}
 GEO_DL_RN, GEO_DL_RT, GEO_DL_BI, GEO_DL_BJ, GEO_DL_SI, GEO_DL_SJ, GEO_DL_VI, GEO_DL_PAR = (
@@ -178,7 +178,7 @@ class PlanarTime(NamedTuple):
     torque: FloatArray
 
 
-#: cam and follower row (contact, issue 15): compiled by the kernel builder like the helpers below
+#: cam and follower row (contact): compiled by the kernel builder like the helpers below
 _cam_row = cam_row
 
 
@@ -327,7 +327,7 @@ def k_position_terms(q, geo, fval):  # noqa: ANN001, ANN201
         _put(C, r, 3 * b + 2, -ux * aby + uy * abx)  # u . perp(a_b)
         _put(C, r, 3 * p + 2, -(-ux * apy + uy * apx) - rho)
         _put(C, r, 3 * cb + 2, (-uy * dx + ux * dy) + rho)  # perp(u) . d + rho
-    # contact (issue 15): planar rolling disk rows (normal n = perp(v), rolling v), disk_on_line.py
+    # contact: planar rolling disk rows (normal n = perp(v), rolling v), disk_on_line.py
     dl_bi, dl_bj, dl_si, dl_sj, dl_vi, dl_par = geo[GEO_DL_BI], geo[GEO_DL_BJ], geo[GEO_DL_SI], geo[GEO_DL_SJ], \
         geo[GEO_DL_VI], geo[GEO_DL_PAR]
     for e in range(dl_bi.shape[0]):
@@ -419,7 +419,7 @@ def k_velocity_terms(q, v, geo, frc, faccel, load_f, torque):  # noqa: ANN001, A
         ux, uy = _rot(c, s, cb, rk_u, e)
         eta[r] = -(wc * wc * (ux * dx + uy * dy) - 2.0 * wc * (-uy * ddx + ux * ddy)
                    + ux * (abx * wb * wb - apx * wp * wp) + uy * (aby * wb * wb - apy * wp * wp)) - faccel[r]
-    # contact (issue 15): planar rolling disk (the rolling row is linear in the angles: the same quadratic terms)
+    # contact: planar rolling disk (the rolling row is linear in the angles: the same quadratic terms)
     dl_bi, dl_bj, dl_si, dl_sj, dl_vi = geo[GEO_DL_BI], geo[GEO_DL_BJ], geo[GEO_DL_SI], geo[GEO_DL_SJ], geo[GEO_DL_VI]
     for e in range(dl_bi.shape[0]):
         i, j = dl_bi[e], dl_bj[e]

@@ -35,7 +35,7 @@ multipliers are directly the contact force (f_z, f_x, f_y) that the plane applie
 the source orders its rows z, y, x).
 
 Speed: M, C, Phi (positions) and h, eta, the kinetic energy (velocities) come from two compiled kernels
-(``mechstudio.core.spatial_kernels``, numba; the same equations), each cached for the last state, and the plane's motion
+(``mechstudio.core.systems.spatial_kernels``, numba; the same equations), each cached for the last state, and the plane's motion
 for the last t; the reactions use closed forms. The ``*_reference`` methods keep the original vectorised code;
 tests/test_performance_equivalence.py checks both give the same numbers to 1e-12. Applied loads and torques
 still take the reference path.
@@ -53,8 +53,8 @@ from mechstudio.core.elements import element_type, of
 from mechstudio.core.elements.base import UnsupportedElement
 from mechstudio.core.model.document import GROUND, Model
 from mechstudio.core.model.timefunc import T as TIME, TimeFunction, motion_evaluator, time_function
-from mechstudio.core.spatial_kernels import kernels as spatial_kernels
-from mechstudio.core.system import ConstrainedSystem, ConstraintInfo
+from mechstudio.core.systems.spatial_kernels import kernels as spatial_kernels
+from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
 from mechstudio.core.types import FloatArray
 
 COORDS = ("x", "y", "z", "psi", "theta", "phi")

@@ -1,4 +1,4 @@
-"""Benchmark rows for N-body spherical chains (issue 4): right-hand-side cost and real-time factor.
+"""Benchmark rows for N-body spherical chains: right-hand-side cost and real-time factor.
 
 :func:`tree_benchmark` returns one row (a dict) per chain size; ``mechstudio bench`` prints them. The chain:
 N identical links (m = 0.5 kg, length 0.3 m, inertia of a slender rod about the centre of mass with a small
@@ -22,9 +22,9 @@ from scipy.integrate import solve_ivp
 
 from mechstudio.core.model.io import model_from_data
 from mechstudio.core.simulate import SimulationSettings, initial_state, run
-from mechstudio.core.system import compile_model
-from mechstudio.core.tree.orientation import quat_from_rotation_vector
-from mechstudio.core.tree.wittenburg import WittenburgFormulation
+from mechstudio.core.systems.compile import compile_model
+from mechstudio.core.numerics.orientation import quat_from_rotation_vector
+from mechstudio.core.dynamics.wittenburg import WittenburgFormulation
 
 
 def chain_model_data(n: int, length: float = 0.3, mass: float = 0.5, tilt: float = 0.5) -> dict[str, Any]:
@@ -84,7 +84,7 @@ def run_versus_bare(n: int = 10, rounds: int = 5, t_end: float = 2.0, dt: float 
     (the machine is shared: only the ratio of the best process CPU times is meaningful).
 
     ``run_over_bare_speed`` = bare CPU / run() CPU: the fraction of the bare formulation's speed that a full run
-    keeps (issue 17 target: >= 0.8)."""
+    keeps (target: >= 0.8)."""
     system = compile_model(model_from_data(chain_model_data(n)))
     init = initial_state(system)
     settings = SimulationSettings(t_end=t_end, dt=dt, formulation="wittenburg", integrator="dop853", rtol=rtol,
