@@ -1,4 +1,4 @@
-"""Release metadata and user folders: one version (``mechstudio.__version__``) with its CHANGELOG section; 
+"""Release metadata and user folders: one version (``mechstudio.__version__``) with its CHANGELOG section
 and classifiers; the core dependencies hold no GUI package (those are the gui extra, which make installs); the
 user folders come from platformdirs, with the ``MECHSTUDIO_*`` overrides winning."""
 from __future__ import annotations
