@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, SAMPLES
-from mechstudio.core import files
+from mechstudio.core.host import files
 from mechstudio.core.cli import main
 from mechstudio.core.commands.output import wait_for_reader
 

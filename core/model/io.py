@@ -23,7 +23,7 @@ from typing import Any
 
 import jsonschema
 
-from mechstudio.core import files
+from mechstudio.core.host import files
 from mechstudio.core.errors import Diagnostic, ModelError, UnknownNameError
 from mechstudio.core.model.document import FORMAT_NAME, FORMAT_VERSION, SIMULATION_DEFAULTS, Model
 from mechstudio.core.model.entities import parse_entities
