@@ -32,6 +32,7 @@ from mechstudio.core.commands import COMMAND_MODULES
 from mechstudio.core.commands.arguments import os_error_text
 from mechstudio.core.commands.output import finish_stdout
 from mechstudio.core.errors import ModelError, UnknownNameError
+from mechstudio.core.host.log import configure_cli_logging
 
 EXIT_OK, EXIT_USAGE, EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 2, 3, 70, 130, 141
 
@@ -89,7 +90,6 @@ def run_parsed(args: argparse.Namespace) -> int:
 
 def parse_and_run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     """Parse ``argv`` (argparse exits 2 on bad options) and run; no command: the help on stderr, status 2."""
-    from mechstudio.core.host.log import configure_cli_logging
     args = parser.parse_args(argv)
     configure_cli_logging(debug=bool(os.environ.get("MECHSTUDIO_DEBUG")))
     if not getattr(args, "func", None):

@@ -124,7 +124,7 @@ def progress_counter(total: int, quiet: bool, desc: str) -> tuple[Callable[[], b
     ``cancel`` callback); no bar when ``quiet`` or when stderr is not a terminal."""
     if quiet or not sys.stderr.isatty():
         return (lambda: False), (lambda: None)
-    from tqdm import tqdm
+    from tqdm import tqdm  # tqdm only when a progress bar is drawn (start-up of every command)
     bar = tqdm(total=total, desc=desc, unit="frame", file=sys.stderr, leave=False, dynamic_ncols=True)
 
     def tick() -> bool:

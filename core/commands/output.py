@@ -56,7 +56,7 @@ def unread_bytes(fd: int) -> int | None:
     """Bytes written to the pipe ``fd`` and not yet read (FIONREAD; None where the system does not say)."""
     try:
         import fcntl  # Unix only
-        import termios
+        import termios  # POSIX only
         count = array.array("i", [0])
         fcntl.ioctl(fd, termios.FIONREAD, count, True)
         return int(count[0])

@@ -58,6 +58,7 @@ def design_seed(args: argparse.Namespace) -> int | None:
     if args.seed is not None:
         return args.seed
     if args.resume and Path(args.out).exists():
+        # Dask and the sweep engine only when a sweep runs (start-up of every command)
         from mechstudio.core.sweep.store import read_metadata
         seed = read_metadata(args.out).get("sweep", {}).get("design", {}).get("seed")
         if seed is not None:
@@ -69,7 +70,8 @@ def design_seed(args: argparse.Namespace) -> int | None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from mechstudio.core.model import load_model
+    from mechstudio.core.model import load_model  # the model loader only when a sweep runs (start-up of every command)
+    # Dask and the sweep engine only when a sweep runs (start-up of every command)
     from mechstudio.core.sweep import AddressError, SpecError, build_design, parse_metric, parse_vary, prepare
 
     model = load_model(args.file)
@@ -96,7 +98,9 @@ def run_command(args: argparse.Namespace) -> int:
 def execute_plan(plan: Any, args: argparse.Namespace) -> int:
     """Run with the dashboard's address and, on a terminal, a tqdm bar on stderr (created at the first report, so
     that resumed runs do not count in the rate); Ctrl+C keeps what is done."""
+    # Dask and the sweep engine only when a sweep runs (start-up of every command)
     from mechstudio.core.sweep import DASHBOARD_HINT, ClusterError, SpecError, run_plan
+    # Dask and the sweep engine only when a sweep runs (start-up of every command)
     from mechstudio.core.sweep.execute import scheduler_from_environment
     external = bool(args.scheduler or args.scheduler_file or scheduler_from_environment())
     bars: list[Any] = []
@@ -106,7 +110,7 @@ def execute_plan(plan: Any, args: argparse.Namespace) -> int:
         if not show_bar:
             return
         if not bars:
-            from tqdm import tqdm
+            from tqdm import tqdm  # tqdm only when a progress bar is drawn (start-up of every command)
             bars.append(tqdm(total=total, initial=done, unit="run", file=sys.stderr, mininterval=0.5,
                              smoothing=0.05, desc="sweep", dynamic_ncols=True))
         bars[0].update(done - bars[0].n)
@@ -152,7 +156,7 @@ def execute_plan(plan: Any, args: argparse.Namespace) -> int:
 
 def finished_runs(out: str) -> int:
     """How many rows the result file holds (0 when it cannot be read)."""
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # pyarrow only when a result file is read (start-up of every command)
     try:
         return int(pq.read_metadata(out).num_rows)
     except (OSError, ValueError):
@@ -161,8 +165,9 @@ def finished_runs(out: str) -> int:
 
 def summarize(out: str, total: int, cancelled: bool, quiet: bool = False) -> int:
     """Print how many runs the file holds and how many did not finish (unless ``quiet``); the exit status."""
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # pyarrow only when a result file is read (start-up of every command)
 
+    # Dask and the sweep engine only when a sweep runs (start-up of every command)
     from mechstudio.core.sweep.runner import row_ok
     if quiet:
         return 130 if cancelled else 0

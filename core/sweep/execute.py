@@ -88,6 +88,7 @@ def connect(workers: int | None = None, scheduler: str | None = None,
     """A Dask ``Client``: to ``scheduler``/``scheduler_file``/$DASK_SCHEDULER_ADDRESS, else a LocalCluster of
     ``workers`` processes (closed on exit, every worker process ended; an external cluster is left running).
     Raises :class:`ClusterError` when the cluster cannot be started or reached."""
+    # distributed only when a cluster is started (start-up of the CLI and the editor)
     from distributed import Client, LocalCluster
     address = scheduler or (None if scheduler_file else scheduler_from_environment())
     if address or scheduler_file:
@@ -204,9 +205,9 @@ def execute(client: Any, spec: RunSpec, runs: Sequence[int], values: np.ndarray,
             *, batch_size: int | None = None, cancel: Callable[[], bool] | None = None,
             warm: bool = True) -> Outcome:
     """Run ``runs`` (with parameter ``values``, one row each) on ``client``; rows go to ``sink`` as tasks end."""
-    from distributed import wait
+    from distributed import wait  # distributed only when a cluster is started (start-up of the CLI and the editor)
 
-    from mechstudio.core.sweep.warm import WarmKernels
+    from mechstudio.core.sweep.warm import WarmKernels  # its module imports distributed (start-up)
     outcome = Outcome()
     n = len(runs)
     if n == 0:
