@@ -58,6 +58,7 @@ def _block(title: str, items: list[sp.Basic], latex: bool, labels: list[str] | N
 
 def render(model: Model, form: str = "appell", latex: bool = False, choice: str | None = None) -> str:
     """The text printed by the command (see module docstring)."""
+    # sympy only when this command runs (start-up of every command)
     from mechstudio.core.symbolic.appell import derive_appell, simplify_small, symbolic_model
     lines = [f"model: {model.name or model.source} ({model.kind}); coordinates: "
              + ", ".join(f"{n} -> {_fmt(s, latex)}" for n, s in zip(symbolic_model(model).coord_names,
@@ -110,7 +111,9 @@ def render(model: Model, form: str = "appell", latex: bool = False, choice: str 
 
 
 def run(args: argparse.Namespace) -> int:
+    # sympy only when this command runs (start-up of every command)
     from mechstudio.core.symbolic.appell import SymbolicUnsupported
+    # sympy only when this command runs (start-up of every command)
     from mechstudio.core.symbolic.quasi import QuasiVelocityError
     model = read_model(args.file)
     try:
