@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[dev]"
 	@# compile the numba kernels once into their on-disk cache, so that no first run pays for it
-	$(PY) scripts/warm_kernels.py
+	MECHSTUDIO_KERNELS=compiled $(PY) scripts/warm_kernels.py
 	@touch $(STAMP)
 
 run: $(STAMP)

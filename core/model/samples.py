@@ -10,7 +10,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-CHECKOUT_SAMPLES = Path(__file__).resolve().parent.parent / "sample_models"
+CHECKOUT_SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 #: the data package's folder inside the installed ``core`` (it has no __init__.py, so it is located through its
 #: parent, a regular package, whose importlib.resources traversable is a plain path)
 DATA_FOLDER = "sample_models"
