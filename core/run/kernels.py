@@ -3,7 +3,7 @@
 The numba kernels make a long run 5-20x faster, but they cost at start: importing numba (``IMPORT_CPU_S``),
 loading a path's kernels from the on-disk cache (``LOAD_CPU_S``) and, on a fresh install or after an upgrade,
 compiling them (one to two minutes of CPU per path). A short run pays that many times over: the pendulum sample
-for one second takes ~0.1 s on the numpy path, against ~1.4 s of start-up on the compiled one. The formulations
+for one second takes ~0.1 s on the numpy path, against ~1.6 s of start-up on the compiled one. The formulations
 with both paths (:attr:`~core.dynamics.base.Formulation.kernel_paths`: projection, Wittenburg; tested equal to
 each other) are therefore run as follows when :attr:`~core.run.settings.SimulationSettings.kernels` is ``"auto"``
 (the default):
@@ -33,9 +33,10 @@ the behaviour before this choice existed); ``"numpy"`` never uses them; an expli
 ``"cached"`` in ``"auto"`` (a system's own kernels, e.g. the rolling disks' terms, are loaded when cached, never
 compiled in the foreground). ``MECHSTUDIO_NO_NUMBA=1`` makes every choice the numpy path.
 
-The constants were measured on the 2-core development machine (numba 0.68, Python 3.11), CPU time of the process:
-``python -c "import numba"`` 0.6 s; loading the planar projection kernels of the pendulum from a warm cache 0.6 s
-(``mechstudio bench --suite startup`` prints both, and the ratio they decide).
+The constants were measured on the 2-core development machine (numba 0.68.1, Python 3.11.7, 2026-11-26, busy with
+other work), process CPU: ``python -c "import numba"`` 0.6-0.8 s over a bare interpreter; a 0.05 s pendulum run
+with the compiled kernels 1.6 s more than on the numpy path (numba's import and loading the planar kernels from a
+warm cache). ``mechstudio bench --suite startup`` prints both.
 """
 from __future__ import annotations
 
@@ -50,9 +51,9 @@ from mechstudio.core.run.settings import SimulationSettings
 from mechstudio.core.systems.base import ConstrainedSystem
 
 #: CPU seconds of importing numba (measured: module docstring)
-IMPORT_CPU_S = 0.6
+IMPORT_CPU_S = 0.7
 #: CPU seconds of loading one path's kernels from the on-disk cache (measured: module docstring)
-LOAD_CPU_S = 0.8
+LOAD_CPU_S = 0.9
 #: the switch is considered at most once per this much CPU of the run [s], the first time after as much (the
 #: estimate of the remaining work is then no longer dominated by the set-up of the first step)
 CHECK_EVERY_CPU_S = 0.05
