@@ -41,8 +41,9 @@ def test_invalid_edit_raises_with_the_pointer(four_bar):
 
 def test_remove_body_cascades_to_joints_drivers_forces():
     model = load_model(SAMPLES / "slider_crank_driven.json")
-    refs = edit.references(model, "crank")
-    assert set(refs["joints"]) == {"O", "A"} and refs["drivers"] == ["motor"]
+    gone = edit.dependents(model, [("bodies", "crank")])
+    assert gone[0] == ("bodies", "crank")
+    assert {n for c, n in gone if c == "joints"} == {"O", "A"} and [n for c, n in gone if c == "drivers"] == ["motor"]
     new = edit.remove_body(model, "crank")
     assert "crank" not in edit.names(new, "bodies")
     assert edit.names(new, "joints") == ["B", "slide"] and edit.names(new, "drivers") == []

@@ -115,7 +115,9 @@ def render(model: Model, form: str = "appell", latex: bool = False, choice: str 
 
 
 def run(args: argparse.Namespace) -> int:
+    # sympy only when this command runs (start-up of every command)
     from mechstudio.core.symbolic.appell import SymbolicUnsupported
+    # sympy only when this command runs (start-up of every command)
     from mechstudio.core.symbolic.quasi import QuasiVelocityError
     model = read_model(args.file)
     try:

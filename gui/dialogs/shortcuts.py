@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QMenu, QMenuBar,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout)
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from mechstudio.gui.widgets.toolbar_style import plain_text
 
@@ -26,14 +27,26 @@ CANVAS_GESTURES = (
 )
 
 
+def submenus(widget: QWidget) -> dict[QAction, QMenu]:
+    """The menus directly under ``widget`` (a menu bar or a menu) by the action that opens each.
+
+    Found among the widget's children, never with ``QAction.menu()``: in PySide6 (6.10) a wrapper returned by
+    ``QAction.menu()`` can delete the C++ menu when it is garbage-collected, and the window's own reference to
+    that menu then raises "Internal C++ object (QMenu) already deleted" (the recent-files menu, at every Save).
+    """
+    children = widget.findChildren(QMenu, options=Qt.FindChildOption.FindDirectChildrenOnly)
+    return {m.menuAction(): m for m in children}
+
+
 def menu_shortcuts(menubar: QMenuBar) -> list[tuple[str, str, str]]:
     """(menu path, shortcuts, action) for every action with a shortcut, in menu order."""
     rows: list[tuple[str, str, str]] = []
 
     def walk(menu: QMenu, path: str) -> None:
+        subs = submenus(menu)
         for a in menu.actions():
-            sub = a.menu()
-            if isinstance(sub, QMenu):
+            sub = subs.get(a)
+            if sub is not None:
                 walk(sub, f"{path} › {plain_text(a.text())}")
             elif isinstance(a, QAction) and not a.isSeparator():
                 keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in a.shortcuts() if not k.isEmpty()]
@@ -41,9 +54,10 @@ def menu_shortcuts(menubar: QMenuBar) -> list[tuple[str, str, str]]:
                     rows.append((path, " or ".join(keys), plain_text(a.text()).split(" ")[0]
                                  if a.objectName() in ("act_undo", "act_redo") else plain_text(a.text())))
 
+    top_menus = submenus(menubar)
     for top in menubar.actions():
-        if isinstance(top.menu(), QMenu):
-            walk(top.menu(), plain_text(top.text()))
+        if top in top_menus:
+            walk(top_menus[top], plain_text(top.text()))
     return rows
 
 
