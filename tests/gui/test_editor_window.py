@@ -83,6 +83,9 @@ import mechstudio.gui.app as app_module
 
 def grab():
     app = QApplication.instance()
+    if app.thread().loopLevel() == 0:  # start-up still paints inside processEvents: quit() would be lost
+        QTimer.singleShot(200, grab)
+        return
     app.primaryScreen().grabWindow(0).save(sys.argv[2])
     app.quit()
 
