@@ -383,7 +383,7 @@ def run_view_benchmark(duration: float = 10.0, fps: float = 60.0, size: tuple[in
     from PySide6.QtWidgets import QApplication
     from mechstudio.core.model import model_from_data
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     from mechstudio.gui.simulation.buffer import TrajectoryBuffer
     from mechstudio.gui.simulation.controller import DISPLAY_MS
     from mechstudio.gui.view3d.geometry import Poser

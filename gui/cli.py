@@ -1,8 +1,9 @@
-"""The ``mechstudio`` console script.
+"""The command line of an installation with the GUI (``python -m mechstudio.gui``; the ``mechstudio`` console
+script, :mod:`mechstudio.cli`, hands over to it when the GUI packages are installed).
 
 ``mechstudio`` (no arguments), ``mechstudio open [FILE]`` or ``mechstudio FILE.json`` starts the GUI; every other
 subcommand (``info``, ``kinematics``, ``simulate`` ...) is delegated to the headless ``mechstudio.core.cli`` and never
-imports Qt, so it works without a display.
+imports Qt, so it works without a display (``simulate --plots/--video`` import Qt when given).
 """
 from __future__ import annotations
 

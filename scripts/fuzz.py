@@ -3,7 +3,7 @@
 Usage: ``python scripts/fuzz.py N [--seed S] [--run-fraction F] [--timeout SECONDS]``. Prints a summary and every
 defect (an exception other than a ModelError with diagnostics at load/compile, a run raising instead of ending
 with a status, or a trial exceeding the timeout: a hang) with the seed that reproduces it; exits 1 when any
-defect was found. See core/fuzz.py for the mutations.
+defect was found. See core/robustness/fuzz.py for the mutations.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mechstudio.core.fuzz import mutate, sample_documents, trial  # noqa: E402
+from mechstudio.core.robustness.fuzz import mutate, sample_documents, trial  # noqa: E402
 
 
 class Hang(BaseException):

@@ -17,7 +17,7 @@ import pytest
 
 from mechstudio.core.errors import ModelError
 from mechstudio.core.model import loads_model
-from mechstudio.core.fuzz import mutate, sample_documents, trial
+from mechstudio.core.robustness.fuzz import mutate, sample_documents, trial
 
 from conftest import SAMPLES
 

@@ -97,7 +97,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
         self.setTransform(QTransform.fromScale(100.0, -100.0))
         document.sig_analysis_changed.connect(self._on_document_analysis_changed)
         document.sig_selection_changed.connect(lambda _keys: self.rebuild())
-        document.sig_path_changed.connect(lambda _p: self.zoom_to_fit())
+        document.sig_reset.connect(self.zoom_to_fit)
         self.rebuild()
 
     # ---- coordinates ------------------------------------------------------------------------------------

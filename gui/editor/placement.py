@@ -22,44 +22,55 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from mechstudio.core.elements import element_type
+from mechstudio.core.elements import element_type, element_types
+from mechstudio.core.elements.base import CouplingEnds, ElementType
+from mechstudio.core.elements.fields import JointRef
 from mechstudio.core.model import GROUND, Model
 from mechstudio.core.model import edit
 from mechstudio.core.drawing.scene import SceneGeometry, Vec2
 
-def _element_entry(type_: str) -> tuple[str, str]:
-    """(label, tooltip) of the palette entry that creates element type ``type_`` (from core/elements)."""
-    info = element_type(type_).editor
-    return info.label, info.tooltip
+def _palette_elements() -> dict[str, ElementType]:
+    """palette kind -> the element type whose entry it is (core/elements: ``editor.palette``; when several types
+    share a kind, e.g. the joint-angle and joint-distance drivers, the first by ``editor.rank`` and name)."""
+    out: dict[str, ElementType] = {}
+    for et in sorted((et for et in element_types() if et.editor.palette), key=lambda et: (et.editor.rank, et.name)):
+        out.setdefault(str(et.editor.palette), et)
+    return out
 
 
+#: the element type behind each element entry of the palette, in palette order
+ELEMENTS = _palette_elements()
 #: palette entries: kind -> (label, tooltip); element entries come from the element registry
 PALETTE = {
     "bar": ("Bar", "A uniform bar, 1 m and 1 kg/m; drag its end handle to resize and rotate"),
     "disk": ("Disk", "A uniform disk, r = 0.25 m, 1 kg"),
     "block": ("Block", "A rectangular block (polygon body), 0.4 m x 0.2 m, 1 kg"),
     "ground": ("Ground point", "A fixed point of the ground"),
-    "revolute": _element_entry("revolute"),
-    "prismatic": _element_entry("prismatic"),
-    "weld": _element_entry("weld"),
-    "pin_in_slot": _element_entry("pin_in_slot"),
-    "spring": _element_entry("spring_damper"),
-    "rotational_spring": _element_entry("rotational_spring_damper"),
-    "driver": _element_entry("joint_angle"),
-    "force": _element_entry("applied_force"),
-    "torque": _element_entry("applied_torque"),
-    "knife_edge": _element_entry("knife_edge"),
+    **{kind: (et.editor.label, et.editor.tooltip) for kind, et in ELEMENTS.items()},
 }
-# gears (issue 15): placed by clicking the two joints they couple (first type, second type)
-PALETTE.update({"gear_pair": _element_entry("gear_pair"), "rack_pinion": _element_entry("rack_pinion")})
-COUPLING_KINDS = {"gear_pair": ("revolute", "revolute"), "rack_pinion": ("revolute", "prismatic")}
 BODY_KINDS = ("bar", "disk", "block")
-CONNECTOR_KINDS = ("revolute", "prismatic", "weld", "pin_in_slot", "spring")
-# contact (issue 15): two clicks, in order -- the disk's centre then a point of its line; the cam's centre then
-# the follower's point (body1 is the second click for the disk, the first for the cam)
-CONTACT_KINDS = ("planar_rolling_disk", "cam_follower")
-PALETTE.update({k: _element_entry(k) for k in CONTACT_KINDS})
-CONNECTOR_KINDS += CONTACT_KINDS
+
+
+def _kinds(placement: str) -> tuple[str, ...]:
+    return tuple(k for k, et in ELEMENTS.items() if et.editor.placement == placement)
+
+
+def _joint_types(et: ElementType) -> tuple[str, ...]:
+    """The joint types the element's joint fields accept, one per field (its first accepted type)."""
+    return tuple(f.types[0] for f in et.fields if isinstance(f, JointRef) and f.types)
+
+
+#: placed by clicking the two joints they couple (gear pair, rack and pinion ...): kind -> (first type, second)
+COUPLING_KINDS = {k: _joint_types(ELEMENTS[k]) for k in _kinds("coupling")}
+#: contact: two clicks, in order -- the disk's centre then a point of its line; the cam's centre then the
+#: follower's point (body1 is the second click for the disk, the first for the cam)
+CONTACT_KINDS = _kinds("contact")
+#: two clicks joining two bodies (or a body and the ground); the contacts are placed that way too
+CONNECTOR_KINDS = _kinds("connector") + CONTACT_KINDS
+#: dropped on a joint: kind -> the joint types its elements act on (a rotational spring: revolute; a driver:
+#: revolute for an angle, prismatic for a distance)
+ON_JOINT_KINDS = {k: tuple(dict.fromkeys(t for et in element_types() if et.editor.palette == k
+                                         for t in _joint_types(et))) for k in _kinds("on_joint")}
 ROLLER_RADIUS = 0.05  # [m] default roller of a new cam follower (at most a third of the cam-follower distance)
 
 
@@ -312,8 +323,8 @@ def place(model: Model, sg: SceneGeometry, kind: str, p: Vec2, tol: float) -> Pl
         if hits:
             return Pending(kind, hits[0])
         return Pending(kind, Attach(GROUND, None, (x, y)))
-    if kind in ("rotational_spring", "driver"):
-        types = ("revolute",) if kind == "rotational_spring" else ("revolute", "prismatic")
+    if kind in ON_JOINT_KINDS:
+        types = ON_JOINT_KINDS[kind]
         jname = joint_at(sg, p, tol * 1.5, types)
         if jname is None:
             return f"drop the {PALETTE[kind][0].lower()} on a {' or '.join(types)} joint"
@@ -408,6 +419,8 @@ def couple(model: Model, sg: SceneGeometry, pending: Pending, p: Vec2, tol: floa
     def on_carrier(g: Any) -> Vec2:
         return g.p1 if g.body1 == carrier else g.p2
     data = model.copy_data()
+    if type(ELEMENTS[pending.kind]).coupling_item is not ElementType.coupling_item:  # the item its type writes
+        return _coupling(model, data, pending.kind, g1, g2, carrier)
     if pending.kind == "gear_pair":
         half = round(math.dist(on_carrier(g1), on_carrier(g2)) / 2, 12)
         if half <= 0.0:
@@ -433,3 +446,19 @@ def couple(model: Model, sg: SceneGeometry, pending: Pending, p: Vec2, tol: floa
     data.setdefault("joints", []).append({"name": name, "type": "rack_pinion", "joint1": g1.name, "joint2": g2.name,
                                           "radius": radius, "side": side, "offset": round(offset, 12)})
     return Placed(edit.model_from_data(data, model.source), f"Add rack and pinion {name}", ("joints", name))
+
+
+def _coupling(model: Model, data: dict[str, Any], kind: str, g1: Any, g2: Any, carrier: str) -> Placed | str:
+    """An element coupling joints ``g1`` and ``g2`` (scene records) on ``carrier``, as its element type writes it
+    (:meth:`~core.elements.base.ElementType.coupling_item`), named after its label's initials."""
+    def mounted(g: Any) -> tuple[str, Vec2, Vec2]:  # (body, its joint point, the carrier's point)
+        return (g.body2, g.p2, g.p1) if g.body1 == carrier else (g.body1, g.p1, g.p2)
+    (b1, p1, c1), (b2, p2, c2) = mounted(g1), mounted(g2)
+    et = ELEMENTS[kind]
+    prefix = "".join(w[0] for w in et.editor.label.split()).upper()
+    name = edit.unique_name(data, prefix, "joints")
+    item = et.coupling_item(name, g1.name, g2.name, CouplingEnds(carrier, b1, b2, p1, p2, c1, c2, g2.axis))
+    if isinstance(item, str):
+        return item
+    data.setdefault("joints", []).append(item)
+    return Placed(edit.model_from_data(data, model.source), f"Add {et.editor.label.lower()} {name}", ("joints", name))

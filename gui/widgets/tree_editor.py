@@ -144,6 +144,18 @@ class Vector(QWidget):
 
 
 class TreeEditor(QScrollArea):
+    #: narrower than this [px], every label goes above its field: three numbers of a row then keep their digits
+    #: (beside a label column they would be cut to "0.02(" in a panel of a 1366 px wide window)
+    WRAP_BELOW_PX = 480
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        policy = (QFormLayout.RowWrapPolicy.WrapAllRows if self.viewport().width() < self.WRAP_BELOW_PX
+                  else QFormLayout.RowWrapPolicy.WrapLongRows)
+        for form in getattr(self, "forms", []):
+            if form.rowWrapPolicy() != policy:
+                form.setRowWrapPolicy(policy)
+
     def __init__(self, document: Document, parent: Any = None):
         super().__init__(parent)
         self.document = document
@@ -161,6 +173,7 @@ class TreeEditor(QScrollArea):
         box = QGroupBox("Add child body through a spherical joint")
         form = QFormLayout(box)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self.forms = [form]  # narrow: every label goes above its field (see resizeEvent)
         self.parent_combo = FieldComboBox()
         self.parent_combo.setObjectName("tree_parent")
         self.parent_combo.currentTextChanged.connect(self._on_parent_changed)
@@ -242,6 +255,7 @@ class TreeEditor(QScrollArea):
 
         disk = QGroupBox("Rolling disk")
         dform = QFormLayout(disk)
+        self.forms.append(dform)
         self.disk_radius = _spin(0.3, 1e-6, 100, suffix="m")
         self.disk_mass = _spin(1.0, 1e-9, 1e6, suffix="kg")
         dform.addRow("radius", self.disk_radius)

@@ -4,7 +4,7 @@ edited.
 
 The check is independent of the drawing code: each bar's end points are computed here from the run's coordinates
 (planar bodies: q holds the centre of mass r and the angle phi; a body-frame point s' is at
-r + A(phi) (s' - c'), [003], as in core/points.py) and compared with the end points of the path item that draws
+r + A(phi) (s' - c'), [003], as in core/systems/points.py) and compared with the end points of the path item that draws
 the bar on the canvas. Tolerance 1e-9 m: both are the same double-precision numbers up to a few roundings.
 """
 from __future__ import annotations

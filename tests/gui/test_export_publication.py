@@ -27,7 +27,7 @@ CHAIN = str(SAMPLES / "spherical_chain_10.json")
 def simulate(path: str, **kw: Any) -> Any:
     from mechstudio.core.model import load_model
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     m = load_model(path)
     return run(compile_model(m), SimulationSettings.from_model(m, **kw))
 

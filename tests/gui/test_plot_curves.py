@@ -22,7 +22,7 @@ SETTLE_ROUNDS = 6  # event-loop rounds that deliver a change to the screen (each
 def traj() -> Any:
     from mechstudio.core.model import model_from_data
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     from mechstudio.gui.bench_view import chain_model_data
     model = model_from_data(chain_model_data(10))  # 20 reaction curves
     return run(compile_model(model), SimulationSettings.from_model(model, t_end=1.5, dt=0.005))
