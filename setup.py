@@ -5,7 +5,7 @@ and ``mechstudio.gui`` are the checkout's top-level folders ``core/`` and ``gui/
 ``mechstudio/core`` and ``mechstudio/gui`` (package discovery follows them, and a wheel holds real files). The
 data folders are mapped explicitly, since ``packages.find`` cannot name packages whose folder lies elsewhere:
 
-* ``sample_models/``  -> ``mechstudio.core.sample_models``  (found with importlib.resources: core/samples.py)
+* ``sample_models/``  -> ``mechstudio.core.sample_models``  (found with importlib.resources: core/model/samples.py)
 * ``resources/``      -> ``mechstudio.gui.resources``       (icons and styles: gui/paths.py)
 """
 from setuptools import find_packages, setup

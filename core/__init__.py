@@ -11,6 +11,6 @@ Importing ``core`` does not change the process's BLAS threads: a run limits them
 """
 from mechstudio.core.errors import Diagnostic, ModelError
 from mechstudio.core.model import Model, load_model, loads_model, save_model
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 __all__ = ["Diagnostic", "Model", "ModelError", "compile_model", "load_model", "loads_model", "save_model"]

@@ -73,7 +73,7 @@ FORMULATIONS: LazyRegistry[Any] = LazyRegistry("formulation", {
     "lagrange": "mechstudio.core.dynamics.lagrange:LagrangeFormulation",
     "appell": "mechstudio.core.dynamics.appell:AppellFormulation",
     "appell_symbolic": "mechstudio.core.dynamics.appell_symbolic:AppellSymbolicFormulation",
-    "wittenburg": "mechstudio.core.tree.wittenburg:WittenburgFormulation",
+    "wittenburg": "mechstudio.core.dynamics.wittenburg:WittenburgFormulation",
 })
 
 

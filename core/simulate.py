@@ -4,7 +4,8 @@
 >>> traj = simulate("sample_models/pendulum.json", t_end=1.0)
 >>> traj.status, traj.frames.q.shape
 
-* :class:`SimulationSettings` (``mechstudio.core.run.settings``): how to run;
+* :class:`SimulationSettings` (``mechstudio.core.run.settings``): how to run (``kernels``: by default a run starts
+  on the numpy path and switches to the compiled kernels when they pay, ``mechstudio.core.run.kernels``);
 * :func:`iter_simulation` and :func:`run` (``mechstudio.core.run.driver``): the driver, yielding blocks of frames or
   returning the whole :class:`Trajectory`; its procedure, the two integration modes and how failures become a
   status are in that module's docstring;
@@ -25,7 +26,7 @@ from mechstudio.core.run.driver import MAX_STEPS_PER_OUTPUT, iter_simulation, ru
 from mechstudio.core.run.frames import FRAME_FIELDS, REACTION_COMPONENTS, FrameBlock, Trajectory, concat_blocks
 from mechstudio.core.run.initial import InitialState, initial_state
 from mechstudio.core.run.settings import SimulationSettings
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 def simulate(model: Model | str, **settings: Any) -> Trajectory:
     """Convenience: load (if a path), compile and run with the model's settings overridden by ``settings``."""

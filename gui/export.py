@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mechstudio.core.results import write_csv
+from mechstudio.core.run.results import write_csv
 from mechstudio.gui.plots.figure import DEFAULT_SIZE, FigureSize
 
 VIDEO_SIZE = (1280, 720)  # [px] (H.264 with 4:2:0 chroma needs even sizes)

@@ -2,7 +2,7 @@
 
 ``resources/`` is a top-level folder of the checkout; a non-editable install carries it as the data package
 ``mechstudio.gui.resources`` (setup.py), found with :mod:`importlib.resources` — the checkout's folder first. The sample models
-come from :mod:`mechstudio.core.samples` the same way. The config folder (settings, recent files, autosave/recovery files,
+come from :mod:`mechstudio.core.model.samples` the same way. The config folder (settings, recent files, autosave/recovery files,
 the log file) is ``$MECHSTUDIO_CONFIG_DIR`` when set — the test suite always sets it, so tests never touch a user's
 settings — and otherwise Qt's ``QStandardPaths.AppConfigLocation``.
 """
@@ -12,7 +12,7 @@ import os
 from importlib import resources
 from pathlib import Path
 
-from mechstudio.core.samples import sample_models, samples_folder
+from mechstudio.core.model.samples import sample_models, samples_folder
 
 CHECKOUT_RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 RESOURCES = CHECKOUT_RESOURCES if CHECKOUT_RESOURCES.is_dir() else Path(str(resources.files("mechstudio.gui"))) / "resources"

@@ -1,7 +1,7 @@
 """Fuzz the model loader, compiler and a short run with mutated sample models.
 
 Usage: ``python scripts/fuzz.py N [--kind K] [--seed S] [--run-fraction F] [--timeout SECONDS]``. K is one of
-``structural`` (the default), ``absurd``, ``bombs``, ``bytes`` (see core/fuzz.py), ``new`` (absurd, bombs and bytes
+``structural`` (the default), ``absurd``, ``bombs``, ``bytes`` (see core/robustness/fuzz.py), ``new`` (absurd, bombs and bytes
 in turn, by seed) or ``all`` (the four in turn). Prints a summary and every defect (an exception other than a
 ModelError with diagnostics at load/compile, a run raising instead of ending with a status, text unfit for a user,
 or a trial exceeding the timeout: a hang) with the kind and seed that reproduce it; exits 1 when any defect was
@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mechstudio.core.fuzz import KINDS, make_mutant, sample_documents, trial, trial_bytes  # noqa: E402
+from mechstudio.core.robustness.fuzz import KINDS, make_mutant, sample_documents, trial, trial_bytes  # noqa: E402
 
 #: --kind choices: one mutant kind, or several taken in turn (mutant k gets kinds[k % len(kinds)])
 KIND_SETS = {**{k: (k,) for k in KINDS}, "new": ("absurd", "bombs", "bytes"), "all": KINDS}

@@ -37,7 +37,7 @@ sys.path.insert(0, os.getcwd())
 from mechstudio.core.bench.speed import planar_chain_data, sample_cases, _warm_up
 from mechstudio.core.model.io import model_from_data
 from mechstudio.core.simulate import SimulationSettings, initial_state, run
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 _warm_up()
 cases = dict(sample_cases())
 for n in (1, 3, 10, 30):

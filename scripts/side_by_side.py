@@ -36,7 +36,7 @@ Phases:
 Load average (and a 1 s /proc/stat sample of the whole machine's busy fraction) before and after, plus the
 load average after every repeat.
 
-Geometry (core/bench/speed.py planar_chain_data, core/tree/bench.py chain_model_data): N uniform links, m = 0.5 kg,
+Geometry (core/bench/speed.py planar_chain_data, core/bench/tree_chains.py chain_model_data): N uniform links, m = 0.5 kg,
 l = 0.3 m, J = m l^2/12 about the centre of mass (spherical: diag(J, J, 0.02 J), link along body z), released
 from rest, gravity 9.81 m/s^2. Planar: absolute angle of link k phi_k = -pi/2 + 0.5 + 0.1 sin k, gravity -y
 (MuJoCo: the x-z plane, hinge axis -y so that the angle is counter-clockwise, gravity -z; end points (x, z) ->
@@ -108,8 +108,8 @@ class MSWorker(Worker):
         from mechstudio.core.bench.speed import planar_chain_data
         from mechstudio.core.model.io import model_from_data
         from mechstudio.core.simulate import SimulationSettings, initial_state, run
-        from mechstudio.core.system import compile_model
-        from mechstudio.core.tree.bench import chain_model_data
+        from mechstudio.core.systems.compile import compile_model
+        from mechstudio.core.bench.tree_chains import chain_model_data
         self.np, self.run, self.Settings, self.initial_state = np, run, SimulationSettings, initial_state
         self.compile_model, self.model_from_data = compile_model, model_from_data
         self.planar_chain_data, self.chain_model_data = planar_chain_data, chain_model_data
@@ -183,10 +183,10 @@ class MSWorker(Worker):
                         "outputs": int(len(traj.frames.t)),
                         "max_violation": float(traj.frames.violation_position.max())}
             return self.timed(lambda: None, go, finish)
-        if variant == "wittenburg_bare":  # core/tree/bench.py chain_row: one solve_ivp span, no outputs/correction
+        if variant == "wittenburg_bare":  # core/bench/tree_chains.py chain_row: one solve_ivp span, no outputs/correction
             from scipy.integrate import solve_ivp
 
-            from mechstudio.core.tree.wittenburg import WittenburgFormulation
+            from mechstudio.core.dynamics.wittenburg import WittenburgFormulation
 
             def prepare():
                 form = WittenburgFormulation(system, parametrization="quaternion")
@@ -288,7 +288,7 @@ def _quat_rv(r):
 
 
 def ball_quats(n):
-    """Absolute orientations (w, x, y, z), body -> world, as core/tree/bench.py chain_model_data."""
+    """Absolute orientations (w, x, y, z), body -> world, as core/bench/tree_chains.py chain_model_data."""
     return [_quat_rv([TILT, 0.1 * math.sin(k), 0.0]) for k in range(n)]
 
 
@@ -659,7 +659,7 @@ def variants():
          dict(op="run", kind="spherical", n=10, variant="wittenburg", rtol=1e-8, atol=1e-10), "required"),
         (case, "ms", "Mechanism Studio, wittenburg, bare solve_ivp DOP853 rtol 1e-8 atol 1e-10 (trees-suite path)",
          dict(op="run", kind="spherical", n=10, variant="wittenburg_bare", rtol=1e-8, atol=1e-10),
-         "extra: core/tree/bench.py chain_row path, no outputs/correction"),
+         "extra: core/bench/tree_chains.py chain_row path, no outputs/correction"),
         (case, "mujoco", "MuJoCo ball chain, RK4 dt 1e-3 (required)",
          dict(op="run", kind="spherical", n=10, dt=1e-3), "required"),
         (case, "mujoco", "MuJoCo ball chain, RK4 dt 2.5e-4",

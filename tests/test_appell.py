@@ -23,7 +23,7 @@ from appell_helpers import (SAMPLES, choice_keys_of, consistent_state, formulati
                             kkt_accelerations, kkt_trajectory, planar_samples, regular_rank, regular_state)
 from mechstudio.core.dynamics.base import FORMULATIONS, SolverFailure, get_formulation
 from mechstudio.core.model import load_model
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 ACC_RTOL = 1e-9
 TRAJ_RTOL = 1e-7

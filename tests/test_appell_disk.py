@@ -26,7 +26,7 @@ from mechstudio.core.dynamics.base import FORMULATIONS, get_formulation
 from mechstudio.core.model import load_model
 from mechstudio.core.model.timefunc import T
 from mechstudio.core.symbolic.appell import derive_appell, symbolic_model
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 DISKS = ["rolling_disk.json", "rolling_disk_accelerating_plane.json"]
 ACC_RTOL = 1e-9

@@ -11,7 +11,7 @@ import pytest
 from appell_helpers import SAMPLES
 from mechstudio.core.errors import ModelError
 from mechstudio.core.model.io import loads_model
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 
 def _load_with(name: str, qv: dict):

@@ -25,7 +25,7 @@ from mechstudio.core.bench import iftomm_models as im
 from mechstudio.core.bench import iftomm_reference as ir
 from mechstudio.core.model.io import load_model, model_from_data
 from mechstudio.core.simulate import SimulationSettings, initial_state, run
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 
 def _system(doc):

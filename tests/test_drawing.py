@@ -18,9 +18,9 @@ from conftest import SAMPLES
 from mechstudio.core.drawing import build_drawing, export_drawing
 from mechstudio.core.errors import UnknownNameError
 from mechstudio.core.model import loads_model
-from mechstudio.core.points import PointTracer, parse_point_names
-from mechstudio.core.results import read_csv
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.points import PointTracer, parse_point_names
+from mechstudio.core.run.results import read_csv
+from mechstudio.core.systems.compile import compile_model
 from test_points import OMEGA, driven_four_bar, pose_point
 from test_points_cli import run_cli
 

@@ -15,7 +15,7 @@ from mechstudio.core.dynamics import get_formulation
 from mechstudio.core.dynamics.correction import correct
 from mechstudio.core.model import load_model, loads_model
 from mechstudio.core.simulate import initial_state
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ["pendulum", "double_pendulum", "four_bar", "slider_crank_driven", "parallelogram", "ice_skate_incline",

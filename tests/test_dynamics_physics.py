@@ -15,7 +15,7 @@ from scipy.optimize import brentq
 from mechstudio.core.dynamics import get_formulation
 from mechstudio.core.model import load_model, loads_model
 from mechstudio.core.simulate import SimulationSettings, initial_state, run, simulate
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.types import Status
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -299,7 +299,7 @@ def test_checkpoints_single_frames_and_stop_between_outputs():
     is asked before every integrator step."""
     from mechstudio.core.model import load_model
     from mechstudio.core.simulate import SimulationSettings, iter_simulation
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     from mechstudio.core.types import Status
     system = compile_model(load_model("sample_models/pendulum.json"))
     settings = SimulationSettings(t_end=0.5, dt=0.01)

@@ -1,6 +1,6 @@
 """Fuzzing of the model loader: seeded mutants of every sample model must be either rejected with diagnostics (a
 ModelError naming the JSON pointer) or accepted, and an accepted one must compile and run to a status. A defect is
-any other exception, a run raising, or text a user would see that is unfit (core/fuzz.py). Structural mutants, and
+any other exception, a run raising, or text a user would see that is unfit (core/robustness/fuzz.py). Structural mutants, and
 the other operators: physically absurd values, expression bombs in every time-function slot, byte-level and
 unicode corruption of the file.
 
@@ -19,7 +19,7 @@ import pytest
 
 from mechstudio.core.errors import ModelError
 from mechstudio.core.model import loads_model
-from mechstudio.core.fuzz import (absurd, bombs, corrupt, make_mutant, mutate, sample_documents,
+from mechstudio.core.robustness.fuzz import (absurd, bombs, corrupt, make_mutant, mutate, sample_documents,
                                    time_function_slots, trial, trial_bytes)
 
 from conftest import SAMPLES

@@ -8,7 +8,7 @@ from mechstudio.core.bench.minimal_chain import MinimalChain, initial_angles, si
 from mechstudio.core.bench.speed import planar_chain_data
 from mechstudio.core.dynamics.lagrange import LagrangeFormulation
 from mechstudio.core.model.io import model_from_data
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 
 def _maximal_state(chain: MinimalChain, phi: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

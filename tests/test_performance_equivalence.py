@@ -26,7 +26,7 @@ from mechstudio.core.dynamics.correction import _kkt_step, correct
 from mechstudio.core.model import load_model
 from mechstudio.core.model.io import model_from_data
 from mechstudio.core.simulate import SimulationSettings, initial_state, run
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 ROOT = Path(__file__).resolve().parents[1]
 PLANAR = ["pendulum", "double_pendulum", "four_bar", "slider_crank_driven", "parallelogram", "ice_skate_incline",
@@ -221,8 +221,8 @@ def test_continuous_stepping_agrees_with_restarting_intervals(name):
 @pytest.mark.parametrize("name", ["spherical_chain_3", "branched_tree", "chain_on_shaking_base", "bench10"])
 def test_wittenburg_kernel_equals_numpy_path(name):
     needs_numba()
-    from mechstudio.core.tree.bench import chain_model_data
-    from mechstudio.core.tree.wittenburg import WittenburgFormulation
+    from mechstudio.core.bench.tree_chains import chain_model_data
+    from mechstudio.core.dynamics.wittenburg import WittenburgFormulation
     if name == "bench10":
         s = compile_model(model_from_data(chain_model_data(10)))
     else:
@@ -310,9 +310,9 @@ def generic_output(form, s, y, t):
     return cr, acc, R
 
 
-# --- the fused compiled path for planar systems (core.dynamics.projection_planar, core.planar_kernels) -----------
+# --- the fused compiled path for planar systems (core.dynamics.projection_planar, core.systems.planar_kernels) -----------
 def every_planar_element_data():
-    """One planar model with every element kind of core.planar_kernels: revolute joints (one with a rotational
+    """One planar model with every element kind of core.systems.planar_kernels: revolute joints (one with a rotational
     spring-damper), a prismatic joint with a distance driver, a weld, a joint-angle driver, a coordinate driver, a
     knife edge, spring-dampers, time-dependent applied forces and torques, and a point mass (zero rotational
     inertia: the correction's KKT fallback); the ground as body 1 and as body 2 of joints and of a spring."""
@@ -390,7 +390,7 @@ def test_every_planar_element_model_uses_every_kernel_branch():
 
 @pytest.mark.parametrize("name", PLANAR_FUSED)
 def test_planar_kernels_equal_reference(name):
-    """mechstudio.core.planar_kernels against the element-by-element reference methods, on random states and times."""
+    """mechstudio.core.systems.planar_kernels against the element-by-element reference methods, on random states and times."""
     needs_numba()
     from mechstudio.core.dynamics import projection_planar
     assert projection_planar.kernels() is not None
@@ -487,6 +487,6 @@ def test_numba_cache_key_covers_the_helpers_and_constants_kernels_freeze():
     from mechstudio.core.jit import kernel_sources
     names = {p.relative_to(ROOT).as_posix() for p in kernel_sources()}
     # the projection kernels and the dense helpers they call live in projection_kernels.py and dense_kernels.py
-    for f in ("core/dynamics/projection_fused.py", "core/dynamics/projection_planar.py", "core/planar_kernels.py",
-              "core/dynamics/correction.py", "core/dynamics/projection_kernels.py", "core/dense_kernels.py"):
+    for f in ("core/dynamics/projection_fused.py", "core/dynamics/projection_planar.py", "core/systems/planar_kernels.py",
+              "core/dynamics/correction.py", "core/dynamics/projection_kernels.py", "core/numerics/dense_kernels.py"):
         assert f in names

@@ -30,7 +30,7 @@ from mechstudio.core.dynamics import get_formulation
 from mechstudio.core.kinematics.assembly import assemble, solve_velocities
 from mechstudio.core.model import model_from_data
 from mechstudio.core.simulate import simulate
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.types import Status
 
 ROOT = Path(__file__).resolve().parents[1]

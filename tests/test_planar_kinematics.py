@@ -16,7 +16,7 @@ import sympy as sp
 from mechstudio.core.kinematics.analysis import driven_motion
 from mechstudio.core.kinematics.assembly import assemble, dof_report, rank_analysis
 from mechstudio.core.model import load_model, loads_model
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 ROOT = Path(__file__).resolve().parents[1]
 

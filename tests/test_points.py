@@ -1,4 +1,4 @@
-"""mechstudio.core.points: world positions of named body points (coupler curves), naming and selection parsing.
+"""mechstudio.core.systems.points: world positions of named body points (coupler curves), naming and selection parsing.
 
 Independent checks: the positions are recomputed here by hand from the pose coordinates (x, y, phi) with the
 rotation matrix written out; joint coincidences of the assembled mechanism (crank.b = coupler.a, ...) and the
@@ -17,9 +17,9 @@ import pytest
 from conftest import SAMPLES
 from mechstudio.core.kinematics.analysis import driven_motion
 from mechstudio.core.model import load_model, loads_model
-from mechstudio.core.points import (BodyFrames, BodyPoint, PointSelectionError, PointTracer, named_points, parse_point_names,
+from mechstudio.core.systems.points import (BodyFrames, BodyPoint, PointSelectionError, PointTracer, named_points, parse_point_names,
                          point_columns, select_points)
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 OMEGA = 2.0  # crank speed of the driven four-bar [rad/s]
 

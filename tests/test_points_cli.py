@@ -15,7 +15,7 @@ import pytest
 
 from conftest import SAMPLES
 from mechstudio.core.cli import main
-from mechstudio.core.results import read_csv
+from mechstudio.core.run.results import read_csv
 from test_points import driven_four_bar_data
 
 

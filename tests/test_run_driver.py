@@ -24,7 +24,7 @@ from mechstudio.core.integrate.base import INTEGRATORS
 from mechstudio.core.model import loads_model
 from mechstudio.core.model.document import Model
 from mechstudio.core.simulate import SimulationSettings, run, simulate
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.types import Status
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,7 +169,7 @@ from mechstudio.core.simulate import simulate
 after_import = blas()
 during = []
 from mechstudio.core.simulate import SimulationSettings, run
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.model import load_model
 system = compile_model(load_model("sample_models/pendulum.json"))
 run(system, SimulationSettings(t_end=0.05), stop_requested=lambda: during.append(blas()) or False)
@@ -199,10 +199,10 @@ import sys
 from mechstudio.core.dynamics.base import FORMULATIONS, get_formulation
 from mechstudio.core.integrate.base import INTEGRATORS
 names = sorted(FORMULATIONS), sorted(INTEGRATORS)
-loaded = [m for m in ("mechstudio.core.dynamics.projection", "mechstudio.core.dynamics.appell", "mechstudio.core.tree.wittenburg",
+loaded = [m for m in ("mechstudio.core.dynamics.projection", "mechstudio.core.dynamics.appell", "mechstudio.core.dynamics.wittenburg",
                       "mechstudio.core.integrate.scipy_ivp", "mechstudio.core.integrate.fixed") if m in sys.modules]
 print(names, loaded)
-assert get_formulation("wittenburg").__name__ == "WittenburgFormulation" and "mechstudio.core.tree.wittenburg" in sys.modules
+assert get_formulation("wittenburg").__name__ == "WittenburgFormulation" and "mechstudio.core.dynamics.wittenburg" in sys.modules
 """
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300,
                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})

@@ -1,6 +1,6 @@
 """The compiled schema check (core/model/schemacheck.py) gives jsonschema's answer, and the loader's item-by-item
 validation gives jsonschema's diagnostics: compared on the samples, on hand-picked corner cases of the keywords and
-on fuzzed documents of every mutant kind (core/fuzz.py)."""
+on fuzzed documents of every mutant kind (core/robustness/fuzz.py)."""
 from __future__ import annotations
 
 import copy
@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from conftest import SAMPLES
-from mechstudio.core.fuzz import make_mutant, sample_documents
+from mechstudio.core.robustness.fuzz import make_mutant, sample_documents
 from mechstudio.core.model.io import parse_json, schema, schema_errors
 from mechstudio.core.model.migrate import migrate
 from mechstudio.core.model.schemacheck import CompiledSchema

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from mechstudio.core.model import load_model
-from mechstudio.core.planar_kernels import PlanarGeometry
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.planar_kernels import PlanarGeometry
+from mechstudio.core.systems.compile import compile_model
 
 ROOT = Path(__file__).resolve().parents[1]
 

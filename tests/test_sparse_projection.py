@@ -19,7 +19,7 @@ from mechstudio.core.dynamics.base import get_formulation
 from mechstudio.core.jit import numba_module
 from mechstudio.core.model.io import load_model, model_from_data
 from mechstudio.core.simulate import SimulationSettings, initial_state, run
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 from tests.test_performance_equivalence import ROOT, close, every_planar_element_data, random_consistent
 
 pytestmark = pytest.mark.skipif(numba_module() is None, reason="numba is not available")
@@ -132,7 +132,7 @@ def test_sparse_path_equals_dense_and_generic(name: str) -> None:
 
 
 def test_unknown_layout_falls_back_to_tuples(monkeypatch: pytest.MonkeyPatch) -> None:
-    """When core.planar_kernels' named tuples gain a field the packer does not know (a new element type), the
+    """When core.systems.planar_kernels' named tuples gain a field the packer does not know (a new element type), the
     sparse path calls its tuple kernels: the same numbers."""
     s = chain(6)
     init = initial_state(s)

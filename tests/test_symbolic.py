@@ -20,7 +20,7 @@ from mechstudio.core.model import load_model
 from mechstudio.core.model.timefunc import T
 from mechstudio.core.symbolic.appell import derivation_time, derive_appell, symbolic_model
 from mechstudio.core.symbolic.quasi import coordinate_symbol
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 
 @pytest.mark.parametrize("name", planar_samples())

@@ -1,5 +1,5 @@
 """The fused output frame of Wittenburg's formulation (``WittenburgFormulation.fast_output``, compiled kernel
-``mechstudio.core.tree.kernels.k_output``) against the driver's generic path (issue 17).
+``mechstudio.core.dynamics.wittenburg_kernels.k_output``) against the driver's generic path (issue 17).
 
 Reference: what the driver computes without the fused call -- ``unpack`` to the maximal coordinates, the drift
 correction's residuals ``mechstudio.core.dynamics.correction.correct`` on the 7n-coordinate model, ``accelerations`` and
@@ -22,9 +22,9 @@ from mechstudio.core.dynamics.base import Formulation, OutputScalar
 from mechstudio.core.dynamics.correction import correct
 from mechstudio.core.model.io import model_from_data
 from mechstudio.core.simulate import SimulationSettings, initial_state, run
-from mechstudio.core.system import compile_model
-from mechstudio.core.tree.bench import chain_model_data
-from mechstudio.core.tree.wittenburg import WittenburgFormulation
+from mechstudio.core.systems.compile import compile_model
+from mechstudio.core.bench.tree_chains import chain_model_data
+from mechstudio.core.dynamics.wittenburg import WittenburgFormulation
 from test_performance_equivalence import needs_numba
 from test_tree_wittenburg import ALL, data, loaded_variant
 
@@ -151,10 +151,10 @@ def test_runs_with_and_without_the_fused_output_agree(name, monkeypatch):
 
 
 def test_the_trees_bench_row_compares_the_same_integration():
-    """The trees suite's run()/bare row (core.tree.bench.run_versus_bare) times the same integration both ways:
+    """The trees suite's run()/bare row (core.bench.tree_chains.run_versus_bare) times the same integration both ways:
     the same steps (right-hand-side counts within the dense-output evaluations of one step) and a finished run.
     No speed is asserted (benchmarks are printed, never timed in tests)."""
-    from mechstudio.core.tree.bench import run_versus_bare
+    from mechstudio.core.bench.tree_chains import run_versus_bare
     row = run_versus_bare(3, rounds=1, t_end=0.2)
     assert row["status"] == "finished"
     assert abs(row["run_rhs_evaluations"] - row["bare_rhs_evaluations"]) <= 15

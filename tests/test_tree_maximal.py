@@ -1,4 +1,4 @@
-"""The maximal-coordinate tree system (core.tree.maximal) checked against finite differences (issue 4).
+"""The maximal-coordinate tree system (core.systems.tree_maximal) checked against finite differences (issue 4).
 
 M and h are compared with the Lagrange equations formed by central finite differences of the kinetic energy
 T(q, q') = q'^T M(q) q' / 2 (h = Q - d(M q')/dq q' + dT/dq, Q = -dV/dq for gravity); Phi_q, xi and gamma with
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from mechstudio.core.model.io import load_model
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 

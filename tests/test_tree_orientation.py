@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechstudio.core.tree.orientation import (PARAMETRIZATIONS, get_parametrization, matrix_to_quat, orthonormalize,
+from mechstudio.core.numerics.orientation import (PARAMETRIZATIONS, get_parametrization, matrix_to_quat, orthonormalize,
                                    quat_from_rotation_vector, quat_to_matrix, skew)
 
 

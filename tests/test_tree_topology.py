@@ -10,8 +10,8 @@ import pytest
 
 from mechstudio.core.errors import ModelError
 from mechstudio.core.model.io import load_model, model_from_data
-from mechstudio.core.system import compile_model
-from mechstudio.core.tree.maximal import TreeMaximalSystem
+from mechstudio.core.systems.compile import compile_model
+from mechstudio.core.systems.tree_maximal import TreeMaximalSystem
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 

@@ -1,4 +1,4 @@
-"""Wittenburg's method (core.tree.wittenburg) against independent results (issue 4 acceptance).
+"""Wittenburg's method (core.dynamics.wittenburg) against independent results (issue 4 acceptance).
 
 Independent references: the maximal-coordinate system solved by the Lagrange-multiplier (KKT) formulation
 (a different set of equations: 7 coordinates per body, constraint forces as multipliers), conserved quantities
@@ -23,9 +23,9 @@ from scipy.integrate import solve_ivp
 
 from mechstudio.core.dynamics import get_formulation
 from mechstudio.core.model.io import load_model, model_from_data
-from mechstudio.core.system import compile_model
-from mechstudio.core.tree.orientation import quat_to_matrix
-from mechstudio.core.tree.wittenburg import ParametrizationSwitch, WittenburgFormulation, integrate
+from mechstudio.core.systems.compile import compile_model
+from mechstudio.core.numerics.orientation import quat_to_matrix
+from mechstudio.core.dynamics.wittenburg import ParametrizationSwitch, WittenburgFormulation, integrate
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 ALL = ["spherical_pendulum", "spherical_chain_3", "spherical_chain_10", "branched_tree", "chain_on_shaking_base"]
@@ -78,7 +78,7 @@ def test_accelerations_and_joint_forces_match_the_maximal_formulation(name):
         a_w, a_l = W.reactions(q, v, t), L.reactions(q, v, t)
         assert np.abs(a_w.qdd - a_l.qdd).max() <= 1e-9 * np.abs(a_l.qdd).max()
         wd_l = s.omegas(q, a_l.qdd)[0] + 2 * np.einsum("kij,kj->ki", __import__(
-            "mechstudio.core.tree.orientation", fromlist=["quat_E"]).quat_E(s.split(v)[1]), s.split(v)[1])
+            "mechstudio.core.numerics.orientation", fromlist=["quat_E"]).quat_E(s.split(v)[1]), s.split(v)[1])
         assert np.abs(a_w.info["omega_dot"] - wd_l).max() <= 1e-9 * np.abs(wd_l).max()
         assert np.abs(a_w.lam[:nj] - a_l.lam[:nj]).max() <= 1e-9 * np.abs(a_l.lam[:nj]).max()
         rw, rl = s.reactions(q, a_w.lam, t), s.reactions(q, a_l.lam, t)

@@ -7,10 +7,13 @@ frame-rate benchmark of the live view) from ``gui/cli.py`` before delegating to 
 from __future__ import annotations
 
 import importlib
+import os
 import platform
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from mechstudio.core.errors import UnknownNameError
 
 SUITES: dict[str, str | Callable[..., "BenchTable"]] = {
     "speed": "mechstudio.core.bench.speed:run",
@@ -18,6 +21,7 @@ SUITES: dict[str, str | Callable[..., "BenchTable"]] = {
     "iftomm": "mechstudio.core.bench.iftomm:run",
     "symbolic": "mechstudio.core.bench.symbolic:run",
     "sweep": "mechstudio.core.bench.sweep:run",
+    "startup": "mechstudio.core.bench.startup:run",
 }
 
 
@@ -54,13 +58,11 @@ class BenchTable:
 
 
 def machine_description() -> str:
-    import os
     return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
             f"{platform.system()} {platform.release()}; measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
 
 
 def get_suite(name: str) -> Callable[..., BenchTable]:
-    from mechstudio.core.errors import UnknownNameError
     if name not in SUITES:
         raise UnknownNameError("benchmark suite", name, list(SUITES))
     target = SUITES[name]

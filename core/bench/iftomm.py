@@ -1,4 +1,4 @@
-"""The IFToMM / MBS benchmark suite (issue 8): ``mechstudio bench --suite iftomm``.
+"""The IFToMM / MBS benchmark suite: ``mechstudio bench --suite iftomm``.
 
 Each problem is a model file in ``sample_models/benchmarks/`` (data and sources in its README.md) run through
 the ordinary driver :func:`mechstudio.core.simulate.run` with a formulation and an integrator, and judged by its own error
@@ -36,10 +36,12 @@ from mechstudio.core.bench import BenchTable
 from mechstudio.core.bench import iftomm_models as models
 from mechstudio.core.bench import iftomm_reference as ref
 from mechstudio.core.dynamics.base import SolverFailure
+from mechstudio.core.kinematics.assembly import rank_analysis
 from mechstudio.core.model.io import model_from_data
+from mechstudio.core.run.ali3p import simulate_ali3p
 from mechstudio.core.simulate import SimulationSettings, Trajectory
 from mechstudio.core.simulate import run as simulate_run
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 FORMULATIONS: list[tuple[str, str, bool]] = [  # (label, formulation, correction)
     ("projection", "projection", True),
@@ -156,7 +158,6 @@ def rank_drops(tr: Trajectory) -> list[dict[str, Any]]:
     degrees of freedom are those of Phi_q at the horizontal configuration of the branch (all cranks at that
     angle), and ``sigma_min_frame`` is the smallest singular value of Phi_q at the nearest frame (relative to
     the largest): how close the run came to the singular configuration."""
-    from mechstudio.core.kinematics.assembly import rank_analysis
     s = tr.system
     f = tr.frames
     k = s.index["crank0"]
@@ -250,7 +251,6 @@ ALI3P_STEP = 1e-3
 
 def run_ali3p(doc: dict[str, Any], step: float, budget: float) -> tuple[Trajectory, SimulationSettings]:
     """ALI3-P (core.run.ali3p.simulate_ali3p) on a model document."""
-    from mechstudio.core.run.ali3p import simulate_ali3p
     model = model_from_data(doc)
     system = compile_model(model)
     settings = SimulationSettings.from_model(model, rtol=1e-11)  # rtol: the Newton tolerance
@@ -322,4 +322,4 @@ def run(quick: bool = False, budget: float | None = None, formulations: list[str
     notes.append("energy_drift_J = max |E - E0 - W| with W the work of the applied torque, dampers and constraint "
                  "forces integrated by the driver; max_violation = max ||Phi|| at the output times before the "
                  "drift correction; cpu_s = process CPU time of the run")
-    return BenchTable("IFToMM / MBS benchmark problems (issue 8)", rows, notes)
+    return BenchTable("IFToMM / MBS benchmark problems", rows, notes)

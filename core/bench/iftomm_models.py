@@ -1,4 +1,4 @@
-"""Model documents of the benchmark problems (issue 8); ``sample_models/benchmarks/*.json`` are written from them.
+"""Model documents of the benchmark problems; ``sample_models/benchmarks/*.json`` are written from them.
 
 Every problem is an ordinary planar model file (core/model/schema.json) that the editor opens. The data and
 sources are in ``sample_models/benchmarks/README.md``. :func:`write_sample_files` regenerates the files; a test
@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mechstudio.core.samples import samples_folder
+from mechstudio.core.model.samples import samples_folder
 
 BENCH_DIR = samples_folder() / "benchmarks"
 #: the shared original of andrews_squeezer_data.json, when ``$MECHSTUDIO_SHARED_DATA`` names the folder holding

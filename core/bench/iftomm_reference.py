@@ -1,4 +1,4 @@
-"""Reference solutions of the benchmark problems (issue 8), each independent of the multibody solver.
+"""Reference solutions of the benchmark problems, each independent of the multibody solver.
 
 * A01 simple pendulum: exact solution with Jacobi elliptic functions. theta = angle of the link from the
   downward vertical, k = sin(theta0 / 2), omega0 = sqrt(g / L):  sin(theta / 2) = k sn(K(k) - omega0 t; k)

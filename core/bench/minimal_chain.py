@@ -1,4 +1,4 @@
-"""The in-process baseline of the speed suite (issue 17): the planar N-link pendulum chain written by hand in
+"""The in-process baseline of the speed suite: the planar N-link pendulum chain written by hand in
 minimal coordinates, as a user would write it with numpy and scipy (absolute angles, dense mass matrix,
 ``numpy.linalg.solve`` per evaluation, scipy's DOP853 over the whole span, no outputs, no reactions).
 

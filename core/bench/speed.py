@@ -1,4 +1,4 @@
-"""Benchmark suite "speed" (issue 3): real-time factor of the projection formulation on the sample models and on
+"""Benchmark suite "speed": real-time factor of the projection formulation on the sample models and on
 planar N-link pendulum chains.
 
 For every sample model that the projection formulation runs (planar models and the rolling disks; the spherical
@@ -21,10 +21,10 @@ first hinged to the ground at the origin, gravity -9.81 m/s^2 along y, released 
 0.5 rad from the downward vertical with small bends (+0.1 sin k rad for link k), the same geometry as the
 spherical chains of the "trees" suite; t_end = 2 s.
 
-Targets (2-core machine): rolling disk >= 100x real time (issue 17; issue 3 asked 50x), 10-link chain >= 5x,
-30-link chain >= 1x (issue 3).
+Targets (2-core machine): rolling disk >= 100x real time (earlier target 50x), 10-link chain >= 5x,
+30-link chain >= 1x.
 
-Against the hand-written baseline (issue 17): for the chains of N = 10, 30 and 60 links, the full run above and the
+Against the hand-written baseline: for the chains of N = 10, 30 and 60 links, the full run above and the
 in-process scipy model of ``mechstudio.core.bench.minimal_chain`` (absolute angles, dense mass matrix, numpy solve, scipy
 DOP853 over the whole span at the same rtol/atol, no outputs) are timed alternately in this process, ``repeats``
 rounds, each the best CPU time. Rows ``planar chain N=.. vs scipy``: ``cpu_s`` (ours), ``baseline_cpu_s``,
@@ -44,6 +44,11 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.bench import BenchTable, machine_description
+from mechstudio.core.bench.minimal_chain import MinimalChain, simulate
+from mechstudio.core.model.io import load_model, model_from_data
+from mechstudio.core.simulate import SimulationSettings, initial_state
+from mechstudio.core.simulate import run as run_model
+from mechstudio.core.systems.compile import compile_model
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 RATIO_CHAINS = (10, 30, 60)  # chains timed against the scipy baseline; the exponent is taken from 30 to 60
@@ -80,8 +85,6 @@ def run_case(name: str, model: Any, t_end: float, *, rtol: float = 1e-8, atol: f
              integrator: str = "dop853", formulation: str = "projection", repeats: int = 3,
              dt: float = 0.01) -> dict[str, Any]:
     """Time one model (best CPU time of ``repeats`` runs) and return its table row."""
-    from mechstudio.core.simulate import SimulationSettings, initial_state, run
-    from mechstudio.core.system import compile_model
     system = compile_model(model)
     init = initial_state(system)
     row: dict[str, Any] = {"case": name, "formulation": formulation, "integrator": integrator, "rtol": rtol,
@@ -94,7 +97,7 @@ def run_case(name: str, model: Any, t_end: float, *, rtol: float = 1e-8, atol: f
     best = None
     for _ in range(max(1, repeats)):
         c0, w0 = time.process_time(), time.perf_counter()
-        traj = run(system, settings, q0=init.q, v0=init.v)
+        traj = run_model(system, settings, q0=init.q, v0=init.v)
         cpu, wall = time.process_time() - c0, time.perf_counter() - w0
         if best is None or cpu < best[0]:
             best = (cpu, wall, traj)
@@ -115,7 +118,6 @@ def run_case(name: str, model: Any, t_end: float, *, rtol: float = 1e-8, atol: f
 
 def sample_cases() -> list[tuple[str, Any]]:
     """(name, model) of every sample model that the projection formulation runs (no spherical joints)."""
-    from mechstudio.core.model.io import load_model
     out = []
     for path in sorted(SAMPLES.glob("*.json")):
         model = load_model(path)
@@ -127,21 +129,13 @@ def sample_cases() -> list[tuple[str, Any]]:
 
 def _warm_up() -> None:
     """Import and run everything once, so that no run pays for imports or first-call set-up."""
-    from mechstudio.core.model.io import model_from_data
-    from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
-    run(compile_model(model_from_data(planar_chain_data(2))), SimulationSettings(t_end=0.05, dt=0.01))
+    run_model(compile_model(model_from_data(planar_chain_data(2))), SimulationSettings(t_end=0.05, dt=0.01))
 
 
 def baseline_rows(sizes: tuple[int, ...] = RATIO_CHAINS, repeats: int = 3, t_end: float = 2.0,
                   accuracy: bool = True, rtol: float = 1e-8, atol: float = 1e-10) -> tuple[list[dict[str, Any]],
                                                                                        list[str]]:
     """(rows, notes): ours against the scipy baseline, interleaved in this process (module docstring)."""
-    from mechstudio.core.bench.minimal_chain import MinimalChain, simulate
-    from mechstudio.core.model.io import model_from_data
-    from mechstudio.core.simulate import SimulationSettings, initial_state
-    from mechstudio.core.simulate import run as run_model
-    from mechstudio.core.system import compile_model
     settings = SimulationSettings(t_end=t_end, dt=0.01, formulation="projection", integrator="dop853", rtol=rtol,
                                   atol=atol, correction=True)
     cases = {}
@@ -196,7 +190,6 @@ def baseline_rows(sizes: tuple[int, ...] = RATIO_CHAINS, repeats: int = 3, t_end
 def run(quick: bool = False, repeats: int | None = None, chains: tuple[int, ...] = (1, 3, 10, 30),
         samples: bool = True, baseline: bool = True) -> BenchTable:
     """The "speed" table (see module docstring); ``quick``: shorter runs, one repeat."""
-    from mechstudio.core.model.io import model_from_data
     reps = repeats if repeats is not None else (1 if quick else 3)
     _warm_up()
     rows = []
@@ -210,12 +203,12 @@ def run(quick: bool = False, repeats: int | None = None, chains: tuple[int, ...]
     notes = [machine_description(),
              "rtf = simulated s / process CPU s (best of %d runs; rtf_wall uses wall time); dt = 0.01 s outputs with "
              "reactions, energies, violations and drift correction; DOP853 rtol 1e-8, atol 1e-10" % reps,
-             "targets: rolling disk >= 100x (issue 17; 50x in issue 3), 10-link chain >= 5x, 30-link chain >= 1x (issue 3)"]
+             "targets: rolling disk >= 100x (earlier 50x), 10-link chain >= 5x, 30-link chain >= 1x"]
     if baseline:
         ratio_rows, ratio_notes = baseline_rows(repeats=reps, t_end=0.5 if quick else 2.0, accuracy=not quick)
         rows += ratio_rows
         notes += ratio_notes
-    return BenchTable("speed: projection formulation (issue 3)", rows, notes)
+    return BenchTable("speed: projection formulation", rows, notes)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,4 @@
-"""Benchmark suite "sweep" (issue 16): a parameter sweep of 1000 one-second four-bar runs on a Dask
+"""Benchmark suite "sweep": a parameter sweep of 1000 one-second four-bar runs on a Dask
 LocalCluster of 1 and of 2 worker processes.
 
 The sweep: ``sample_models/four_bar.json``, crank mass 1..2 kg (40 values) x coupler mass 3..4 kg (25 values),
@@ -13,7 +13,7 @@ workers warmed (the compiled kernels loaded) before the clock starts. Columns:
   20 ms); ``driver_growth_mb``: that peak minus the resident memory before the sweep -- what the sweep itself
   holds (rows are streamed, so it does not grow with the number of runs).
 
-Target (issue 16, 2-core machine): efficiency >= 80 % on 2 workers. ``--quick``: 40 runs (a smoke run).
+Target (2-core machine): efficiency >= 80 % on 2 workers. ``--quick``: 40 runs (a smoke run).
 """
 from __future__ import annotations
 
@@ -25,8 +25,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import psutil
 
 from mechstudio.core.bench import BenchTable
+from mechstudio.core.sweep.api import prepare, run_plan
+from mechstudio.core.sweep.execute import connect
+from mechstudio.core.sweep.warm import WarmKernels
 
 FOUR_BAR = Path(__file__).resolve().parents[2] / "sample_models" / "four_bar.json"
 METRIC = "peak=absmax(reaction.O.Fy)"
@@ -36,7 +40,6 @@ class PeakMemory:
     """Samples this process's resident set size in a thread; ``peak_mb`` after :meth:`stop`."""
 
     def __init__(self, interval_s: float = 0.02):
-        import psutil
         self.process = psutil.Process()
         self.interval_s = interval_s
         self.base_mb = self.peak_mb = self.process.memory_info().rss / 2 ** 20
@@ -62,9 +65,6 @@ def design(quick: bool) -> pd.DataFrame:
 
 
 def run_on(workers: int, params: pd.DataFrame, t_end: float) -> dict[str, Any]:
-    from mechstudio.core.sweep.api import prepare, run_plan
-    from mechstudio.core.sweep.execute import connect
-    from mechstudio.core.sweep.warm import WarmKernels
     plan = prepare(FOUR_BAR, params, [METRIC], {"t_end": t_end})
     with connect(workers=workers) as client, tempfile.TemporaryDirectory() as folder:
         client.register_plugin(WarmKernels(plan.spec), name=WarmKernels.name)
@@ -89,4 +89,4 @@ def run(quick: bool = False, worker_counts: tuple[int, ...] = (1, 2), t_end: flo
     notes = [f"four-bar, {len(params)} runs of t_end = {t_end} s (dt 0.01 s, projection/DOP853, rtol 1e-8), "
              "rows streamed to Parquet; workers warmed before timing",
              "efficiency = wall(1 worker) / (k * wall(k workers)); target >= 0.8 on 2 workers"]
-    return BenchTable("Parameter sweep on Dask (issue 16)", rows, notes)
+    return BenchTable("Parameter sweep on Dask", rows, notes)

@@ -1,16 +1,16 @@
-"""Benchmark suite "trees" (issue 4): N-body spherical chains by Wittenburg's equations.
+"""Benchmark suite "trees": N-body spherical chains by Wittenburg's equations.
 
-Wraps :func:`mechstudio.core.tree.bench.chain_row` (the chain, the columns and how they are measured are described there:
+Wraps :func:`mechstudio.core.bench.tree_chains.chain_row` (the chain, the columns and how they are measured are described there:
 right-hand-side cost ``rhs_us``, evaluations, process CPU time, real-time factor = simulated s / CPU s, energy
 drift) for N = 1, 3, 10, 30, 100 at rtol 1e-8, and adds the wall time and the issue's targets. Each row is the
 best (least CPU time) of ``repeats`` runs, because the machine is shared.
 
-Targets (issue 4, 2-core machine): 10-body chain >= 10x real time, 30-body >= 1x.
+Targets (2-core machine): 10-body chain >= 10x real time, 30-body >= 1x.
 
-Issue 17: the 10-body chain through the application's driver (``mechstudio.core.simulate.run``: outputs every 0.01 s with
+the 10-body chain through the application's driver (``mechstudio.core.simulate.run``: outputs every 0.01 s with
 q'', reactions, energies and violations, drift correction on) against the same formulation integrated bare (the
 same DOP853, rtol 1e-8, atol 1e-10 and output times), ``rounds`` interleaved pairs in one process
-(:func:`mechstudio.core.tree.bench.run_versus_bare`); printed as the last row and as a note: run()/bare speed >= 0.8.
+(:func:`mechstudio.core.bench.tree_chains.run_versus_bare`); printed as the last row and as a note: run()/bare speed >= 0.8.
 """
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ import time
 from typing import Any
 
 from mechstudio.core.bench import BenchTable, machine_description
+from mechstudio.core.bench.tree_chains import chain_row, run_versus_bare
 from mechstudio.core.run.blas import single_threaded_blas
 
 TARGETS = {10: 10.0, 30: 1.0}
-RUN_OVER_BARE_TARGET = 0.8  # issue 17: a full run keeps >= 80 % of the bare formulation's speed
+RUN_OVER_BARE_TARGET = 0.8  # a full run keeps >= 80 % of the bare formulation's speed
 
 
 def run(quick: bool = False, repeats: int | None = None, sizes: tuple[int, ...] = (1, 3, 10, 30, 100),
@@ -33,7 +34,6 @@ def run(quick: bool = False, repeats: int | None = None, sizes: tuple[int, ...] 
 
 
 def _run(quick: bool, repeats: int | None, sizes: tuple[int, ...], rtol: float) -> BenchTable:
-    from mechstudio.core.tree.bench import chain_row, run_versus_bare
     reps = repeats if repeats is not None else (1 if quick else 3)
     chain_row(2, t_end=0.05, rtol=rtol)  # warm-up: imports and first-call set-up
     rows: list[dict[str, Any]] = []
@@ -59,12 +59,12 @@ def _run(quick: bool, repeats: int | None, sizes: tuple[int, ...], rtol: float) 
     notes = [machine_description(),
              f"Wittenburg (quaternions), DOP853 rtol {rtol:g}, atol rtol/100, one solve_ivp span; real_time_factor = "
              f"simulated s / process CPU s (best of {reps}); wall_s includes the rhs_us measurement",
-             "targets: 10-body >= 10x, 30-body >= 1x (issue 4)",
+             "targets: 10-body >= 10x, 30-body >= 1x",
              f"spherical chain N=10, run()/bare speed = bare CPU / run() CPU = {ratio['run_over_bare_speed']:.3f} "
              f"(run() {ratio['run_rtf']:.1f}x real time, bare {ratio['bare_rtf']:.1f}x; best of "
              f"{2 if quick else 5} interleaved pairs, DOP853 rtol {rtol:g} atol 1e-10, outputs every 0.01 s); "
-             f"target >= {RUN_OVER_BARE_TARGET} (issue 17): {ratio['met']}"]
-    return BenchTable("trees: spherical chains by Wittenburg's equations (issue 4)", rows, notes)
+             f"target >= {RUN_OVER_BARE_TARGET}: {ratio['met']}"]
+    return BenchTable("trees: spherical chains by Wittenburg's equations", rows, notes)
 
 
 if __name__ == "__main__":  # pragma: no cover

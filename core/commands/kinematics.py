@@ -16,9 +16,9 @@ from mechstudio.core.commands.arguments import (STDIO, add_model_argument, add_p
                                      check_output_frames, points_from_args, positive_float, read_model,
                                      report_stream, write_columns)
 from mechstudio.core.kinematics.analysis import driven_motion
-from mechstudio.core.points import point_columns
+from mechstudio.core.systems.points import point_columns
 from mechstudio.core.simulate import SimulationSettings
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mechstudio.core.samples import sample_models, sample_path
+from mechstudio.core.model.samples import sample_models, sample_path
 
 
 def register(sub: argparse._SubParsersAction) -> None:

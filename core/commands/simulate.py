@@ -20,8 +20,8 @@ from mechstudio.core.commands.arguments import (STDIO, add_model_argument, add_p
 from mechstudio.core.dynamics.base import FORMULATIONS, get_formulation
 from mechstudio.core.integrate.base import INTEGRATORS, get_integrator
 from mechstudio.core.simulate import SimulationSettings, Trajectory, run
-from mechstudio.core.system import compile_model
-from mechstudio.core.tree.orientation import NAMES as ORIENTATION_NAMES
+from mechstudio.core.systems.compile import compile_model
+from mechstudio.core.numerics.orientation import NAMES as ORIENTATION_NAMES
 
 AfterRun = Callable[[Trajectory, argparse.Namespace], Optional[int]]
 

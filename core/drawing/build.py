@@ -1,6 +1,6 @@
 """The drawing of a mechanism in one configuration, with point traces (what the canvas shows, in metres).
 
-:func:`build_drawing` poses the model at coordinates q (body frames from :class:`mechstudio.core.points.BodyFrames`),
+:func:`build_drawing` poses the model at coordinates q (body frames from :class:`mechstudio.core.systems.points.BodyFrames`),
 takes the canvas geometry of that pose (:func:`mechstudio.core.drawing.scene.scene_geometry`: bars, disks, polygons, named
 points, joints, ground points) and turns it into a :class:`~core.drawing.sheet.Drawing`:
 
@@ -27,7 +27,7 @@ from mechstudio.core.drawing.sheet import (BODY_LAYER_PREFIX, GROUND_COLOR, GROU
                                 TRACES_LAYER, Circle, Drawing, Layer, Outline, Segment, Slot, Trace, Vec2)
 from mechstudio.core.model import Model
 from mechstudio.core.model.edit import set_poses
-from mechstudio.core.points import BodyFrames
+from mechstudio.core.systems.points import BodyFrames
 from mechstudio.core.types import FloatArray
 
 #: joint symbol size and line width as fractions of the mechanism's largest dimension
@@ -58,7 +58,7 @@ def view_points(model: Model, points: FloatArray) -> FloatArray:
 def build_drawing(system: Any, q: FloatArray, traces: Mapping[str, FloatArray] | None = None,
                   title: str = "") -> Drawing:
     """The :class:`Drawing` of ``system`` at coordinates q (n,), with ``traces`` ``{"body.point": (F, dim)
-    world positions [m]}`` (core.points.PointTracer.trace) as polylines (module docstring)."""
+    world positions [m]}`` (core.systems.points.PointTracer.trace) as polylines (module docstring)."""
     model: Model = system.model
     sg = posed_scene(system, q)
     colors = {b.name: b.color for b in sg.bodies}

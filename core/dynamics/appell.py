@@ -33,7 +33,7 @@ import numpy as np
 
 from mechstudio.core.dynamics.base import Accelerations, Formulation, SolverFailure, register_formulation
 from mechstudio.core.symbolic.quasi import QuasiVelocityChoice, QuasiVelocityError, load_choice, null_space
-from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray
 
 SINGULAR_TOL = 1e-5

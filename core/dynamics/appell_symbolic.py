@@ -18,7 +18,7 @@ import numpy as np
 from mechstudio.core.dynamics.appell import AppellBase, solve_reduced
 from mechstudio.core.dynamics.base import SolverFailure, register_formulation
 from mechstudio.core.symbolic.appell import SymbolicUnsupported, derive_appell
-from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray
 
 

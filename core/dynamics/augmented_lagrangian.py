@@ -47,7 +47,7 @@ import scipy.linalg as sla
 
 from mechstudio.core.dynamics.base import (Accelerations, Formulation, SolverFailure, multipliers_from_accelerations,
                                 register_formulation)
-from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray
 
 PENALTY = 1e7  # alpha relative to the largest mass-matrix entry (Bayo's typical 1e7 for unit masses)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray
 
 POSITION_TOL = 1e-13  # ||Phi||_2 target; the four-bar acceptance asks for < 1e-12

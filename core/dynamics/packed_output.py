@@ -2,7 +2,7 @@
 
 Numba boxes every array a compiled function returns into its own numpy object (about a microsecond each on this
 machine), which for a small system costs as much as the frame's arithmetic. The fused output kernels of the
-rolling disks (``mechstudio.core.dynamics.projection_spatial``) and of Wittenburg's formulation (``mechstudio.core.tree.kernels``)
+rolling disks (``mechstudio.core.dynamics.projection_spatial``) and of Wittenburg's formulation (``mechstudio.core.dynamics.wittenburg_kernels``)
 therefore return (status, [q; q'; q''; reactions row by row; scalars]) built by :func:`pack_frame`, and their
 Python callers take it apart into views with :func:`unpack_frame` (the :data:`~core.dynamics.base.FastOutput`
 order: q, q', q'', reactions (rows, 6), the scalars of :class:`~core.dynamics.base.OutputScalar`).

@@ -91,7 +91,7 @@ from mechstudio.core.dynamics.base import (Accelerations, FastOutput, Formulatio
 from mechstudio.core.dynamics.projection_kernels import COND_FAIL, kernels
 from mechstudio.core.integrate.dop853_kernels import CompiledRHS
 from mechstudio.core.kinematics.assembly import RANK_RTOL
-from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray
 
 #: index of ||N||_2 in a fused output frame's scalars, as a plain int (read once per output)
@@ -147,6 +147,15 @@ class ProjectionFormulation(Formulation):
         self._empty2 = np.zeros((0, 0))
         self._empty1 = np.zeros(0)
         self._empty_piv = np.zeros(0, np.int32)
+
+    kernel_paths = True
+
+    def kernel_key(self) -> str | None:
+        """``Formulation.kernel_key``: the system's fused family (planar, spatial rolling disks, or the generic
+        kernels) and the basis (the coordinate basis takes the sparse O(N) kernels)."""
+        kind = ("planar" if projection_planar.applies(self.system)
+                else "spatial" if projection_spatial.applies(self.system) else "generic")
+        return f"projection-{kind}-{self.basis_kind}"
 
     # --- basis ------------------------------------------------------------------------------------------
     def refresh_basis(self, q: FloatArray, t: float) -> None:

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from mechstudio.core import dense_kernels
-from mechstudio.core.dense_kernels import cholesky, cholesky_solve, lu_inplace, lu_solve, mm, mv
+from mechstudio.core.numerics import dense_kernels
+from mechstudio.core.numerics.dense_kernels import cholesky, cholesky_solve, lu_inplace, lu_solve, mm, mv
 from mechstudio.core.dynamics import projection_kernels
 from mechstudio.core.dynamics.correction import CHOL_PIVOT_RTOL, KKT_PIVOT_RTOL, LSTSQ_RCOND, POSITION_TOL, VELOCITY_TOL
 from mechstudio.core.dynamics.projection_kernels import k_accelerations, k_geometry, k_velocity
@@ -244,7 +244,7 @@ HELPERS = ("_norm", "_kkt_step", "_diag_step", "_min_norm_step", "_kept_geometry
 @kernel_set
 def helpers() -> dict[str, Any] | None:
     """{name: compiled helper} of :data:`HELPERS` for the system-specific fused modules to bind, or None without
-    numba. The helpers call the compiled dense kernels (``mechstudio.core.dense_kernels``) and projection kernels
+    numba. The helpers call the compiled dense kernels (``mechstudio.core.numerics.dense_kernels``) and projection kernels
     (``mechstudio.core.dynamics.projection_kernels``: the same compiled code, every array passed is C-contiguous), bound
     into this module's globals first (numba resolves a called global when it compiles the caller)."""
     compiled = projection_kernels.kernels()

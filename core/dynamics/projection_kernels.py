@@ -4,7 +4,7 @@
 The same algorithm as the numpy path of :class:`~core.dynamics.projection.ProjectionFormulation` (its
 ``_geometry``, ``_velocity`` and ``_solve``), written as three loops-and-BLAS kernels so that an evaluation costs a
 handful of Python calls instead of ~50 numpy operations (each ~1 us of interpreter overhead: most of the cost for
-n <= 100). The small dense products and factorizations are ``mechstudio.core.dense_kernels``. The numpy path stays the
+n <= 100). The small dense products and factorizations are ``mechstudio.core.numerics.dense_kernels``. The numpy path stays the
 fallback (numba missing, or ``ProjectionFormulation(system, kernels="numpy")``) and the tests check that both give
 the same numbers (tests/test_performance_equivalence.py). Compiled once and cached on disk (``mechstudio.core.jit``).
 
@@ -18,8 +18,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mechstudio.core import dense_kernels
-from mechstudio.core.dense_kernels import cholesky, cholesky_solve, lu_inplace, lu_solve, mm, mv
+from mechstudio.core.numerics import dense_kernels
+from mechstudio.core.numerics.dense_kernels import cholesky, cholesky_solve, lu_inplace, lu_solve, mm, mv
 from mechstudio.core.jit import array_types, compile_kernel, kernel_set
 
 #: an LU pivot ratio (min/max |u_jj|) below 1/COND_FAIL counts as singular (C_u, S of the kept basis)

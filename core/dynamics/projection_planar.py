@@ -4,7 +4,7 @@ An evaluation of the projection formulation (``mechstudio.core.dynamics.projecti
 about fifteen Python-level calls -- C, xi, eta and h of the system (each a loop over element groups of numpy
 operations), the geometry, velocity and acceleration kernels, the power -- a few microseconds each, around about
 as much arithmetic as they cost in overhead (a 10-link chain: n = 30, m = 20). Here the same algorithm runs as
-one compiled call, on the system's compiled terms (``mechstudio.core.planar_kernels``) and the shared steps of
+one compiled call, on the system's compiled terms (``mechstudio.core.systems.planar_kernels``) and the shared steps of
 ``mechstudio.core.dynamics.projection_fused``:
 
 * :func:`k_rhs`: z' = [p'; q'] and the work integrand P = P_nc + q'^T (M q'' - h) at z = [p; q];
@@ -26,10 +26,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mechstudio.core import planar_kernels
+from mechstudio.core.systems import planar_kernels
 from mechstudio.core.dynamics import projection_fused
 from mechstudio.core.dynamics.correction import MAX_ITER, POSITION_TOL
 from mechstudio.core.jit import compile_helper, kernel_set
+from mechstudio.core.systems.planar import PlanarSystem
 
 
 def k_rhs(y, basis, geo, frc, td):  # noqa: ANN001, ANN201
@@ -121,7 +122,6 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
 
 def applies(system: Any) -> bool:
     """True for planar systems with constraints (every planar element has its compiled form)."""
-    from mechstudio.core.planar_system import PlanarSystem
     return isinstance(system, PlanarSystem) and system.m > 0
 
 

@@ -1,4 +1,4 @@
-"""Sparse O(N) fused path of the projection formulation for planar systems in the coordinate basis (issue 17).
+"""Sparse O(N) fused path of the projection formulation for planar systems in the coordinate basis.
 
 With the *coordinate basis* (``ProjectionFormulation(basis="coordinates")``, chosen automatically for
 loop-free planar models, see ``mechstudio.core.dynamics.projection``) the kept null-space basis is the selection of the
@@ -41,7 +41,7 @@ import scipy.linalg as sla
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-from mechstudio.core import planar_kernels
+from mechstudio.core.systems import planar_kernels
 from mechstudio.core.dynamics import packed_planar, projection_fused, projection_planar
 from mechstudio.core.dynamics.packed_planar import unpack_forces, unpack_geometry, unpack_plan, unpack_reactions
 from mechstudio.core.dynamics.correction import CHOL_PIVOT_RTOL, MAX_ITER, POSITION_TOL, VELOCITY_TOL

@@ -1,6 +1,6 @@
 """Fused compiled path of the projection formulation for spatial rolling-disk systems (speed; same numbers).
 
-For a :class:`~core.spatial_system.SpatialSystem` without applied loads, an evaluation of the projection
+For a :class:`~core.systems.spatial.SpatialSystem` without applied loads, an evaluation of the projection
 formulation (``mechstudio.core.dynamics.projection``) otherwise costs a dozen Python-level calls -- the system's M, C, Phi,
 h, eta, the geometry, velocity and acceleration kernels, the power -- each a few microseconds of interpreter
 and argument-unboxing overhead around a fraction of a microsecond of arithmetic (n = 6 for one disk). Here the
@@ -35,12 +35,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mechstudio.core import spatial_kernels
+from mechstudio.core.systems import spatial_kernels
 from mechstudio.core.dynamics import packed_output, projection_fused
 from mechstudio.core.dynamics.packed_output import unpack_frame
 from mechstudio.core.dynamics.correction import MAX_ITER, POSITION_TOL
 from mechstudio.core.jit import compile_helper, kernel_set
-from mechstudio.core.spatial_system import SpatialSystem
+from mechstudio.core.systems.spatial import SpatialSystem
 
 
 def _xi(nd, vp):  # noqa: ANN001, ANN201
@@ -201,7 +201,7 @@ def k_rhs_flat(y, I, F, zp, vp, ap):  # noqa: ANN001, ANN201
 
 
 #: float64 entries appended to pack_data's F by :meth:`FusedPath.timed_data`: the plane's motion
-#: r_p = c0 + c1 t + c2 t^2 as (c0_z, c1 (3), c2_z, 2 c2 (3)) (``mechstudio.core.spatial_system.plane_quadratic``)
+#: r_p = c0 + c1 t + c2 t^2 as (c0_z, c1 (3), c2_z, 2 c2 (3)) (``mechstudio.core.systems.spatial.plane_quadratic``)
 PLANE_COEFFS = 8
 
 

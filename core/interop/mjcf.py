@@ -25,7 +25,7 @@ from scipy.spatial.transform import Rotation
 from mechstudio.core.errors import Diagnostic, ModelError
 from mechstudio.core.model.document import GROUND, Model
 from mechstudio.core.simulate import initial_state
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 DEFAULT_TIMESTEP_S = 1e-4
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mechstudio.core.kinematics.assembly import assemble, dof_report, solve_accelerations, solve_velocities
-from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray, Status
 
 

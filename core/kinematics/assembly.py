@@ -28,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
-from mechstudio.core.system import ConstrainedSystem, ConstraintInfo
+from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
 from mechstudio.core.types import FloatArray, Status
 
 RANK_RTOL = 1e-9

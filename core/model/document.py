@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from mechstudio.core.elements.base import GROUND  # reserved body name: the fixed (or prescribed-motion) frame
+from mechstudio.core.model.entities import Entities, parse_entities
 
 FORMAT_NAME = "mechanism-studio-model"
 FORMAT_VERSION = 1
@@ -55,8 +56,7 @@ class Model:
         return str(self._data.get("kind", "planar"))
 
     @cached_property
-    def entities(self) -> "Any":
-        from mechstudio.core.model.entities import parse_entities
+    def entities(self) -> Entities:
         return parse_entities(self._data)
 
     @property

@@ -23,28 +23,28 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import numpy as np
 
+from mechstudio.core.host import files
 from mechstudio.core.errors import Diagnostic, ModelError, UnknownNameError
 from mechstudio.core.model.checks import document_problems
 from mechstudio.core.model.document import FORMAT_NAME, FORMAT_VERSION, SIMULATION_DEFAULTS, Model
 from mechstudio.core.model.entities import parse_entities
 from mechstudio.core.model.limits import MAX_FILE_BYTES, MAX_MAGNITUDE, memory_problem
 from mechstudio.core.model.migrate import migrate
+from mechstudio.core.model.schema import model_schema
 from mechstudio.core.model.schemacheck import Check, CompiledSchema
 from mechstudio.core.registry import FORMULATIONS, INTEGRATORS
 
-@lru_cache(maxsize=1)
+
 def schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of the current format version."""
-    return json.loads(resources.files("mechstudio.core.model").joinpath("schema.json").read_text(encoding="utf-8"))
+    """The JSON Schema (draft 2020-12) of the current format version (core/model/schema.py)."""
+    return model_schema()
 
 
 @lru_cache(maxsize=1)
@@ -379,43 +379,22 @@ def load_model(path: str | os.PathLike[str]) -> Model:
 
 
 def current_umask() -> int:
-    """The process's file-mode creation mask (read from /proc on Linux; elsewhere set and restored at once)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    """The process's file-mode creation mask (:func:`mechstudio.core.host.files.current_umask`)."""
+    return files.current_umask()
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temporary file in the same folder + ``os.replace``).
+    """Write ``text`` to ``path`` atomically (:func:`mechstudio.core.host.files.atomic_write_text`: a temporary file in
+    the same folder + ``os.replace``; stale temporaries of killed writers in that folder are removed).
 
     The file gets the mode an ordinary ``open(path, "w")`` would give: an existing target's mode, else 0666 minus
-    the umask (the temporary file is created 0600). Raises OSError (e.g. PermissionError) with the target untouched
-    if anything fails.
+    the umask (the temporary file is created 0600). Raises OSError (e.g. PermissionError) naming ``path``, never the
+    temporary file, with the target untouched if anything fails.
     """
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent or "."))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~current_umask())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    files.atomic_write_text(path, text)
 
 
 def save_model(model: Model, path: str | os.PathLike[str]) -> None:
-    """Save ``model`` to ``path`` atomically. Raises OSError if the file cannot be written (nothing lost)."""
+    """Save ``model`` to ``path`` atomically. Raises OSError naming ``path`` if the file cannot be written (nothing
+    lost)."""
     atomic_write_text(path, model.to_json())

@@ -25,20 +25,42 @@ in magnitude; number literals within +-1e300; polynomials of at most ``MAX_POLYN
 from __future__ import annotations
 
 import ast
+import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-import sympy as sp
+if TYPE_CHECKING:
+    import sympy as sp
 
-T = sp.Symbol("t", real=True)
 
-_FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
-    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "asin": sp.asin, "acos": sp.acos, "atan": sp.atan,
-    "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt,
-    "abs": sp.Abs, "atan2": sp.atan2, "min": sp.Min, "max": sp.Max,
-}
-_CONSTANTS = {"pi": sp.pi, "e": sp.E}
+@functools.cache
+def _sympy() -> Any:
+    """sympy, imported on the first time function: a model without one (and a command that parses none) never
+    imports it, which saves about half a second of start-up."""
+    import sympy  # on first use only (start-up time, see the docstring)
+    return sympy
+
+
+@functools.cache
+def _tables() -> tuple[Any, dict[str, Callable[..., Any]], dict[str, Any]]:
+    """(T, the whitelisted functions, the constants) as sympy objects."""
+    sp = _sympy()
+    functions = {
+        "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "asin": sp.asin, "acos": sp.acos, "atan": sp.atan,
+        "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt,
+        "abs": sp.Abs, "atan2": sp.atan2, "min": sp.Min, "max": sp.Max,
+    }
+    return sp.Symbol("t", real=True), functions, {"pi": sp.pi, "e": sp.E}
+
+
+def __getattr__(name: str) -> Any:
+    """``T``, the sympy symbol of time, created (with sympy imported) on first access."""
+    if name == "T":
+        return _tables()[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
            ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b}
 
@@ -109,6 +131,7 @@ def parse_tree(text: str, max_chars: int = MAX_EXPRESSION_CHARS) -> ast.Expressi
 def _checked_power(base: sp.Expr, exponent: sp.Expr) -> sp.Expr:
     """``base ** exponent`` after the exponent bounds of the module docstring (sympy folds number ** number
     exactly, so 9**9**9 would otherwise compute a 370-million-digit integer)."""
+    sp = _sympy()
     if exponent.is_Number:
         if abs(float(exponent)) > MAX_EXPONENT:
             raise ExpressionTooLarge(f"exponent {sp.sstr(exponent)[:40]} too large (at most {MAX_EXPONENT} in "
@@ -133,6 +156,8 @@ def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
     """
     names = names or {}
     check_tree_size(tree)
+    sp = _sympy()
+    T, functions, constants = _tables()
 
     def convert(node: ast.AST) -> sp.Expr:
         if isinstance(node, ast.Expression):
@@ -147,10 +172,10 @@ def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
                 return names[node.id]
             if node.id == "t":
                 return T
-            if node.id in _CONSTANTS:
-                return _CONSTANTS[node.id]
+            if node.id in constants:
+                return constants[node.id]
             raise ExpressionError(f"unknown name {node.id!r} ({name_hint} and functions "
-                                  f"{', '.join(sorted(_FUNCTIONS))} are allowed)")
+                                  f"{', '.join(sorted(functions))} are allowed)")
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
             return _checked_power(convert(node.left), convert(node.right))
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
@@ -163,10 +188,10 @@ def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
                 handled = call(node)
                 if handled is not None:
                     return handled
-            if node.func.id not in _FUNCTIONS:
+            if node.func.id not in functions:
                 raise ExpressionError(f"unknown function {node.func.id!r}; allowed: "
-                                      f"{', '.join(sorted(_FUNCTIONS))}")
-            return _FUNCTIONS[node.func.id](*[convert(a) for a in node.args])
+                                      f"{', '.join(sorted(functions))}")
+            return functions[node.func.id](*[convert(a) for a in node.args])
         if isinstance(node, ast.Attribute) and attribute is not None:
             return attribute(node)
         raise ExpressionError(f"not allowed in an expression: {ast.dump(node)[:60]}")
@@ -182,7 +207,7 @@ def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
 def parse_expression(text: str) -> sp.Expr:
     """Parse ``text`` into a sympy expression of ``t`` without evaluating any Python code."""
     expr = ast_to_sympy(parse_tree(text))
-    if expr.free_symbols - {T}:
+    if expr.free_symbols - {_tables()[0]}:
         raise ExpressionError("the expression may depend on t only")
     return expr
 
@@ -203,7 +228,7 @@ class TimeFunction:
 
     @property
     def is_constant(self) -> bool:
-        return not self.expr.has(T)
+        return not self.expr.has(_tables()[0])
 
     def value(self, t: float) -> float:
         return float(self._f(t))
@@ -219,6 +244,7 @@ class TimeFunction:
 
 
 def _expr_from_spec(spec: Any) -> sp.Expr:
+    sp, T = _sympy(), _tables()[0]
     if isinstance(spec, (int, float)) and not isinstance(spec, bool):
         return sp.Float(spec)
     if not isinstance(spec, dict) or "type" not in spec:
@@ -249,6 +275,7 @@ LAMBDIFY_MODULES = [_PIECEWISE_FLOAT, "math"]
 def _compile(expr: sp.Expr) -> Callable[[float], float]:
     """A float function of t (``math`` module). Constants are evaluated the same way, in floating point: sympy's
     own evaluation of a constant such as e**e**e**e**e would run for ever at arbitrary precision."""
+    sp, T = _sympy(), _tables()[0]
     fn = sp.lambdify(T, expr, modules=LAMBDIFY_MODULES)
     if not expr.has(T):
         c = float(fn(0.0))
@@ -260,6 +287,7 @@ def motion_evaluator(functions: "list[TimeFunction]") -> Callable[[float], list[
     """One compiled callable of t returning [f_1 .. f_k, f_1' .. f_k', f_1'' .. f_k''] of several time
     functions (one Python call per time instead of 3 k; e.g. a moving plane's position, velocity and
     acceleration)."""
+    sp, T = _sympy(), _tables()[0]
     exprs = [f.expr for f in functions]
     rates = [sp.diff(e, T) for e in exprs]
     accels = [sp.diff(e, T) for e in rates]
@@ -270,6 +298,7 @@ def motion_evaluator(functions: "list[TimeFunction]") -> Callable[[float], list[
 def time_function(spec: Any) -> TimeFunction:
     """Build a :class:`TimeFunction` from its file description; raises :class:`ExpressionError`."""
     expr = _expr_from_spec(spec)
+    sp, T = _sympy(), _tables()[0]
     try:
         d1 = sp.diff(expr, T)
         if sum(1 for _ in sp.preorder_traversal(d1)) > MAX_DERIVATIVE_NODES:

@@ -18,7 +18,7 @@ from mechstudio.core.dynamics.augmented_lagrangian import ALI3P_PENALTY, MAX_ITE
 from mechstudio.core.dynamics.base import SolverFailure
 from mechstudio.core.run.frames import FRAME_FIELDS, FrameBlock, Trajectory, concat_blocks
 from mechstudio.core.run.initial import initial_state
-from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray, Status
 
 

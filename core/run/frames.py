@@ -13,10 +13,10 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from mechstudio.core.points import BodyPoint, point_columns
-from mechstudio.core.results import write_csv
+from mechstudio.core.systems.points import BodyPoint, point_columns
+from mechstudio.core.run.results import write_csv
 from mechstudio.core.run.settings import SimulationSettings
-from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray, Status
 
 #: the six components of a reaction, in the order of the last axis of ``FrameBlock.reactions``
@@ -104,7 +104,7 @@ class Trajectory:
 
     def columns(self, points: Sequence[BodyPoint] | None = None) -> dict[str, FloatArray]:
         """The documented CSV columns (docs/results-csv.md); the point columns last, for ``points`` (default:
-        every named body point, ``()``: none; core.points)."""
+        every named body point, ``()``: none; core.systems.points)."""
         f, s = self.frames, self.system
         cols: dict[str, FloatArray] = {"t": f.t}
         for k, name in enumerate(s.coord_names):
@@ -116,7 +116,7 @@ class Trajectory:
         for c_idx, c in enumerate(s.constraints):
             for comp in comps:
                 cols[f"reaction.{c.name}.{comp}"] = f.reactions[:, c_idx, REACTION_COMPONENTS.index(comp)]
-        if hasattr(s, "contact_columns"):  # contacts (issue 15): normal, friction, contact force [N]
+        if hasattr(s, "contact_columns"):  # contacts: normal, friction, contact force [N]
             cols.update(s.contact_columns(f.q, f.reactions))
         cols["energy.kinetic"] = f.kinetic
         cols["energy.potential"] = f.potential

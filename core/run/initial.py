@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mechstudio.core.kinematics.assembly import assemble, solve_velocities
-from mechstudio.core.system import ConstrainedSystem
+from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray, Status
 
 #: the residual ||C q' + xi|| (units of q') above which the initial velocities count as inconsistent

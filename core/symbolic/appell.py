@@ -40,7 +40,7 @@ from mechstudio.core.symbolic.planar import SymbolicModel, planar_symbolic, velo
 from mechstudio.core.symbolic.quasi import QuasiVelocityChoice, initial_configuration, load_choice
 from mechstudio.core.symbolic.spatial import spatial_symbolic
 from mechstudio.core.symbolic.unsupported import SymbolicUnsupported  # re-exported: callers import it from here
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 _MODEL_CACHE: dict[str, SymbolicModel] = {}
 _APPELL_CACHE: dict[tuple[str, str], "AppellDerivation"] = {}
@@ -372,7 +372,7 @@ def derivation_time(model: Model, key: str | None = None) -> tuple[float, float]
 
 def benchmark(paths: list[str] | None = None) -> list[tuple[str, float, float]]:
     """Derivation benchmark of the samples the symbolic derivation covers (planar ones and the rolling disks):
-    [(file, fresh CPU seconds, cached CPU seconds)] (issue 5: < 5 s)."""
+    [(file, fresh CPU seconds, cached CPU seconds)] (target: < 5 s)."""
     if paths is None:
         root = Path(__file__).resolve().parents[2] / "sample_models"
         paths = [str(p) for p in sorted(root.glob("*.json"))]

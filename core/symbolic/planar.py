@@ -1,4 +1,4 @@
-"""Symbolic planar model: the same equations as :class:`mechstudio.core.planar_system.PlanarSystem`, derived with sympy.
+"""Symbolic planar model: the same equations as :class:`mechstudio.core.systems.planar.PlanarSystem`, derived with sympy.
 
 Coordinates (x, y, phi) of each body's centre of mass and frame angle ([003]), symbols ``x_body``,
 ``y_body``, ``phi_body`` with speeds ``xdot_body`` ... and accelerations ``xddot_body`` ...; time ``t``.
@@ -108,7 +108,7 @@ def holonomic_terms(Phi: sp.Matrix, q: list[sp.Symbol], qd: list[sp.Symbol]) -> 
     J = Phi.jacobian(q)
     Pt = Phi.diff(T)
     gamma = -velocity_derivative(J * sp.Matrix(qd) + Pt, q, qd)
-    # rows of an angle atan2(...) (gear mesh, issue 15) stay unexpanded: expanding the second derivative of
+    # rows of an angle atan2(...) (gear mesh) stay unexpanded: expanding the second derivative of
     # the angle of a rotating vector multiplies out thousands of trigonometric products (minutes, no gain)
     return J, Pt, sp.Matrix([g if Phi[k].has(sp.atan2) else sp.expand(g) for k, g in enumerate(gamma)])
 
@@ -125,7 +125,7 @@ class PlanarSymbols:
         self.q, self.qd = q, qd
         self.Q: list[sp.Expr] = [sp.Integer(0)] * len(q)
         self.num, self.rot, self.sqrt, self.matrix = num, rot, sp.sqrt, sp.Matrix
-        self.atan2 = sp.atan2  # gear_mesh (issue 15, gears)
+        self.atan2 = sp.atan2  # gear_mesh (gears)
 
     def r(self, body: str) -> sp.Matrix:
         if body == GROUND:
@@ -184,7 +184,7 @@ def planar_symbolic(model: Model) -> SymbolicModel:
     """Derive the symbolic planar model (uncached; use :func:`mechstudio.core.symbolic.appell.symbolic_model`).
 
     Every constraint and force element is looked up in the element registry (core/elements) and contributes
-    the symbolic forms of its primitives, in the row order of :class:`~core.planar_system.PlanarSystem`."""
+    the symbolic forms of its primitives, in the row order of :class:`~core.systems.planar.PlanarSystem`."""
     ent = model.entities
     names = [f"{b.name}.{c}" for b in ent.bodies for c in COORDS]
     q = [coordinate_symbol(c) for c in names]

@@ -32,6 +32,7 @@ import sympy as sp
 from mechstudio.core.model.timefunc import T, ExpressionError, time_function
 from mechstudio.core.symbolic.expr import parse_state_expression
 from mechstudio.core.types import FloatArray
+from mechstudio.core.kinematics.assembly import assemble
 
 AUTO = "auto"
 FILE = "file"
@@ -269,7 +270,6 @@ def load_choice(system: Any, key: str | None = None, q: FloatArray | None = None
 
 def initial_configuration(system: Any) -> FloatArray:
     """The assembled initial configuration (the rough one when assembly fails)."""
-    from mechstudio.core.kinematics.assembly import assemble
     q0 = system.initial_guess()
     try:
         res = assemble(system, q0, 0.0, hold=system.held_coordinates())
@@ -323,7 +323,7 @@ def independence_problems(system: Any, choice: QuasiVelocityChoice, q: FloatArra
 
 
 def quasi_velocity_problems(system: Any) -> list[tuple[str, str]]:
-    """Semantic validation of a compiled model's ``quasi_velocities`` (run by :func:`mechstudio.core.system.compile_model`).
+    """Semantic validation of a compiled model's ``quasi_velocities`` (run by :func:`mechstudio.core.systems.compile.compile_model`).
 
     Parses every choice and checks its independence from the constraints at the assembled initial
     configuration; returns (JSON pointer, message) pairs (empty: valid). Never raises.

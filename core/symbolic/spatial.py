@@ -1,6 +1,6 @@
 """Symbolic spatial model: free rigid bodies in (x, y, z, psi, theta, phi) and rolling disks on a moving plane.
 
-The same coordinates, rows and labels as :class:`mechstudio.core.spatial_system.SpatialSystem` ([001], section 5):
+The same coordinates, rows and labels as :class:`mechstudio.core.systems.spatial.SpatialSystem` ([001], section 5):
 six coordinates per body, the centre of mass r = (x, y, z) and 3-1-3 Euler angles alpha = (psi, theta, phi) with
 R = Rz(psi) Rx(theta) Rz(phi). Derived here independently of the numeric system:
 
@@ -35,6 +35,7 @@ from mechstudio.core.model.document import GROUND, Model
 from mechstudio.core.model.timefunc import T, time_function
 from mechstudio.core.symbolic.planar import SymbolicModel, holonomic_terms, num, velocity_derivative
 from mechstudio.core.symbolic.quasi import coordinate_symbol
+from mechstudio.core.symbolic.unsupported import SymbolicUnsupported
 
 COORDS = ("x", "y", "z", "psi", "theta", "phi")
 EX, EY, EZ = sp.Matrix([1, 0, 0]), sp.Matrix([0, 1, 0]), sp.Matrix([0, 0, 1])
@@ -112,7 +113,6 @@ def plane_motion(motion: dict[str, Any]) -> sp.Matrix:
 
 def spatial_symbolic(model: Model) -> SymbolicModel:
     """Derive the symbolic spatial model (free bodies + rolling disks); raises SymbolicUnsupported otherwise."""
-    from mechstudio.core.symbolic.unsupported import SymbolicUnsupported
     ent = model.entities
     other = [f"{j.name} ({j.type})" for j in ent.joints if j.type != "rolling_disk"]
     other += [f"{d.name} (driver)" for d in ent.drivers]
@@ -145,12 +145,12 @@ def spatial_symbolic(model: Model) -> SymbolicModel:
             Qv[c + i] += num(b.mass) * g[i]
     com = {b.name: b.com[:3] for b in ent.bodies}
     for f in ent.forces:
-        if f.body1 == GROUND:
+        if f.body == GROUND:
             continue
-        kb = index[f.body1]
+        kb = index[f.body]
         body, c = bodies[kb], 6 * kb
         if f.type == "applied_force":
-            s = sp.Matrix([num(p - o) for p, o in zip(f.point1[:3], com[f.body1])])
+            s = sp.Matrix([num(p - o) for p, o in zip(f.point[:3], com[f.body])])
             F = sp.Matrix([comp.expr for comp in f.force[:3]])
             power = F.dot(sp.Matrix(body.qd[:3]) + cross(body.w, body.R * s))
         else:

@@ -1,7 +1,7 @@
 """Traces (coupler curves) of the ticked body points, computed from the frames of the current run.
 
 :class:`PointTraces` reads the run's frames (the controller's :class:`~gui.simulation.buffer.TrajectoryBuffer`),
-the run's compiled system (world positions through :class:`mechstudio.core.points.PointTracer`, docs/points-api.md) and the
+the run's compiled system (world positions through :class:`mechstudio.core.systems.points.PointTracer`, docs/points-api.md) and the
 document's ticks (:mod:`mechstudio.gui.editor.traced_points`). :meth:`PointTraces.lines` gives, for a shown time t, one :class:`TraceLine` per
 ticked point: the point's world positions [m] at every output frame up to t, then at t itself (interpolated like
 the 3D view's pose). So scrubbing the time bar shows each trace up to the current time, and a run shows them
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from mechstudio.core.points import PointTracer, parse_point_names
+from mechstudio.core.systems.points import PointTracer, parse_point_names
 from mechstudio.gui.editor.traced_points import TRACES_KEY, PointKey, label, traced
 
 DEFAULT_COLOR = "#4a90d9"

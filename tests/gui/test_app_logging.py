@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 def test_an_exception_in_a_slot_is_logged_shown_and_the_app_keeps_running(qtbot: Any, isolated_config: Path,
                                                                         monkeypatch: Any) -> None:
     import sys
-    from mechstudio.core.log import configure_file_logging
+    from mechstudio.core.host.log import configure_file_logging
     from mechstudio.gui.app import install_excepthook
     from mechstudio.gui.paths import log_dir
     shown: list[tuple[str, str]] = []

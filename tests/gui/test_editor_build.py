@@ -12,7 +12,7 @@ import pytest
 
 from mechstudio.core.model import empty_model_data, load_model, model_from_data
 from mechstudio.core.model import edit
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mechstudio.core.kinematics.assembly import assemble
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.types import Status
 
 pytestmark = pytest.mark.gui

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 
 pytestmark = pytest.mark.gui
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"

@@ -17,7 +17,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
 from mechstudio.core.model import edit, load_model
-from mechstudio.core.system import compile_model
+from mechstudio.core.systems.compile import compile_model
 from tests.gui.conftest import SAMPLES
 
 pytestmark = pytest.mark.gui

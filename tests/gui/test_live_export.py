@@ -22,7 +22,7 @@ DISK = str(SAMPLES / "rolling_disk_accelerating_plane.json")
 def traj() -> Any:
     from mechstudio.core.model import load_model
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     m = load_model(DISK)
     return run(compile_model(m), SimulationSettings.from_model(m, t_end=0.4, dt=0.02))
 
@@ -43,7 +43,7 @@ def panel(qtbot: Any, traj: Any) -> Any:
 
 def test_plot_png_svg_csv(panel: Any, tmp_path: Path, traj: Any) -> None:
     from PySide6.QtGui import QImage
-    from mechstudio.core.results import read_csv
+    from mechstudio.core.run.results import read_csv
     from mechstudio.gui.export import export_plot
     png = export_plot(panel.energy, tmp_path / "energy.png", width=800)
     img = QImage(str(png))
@@ -80,7 +80,7 @@ def test_svg_patch_handles_closed_paths() -> None:
 
 
 def test_run_csv_columns(tmp_path: Path, traj: Any) -> None:
-    from mechstudio.core.results import read_csv
+    from mechstudio.core.run.results import read_csv
     from mechstudio.gui.export import export_run_csv
     out = export_run_csv(traj, tmp_path / "run.csv")
     cols = read_csv(out)
@@ -126,9 +126,9 @@ def test_video_mp4_gif_frame_counts(gl_view: Any, tmp_path: Path, traj: Any) -> 
 
 def test_bundle_round_trip(gl_view: Any, panel: Any, tmp_path: Path, traj: Any) -> None:
     from mechstudio.core.model import load_model
-    from mechstudio.core.results import read_csv
+    from mechstudio.core.run.results import read_csv
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     from mechstudio.gui.export import export_bundle
     from mechstudio.gui.simulation.buffer import TrajectoryBuffer
     from mechstudio.gui.view3d.geometry import Poser

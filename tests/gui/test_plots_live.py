@@ -21,7 +21,7 @@ pytestmark = pytest.mark.gui
 def traj() -> Any:
     from mechstudio.core.model import model_from_data
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     from mechstudio.gui.bench_view import chain_model_data
     model = model_from_data(chain_model_data(4))
     return run(compile_model(model), SimulationSettings.from_model(model, t_end=1.0, dt=0.01))

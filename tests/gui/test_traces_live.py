@@ -40,7 +40,7 @@ def run_to_end(qtbot: Any, w: Any) -> Any:
 
 def expected_path(c: Any, body: str, local: tuple[float, float], q: np.ndarray | None = None) -> np.ndarray:
     """World positions of a body point at every frame (or at configurations ``q``), from the planar coordinates
-    (x, y = centre of mass, phi): r_P = r + A(phi) (s' - c')  (independent of core.points and of the GUI)."""
+    (x, y = centre of mass, phi): r_P = r + A(phi) (s' - c')  (independent of core.systems.points and of the GUI)."""
     names = list(c.system.coord_names)
     q = np.atleast_2d(c.buffer.field("q") if q is None else q)
     x, y, phi = (q[:, names.index(f"{body}.{k}")] for k in ("x", "y", "phi"))

@@ -44,7 +44,7 @@ def _spherical() -> Any:
 def test_one_item_draws_like_one_mesh_item_per_body(qtbot: Any, require_gl: None, make: Any) -> None:
     import pyqtgraph.opengl as gl
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     from mechstudio.gui.view3d.bodies_item import BodiesItem
     from mechstudio.gui.view3d.scene import SceneView, _lit_shader, _matrix
     model = make()
@@ -90,7 +90,7 @@ def test_present_now_renders_each_frame_once(qtbot: Any, require_gl: None) -> No
     """The live view presents a frame from its display timer (set_state(..., present=True)): exactly one render
     and swap per frame, at once; the GL items' own update requests must not render it a second time."""
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     from mechstudio.gui.view3d.scene import SceneContainer
     model = _chain()
     system = compile_model(model)

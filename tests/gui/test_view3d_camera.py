@@ -33,7 +33,7 @@ def require_gl(qapp: Any) -> None:
 
 
 def make_view(qtbot: Any, model: Any, size: tuple[int, int] = DOCK) -> Any:
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     from mechstudio.gui.view3d.scene import SceneView
     system = compile_model(model)
     v = SceneView()
@@ -117,7 +117,7 @@ def test_planar_chain_run_stays_in_view(qtbot: Any, require_gl: None) -> None:
     camera does not move during the run."""
     from mechstudio.core.model import model_from_data
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     from mechstudio.gui.bench_view import chain_model_data
     model = model_from_data(chain_model_data(10))
     v = make_view(qtbot, model)
@@ -152,7 +152,7 @@ def test_fit_grows_with_the_frames_of_a_run(qtbot: Any, require_gl: None, sample
     frames already inside."""
     from mechstudio.core.model import load_model
     from mechstudio.core.simulate import SimulationSettings, run
-    from mechstudio.core.system import compile_model
+    from mechstudio.core.systems.compile import compile_model
     model = load_model(str(SAMPLES / f"{sample}.json"))
     v = make_view(qtbot, model)
     assert v._reach is None

@@ -28,11 +28,14 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from mechstudio.core.elements.primitives.base import HolonomicGroup
+from mechstudio.core.elements.primitives.base import INDEX, VECTOR, HolonomicGroup
 from mechstudio.core.elements.primitives.frame import BodyIndex, Vec, columns, dot, perp, positions, rotate
 from mechstudio.core.types import FloatArray
 
-COMPILED = "dl"  # core.planar_kernels: the PlanarGeometry fields dl_* and their loop
+COMPILED = "dl"  # core.systems.planar_kernels: the PlanarGeometry fields dl_* and their loop
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("rn", INDEX), ("rt", INDEX), ("bi", INDEX), ("bj", INDEX), ("si", VECTOR), ("sj", VECTOR),
+                   ("vi", VECTOR), ("par", VECTOR))
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ class DiskOnLine(HolonomicGroup):
                    [s.offset for s in specs])
 
     def compiled_fields(self, mh: int) -> dict[str, FloatArray]:
-        """This group's arrays in ``mechstudio.core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
+        """This group's arrays in ``mechstudio.core.systems.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
         return {"dl_rn": self.rows[:, 0], "dl_rt": self.rows[:, 1], "dl_bi": self.bi, "dl_bj": self.bj,
                 "dl_si": self.si, "dl_sj": self.sj, "dl_vi": self.vi, "dl_par": self.params}
 

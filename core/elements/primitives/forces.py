@@ -2,8 +2,8 @@
 
 Generalized forces on body k's (x, y, phi) from a force F at body point P = r + A s' ([003] coordinates):
 Q = (F, (A s') x F). Each spec below is built by its element module (core/elements/); the vectorised numeric
-evaluation groups them in :class:`mechstudio.core.planar_system.PlanarSystem` (``_build_forces``, ``forces``), the
-compiled one in ``mechstudio.core.planar_kernels.k_velocity_terms`` (``PlanarForces`` fields), and ``symbolic`` adds the
+evaluation groups them in :class:`mechstudio.core.systems.planar.PlanarSystem` (``_build_forces``, ``forces``), the
+compiled one in ``mechstudio.core.systems.planar_kernels.k_velocity_terms`` (``PlanarForces`` fields), and ``symbolic`` adds the
 same terms to the symbolic Q:
 
 * :class:`SpringSpec`: tension T = k (L - L0) + c L' along u = (P2 - P1)/L: +T u on P1, -T u on P2;
@@ -17,7 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mechstudio.core.elements.primitives.base import INDEX, NUMBER, VECTOR
 from mechstudio.core.elements.primitives.frame import Vec
+
+#: the force primitives' arrays in ``mechstudio.core.systems.planar_kernels.PlanarForces``: prefix -> (name after the
+#: prefix, kind) in order -- spring-dampers (bodies, arms, k, c, L0), rotational spring-dampers (bodies, k, c,
+#: theta0), applied forces (body, arm) and applied torques (body); the packed layout is generated from them
+COMPILED_FIELDS = {
+    "sp": (("b1", INDEX), ("b2", INDEX), ("s1", VECTOR), ("s2", VECTOR), ("k", NUMBER), ("c", NUMBER),
+           ("l0", NUMBER)),
+    "rt": (("b1", INDEX), ("b2", INDEX), ("k", NUMBER), ("c", NUMBER), ("th0", NUMBER)),
+    "ld": (("b", INDEX), ("s", VECTOR)),
+    "tq": (("b", INDEX),),
+}
 
 
 @dataclass(frozen=True)

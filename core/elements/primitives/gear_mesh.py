@@ -30,11 +30,14 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from mechstudio.core.elements.primitives.base import HolonomicGroup
+from mechstudio.core.elements.primitives.base import INDEX, VECTOR, HolonomicGroup
 from mechstudio.core.elements.primitives.frame import BodyIndex, Vec, columns, dot, perp, positions, rotate
 from mechstudio.core.types import FloatArray
 
-COMPILED = "gm"  # core.planar_kernels: the PlanarGeometry fields gm_* and their loops
+COMPILED = "gm"  # core.systems.planar_kernels: the PlanarGeometry fields gm_* and their loops
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("r", INDEX), ("bi", INDEX), ("bj", INDEX), ("bc", INDEX), ("si", VECTOR), ("sj", VECTOR),
+                   ("e", VECTOR), ("radii", VECTOR))
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,7 @@ class GearMesh(HolonomicGroup):
                    [list(s.direction[:2]) for s in specs], [(s.radius1, s.radius2) for s in specs])
 
     def compiled_fields(self, mh: int) -> dict[str, FloatArray]:
-        """This group's arrays in ``mechstudio.core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
+        """This group's arrays in ``mechstudio.core.systems.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
         return {"gm_r": self.rows[:, 0], "gm_bi": self.bi, "gm_bj": self.bj, "gm_bc": self.bc, "gm_si": self.si,
                 "gm_sj": self.sj, "gm_e": self.e, "gm_radii": self.radii}
 

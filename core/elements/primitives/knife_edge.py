@@ -11,10 +11,13 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
+from mechstudio.core.elements.primitives.base import INDEX, VECTOR
 from mechstudio.core.elements.primitives.frame import BodyIndex, Vec, columns, dot, perp, positions, rotate
 from mechstudio.core.types import FloatArray
 
-COMPILED = "kn"  # core.planar_kernels: the PlanarGeometry fields kn_* and their loops
+COMPILED = "kn"  # core.systems.planar_kernels: the PlanarGeometry fields kn_* and their loops
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("r", INDEX), ("b", INDEX), ("s", VECTOR), ("n", VECTOR))
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,7 @@ class KnifeEdge:
                    [bodies.local(s.body, s.point) for s in specs], [list(s.axis[:2]) for s in specs])
 
     def compiled_fields(self, mh: int) -> dict[str, FloatArray]:
-        """This group's arrays in ``mechstudio.core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``; rows of C)."""
+        """This group's arrays in ``mechstudio.core.systems.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``; rows of C)."""
         return {"kn_r": self.rows + mh, "kn_b": self.body, "kn_s": self.s, "kn_n": self.normal}
 
     def matrix(self, qe: FloatArray, t: float, out: FloatArray) -> None:

@@ -12,11 +12,13 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from mechstudio.core.elements.primitives.base import HolonomicGroup
+from mechstudio.core.elements.primitives.base import INDEX, VECTOR, HolonomicGroup
 from mechstudio.core.elements.primitives.frame import BodyIndex, Vec, columns, perp, positions, rotate
 from mechstudio.core.types import FloatArray
 
-COMPILED = "co"  # core.planar_kernels: the PlanarGeometry fields co_* and their loops
+COMPILED = "co"  # core.systems.planar_kernels: the PlanarGeometry fields co_* and their loops
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("rx", INDEX), ("ry", INDEX), ("bi", INDEX), ("bj", INDEX), ("si", VECTOR), ("sj", VECTOR))
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ class PointCoincidence(HolonomicGroup):
                    [bodies.local(s.body2, s.point2) for s in specs])
 
     def compiled_fields(self, mh: int) -> dict[str, FloatArray]:
-        """This group's arrays in ``mechstudio.core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
+        """This group's arrays in ``mechstudio.core.systems.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
         return {"co_rx": self.rows[:, 0], "co_ry": self.rows[:, 1], "co_bi": self.bi, "co_bj": self.bj,
                 "co_si": self.si, "co_sj": self.sj}
 

@@ -27,11 +27,14 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from mechstudio.core.elements.primitives.base import HolonomicGroup, TimeColumn
+from mechstudio.core.elements.primitives.base import INDEX, VECTOR, HolonomicGroup, TimeColumn
 from mechstudio.core.elements.primitives.frame import BodyIndex, Vec, columns, dot, perp, positions, rotate
 from mechstudio.core.types import FloatArray
 
-COMPILED = "rk"  # core.planar_kernels: the PlanarGeometry fields rk_* and their loops
+COMPILED = "rk"  # core.systems.planar_kernels: the PlanarGeometry fields rk_* and their loops
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("r", INDEX), ("bc", INDEX), ("bp", INDEX), ("bb", INDEX), ("u", VECTOR), ("sp", VECTOR),
+                   ("sb", VECTOR), ("rho", VECTOR))
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ class RackMesh(HolonomicGroup):
                    [s.ratio for s in specs], [s.function for s in specs])
 
     def compiled_fields(self, mh: int) -> dict[str, FloatArray]:
-        """This group's arrays in ``mechstudio.core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``); the ratio rides
+        """This group's arrays in ``mechstudio.core.systems.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``); the ratio rides
         in the second column of ``rk_rho`` (first column: 0) to keep every float field a (K, 2) array."""
         rho = np.zeros((self.count, 2))
         rho[:, 1] = self.ratio

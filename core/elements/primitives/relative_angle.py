@@ -9,11 +9,13 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from mechstudio.core.elements.primitives.base import HolonomicGroup, TimeColumn
+from mechstudio.core.elements.primitives.base import INDEX, HolonomicGroup, TimeColumn
 from mechstudio.core.elements.primitives.frame import BodyIndex
 from mechstudio.core.types import FloatArray
 
-COMPILED = "an"  # core.planar_kernels: the PlanarGeometry fields an_* and their loops
+COMPILED = "an"  # core.systems.planar_kernels: the PlanarGeometry fields an_* and their loops
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("r", INDEX), ("bi", INDEX), ("bj", INDEX))
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ class RelativeAngle(HolonomicGroup):
                    [s.function for s in specs])
 
     def compiled_fields(self, mh: int) -> dict[str, FloatArray]:
-        """This group's arrays in ``mechstudio.core.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
+        """This group's arrays in ``mechstudio.core.systems.planar_kernels.PlanarGeometry`` (prefix ``COMPILED``)."""
         return {"an_r": self.rows[:, 0], "an_bi": self.bi, "an_bj": self.bj}
 
     @property

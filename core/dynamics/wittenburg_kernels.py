@@ -1,0 +1,479 @@
+"""Compiled kernels (numba) of Wittenburg's formulation ([004]) on a spherical-joint tree.
+
+Plain Python with numpy semantics (they also run uncompiled); :func:`kernels` compiles them once per process.
+
+* :func:`k_omega_dot`: omega' of eqs. (59)-(63), the right-hand side's linear system (the numpy path
+  ``WittenburgFormulation._omega_dot_numpy`` is its reference, in the same order of operations);
+* :func:`k_output`: one recorded output frame of an integrator state, fused into one call. It computes exactly
+  what the simulation driver's generic path computes for this formulation (``unpack``, the drift correction's
+  residuals, ``accelerations`` and ``TreeMaximalSystem.reactions``/energies), without forming the 7n x 4n
+  constraint matrix of the maximal model:
+
+  - the maximal coordinates (``TreeMaximalSystem.state_from_orientations`` and ``TreeKinematics.state``):
+    p = a/|a|, A = A(p), r_k = J_k - A_k c_in,k with the inboard joint points J_k = J_parent - A_parent e_k
+    (J = P(t), the base point, for a root-level body: eq. (20) summed by the tree recursion instead of the
+    product with T^T), r'_k = J'_k - omega_k x A_k c_in,k, p' = 1/2 E(p)^T omega;
+  - the residuals the drift correction (``mechstudio.core.dynamics.correction``) measures: ||Phi|| (joint rows
+    r_P + A(p_P) c_P - r_K - A(p_K) c_K with the quadratic A(p) of ``mechstudio.core.systems.tree_maximal``, norm rows
+    (p.p - 1)/2) and ||C q' + xi|| (joint rows with d(A(p) c)/dt = (dA(p) c/dp) p', norm rows p.p');
+    when either is above the correction's tolerance (POSITION_TOL, VELOCITY_TOL) the kernel returns status 1
+    and the caller takes the generic path, which corrects. A Wittenburg state is on the constraint manifold
+    by construction, so this happens only through round-off far above 1e-13 (never in the tests);
+  - the frame at that state: omega' (:func:`k_omega_dot`), r'' (eq. (20) differentiated twice), the joint
+    forces X = T (m r'' - F) (eq. (12), by the subtree sums of the tree recursion), p'' = 1/2 (E(p')^T omega +
+    E(p)^T omega'), the reaction of every joint as ``TreeMaximalSystem.reactions`` reports it (the force on the
+    file's body2 and the moment E(p) g_p / (2 p.p) - arm x force of the generalized force g = C_rows^T lambda
+    with lambda_rows = -X), the kinetic energy 1/2 sum m |r'|^2 + 1/2 omega_b^T J omega_b (omega_b =
+    2 G(p) p') and the potential energy of gravity -sum m r.g.
+
+  The multipliers of the unit-norm rows are not computed: no output uses them (they are not reactions).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from mechstudio.core.numerics import dense_kernels
+from mechstudio.core.dynamics import packed_output, packed_planar
+from mechstudio.core.dynamics.packed_planar import fseg, iseg
+from mechstudio.core.dynamics.correction import POSITION_TOL, VELOCITY_TOL
+from mechstudio.core.jit import array_types, compile_helper, compile_kernel, kernel_set
+
+#: status of :func:`k_output`: 0 frame computed; 1 the state needs the drift correction (generic path)
+OUTPUT_NEEDS_CORRECTION = 1
+
+cholesky_solve = dense_kernels.cholesky_solve  # the compiled ones are bound by kernels() before compiling
+pack_frame = packed_output.pack_frame
+
+
+# --- omega' (eqs. (59)-(63)) -------------------------------------------------------------------------------------
+# omega_dot of WittenburgFormulation written as one loop kernel: the same equations (59)-(63) in the same order of
+# operations as the numpy path (_omega_dot_numpy), which stays the fallback and the reference of the tests
+# (tests/test_performance_equivalence.py). One call instead of ~50 numpy operations per evaluation. K is solved by
+# its Cholesky factor (LAPACK through numba; not positive definite -> LinAlgError -> SolverFailure).
+def k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, F, mom, base):  # noqa: ANN001, ANN201
+    """omega' (n, 3) at orientations A (n, 3, 3) and angular velocities w (n, 3), world components."""
+    n = w.shape[0]
+    cin = np.empty((n, 3))
+    h = np.empty((n, 3))
+    e = np.empty((n, 3))
+    K = np.zeros((3 * n, 3 * n))
+    Kw = np.empty((n, 3))
+    u = np.empty((n, 3))
+    we = np.empty((n, 3))
+    for i in range(n):
+        p = par[i]
+        for r in range(3):
+            a0 = 0.0
+            a1 = 0.0
+            a2 = 0.0
+            for c in range(3):
+                a0 += A[i, r, c] * Vb[i, c, 0]
+                a1 += A[i, r, c] * Vb[i, c, 1]
+                a2 += A[p, r, c] * eb[i, c]
+            cin[i, r], h[i, r], e[i, r] = a0, a1, a2
+        AK = np.zeros((3, 3))
+        for r in range(3):
+            for c in range(3):
+                s = 0.0
+                for m in range(3):
+                    s += A[i, r, m] * Kb[i, m, c]
+                AK[r, c] = s
+        for r in range(3):
+            for c in range(3):
+                s = 0.0
+                for m in range(3):
+                    s += AK[r, m] * A[i, c, m]
+                K[3 * i + r, 3 * i + c] = s
+    for q in range(pi.shape[0]):
+        i, j, c = pi[q], pj[q], pc[q]
+        he = h[j, 0] * e[c, 0] + h[j, 1] * e[c, 1] + h[j, 2] * e[c, 2]
+        for r in range(3):
+            for s in range(3):
+                v = -h[j, r] * e[c, s]
+                if r == s:
+                    v += he
+                K[3 * i + r, 3 * j + s] = v  # (h_j . d_ij) E - h_j d_ij^T
+                K[3 * j + s, 3 * i + r] = v  # its transpose
+    for i in range(n):
+        w0, w1, w2 = w[i, 0], w[i, 1], w[i, 2]
+        for r in range(3):
+            Kw[i, r] = K[3 * i + r, 3 * i] * w0 + K[3 * i + r, 3 * i + 1] * w1 + K[3 * i + r, 3 * i + 2] * w2
+        h0, h1, h2 = h[i, 0], h[i, 1], h[i, 2]
+        wh0, wh1, wh2 = w1 * h2 - w2 * h1, w2 * h0 - w0 * h2, w0 * h1 - w1 * h0
+        u[i, 0], u[i, 1], u[i, 2] = w1 * wh2 - w2 * wh1, w2 * wh0 - w0 * wh2, w0 * wh1 - w1 * wh0
+        p = par[i]
+        p0, p1, p2 = w[p, 0], w[p, 1], w[p, 2]
+        e0, e1, e2 = e[i, 0], e[i, 1], e[i, 2]
+        c0, c1, c2 = p1 * e2 - p2 * e1, p2 * e0 - p0 * e2, p0 * e1 - p1 * e0
+        we[i, 0], we[i, 1], we[i, 2] = p1 * c2 - p2 * c1, p2 * c0 - p0 * c2, p0 * c1 - p1 * c0
+    anc = np.dot(Tt, we) - base
+    TuF = np.dot(T, u + F)
+    cr = np.empty((n, 3))
+    for i in range(n):
+        cr[i, 0] = TuF[i, 1] * e[i, 2] - TuF[i, 2] * e[i, 1]
+        cr[i, 1] = TuF[i, 2] * e[i, 0] - TuF[i, 0] * e[i, 2]
+        cr[i, 2] = TuF[i, 0] * e[i, 1] - TuF[i, 1] * e[i, 0]
+    rhs = np.dot(P, cr)
+    for i in range(n):
+        w0, w1, w2 = w[i, 0], w[i, 1], w[i, 2]
+        k0, k1, k2 = Kw[i, 0], Kw[i, 1], Kw[i, 2]
+        a0, a1, a2 = anc[i, 0], anc[i, 1], anc[i, 2]
+        h0, h1, h2 = h[i, 0], h[i, 1], h[i, 2]
+        c0, c1, c2 = cin[i, 0], cin[i, 1], cin[i, 2]
+        f0, f1, f2 = F[i, 0], F[i, 1], F[i, 2]
+        rhs[i, 0] += -(w1 * k2 - w2 * k1) + (a1 * h2 - a2 * h1) - (c1 * f2 - c2 * f1) + mom[i, 0]
+        rhs[i, 1] += -(w2 * k0 - w0 * k2) + (a2 * h0 - a0 * h2) - (c2 * f0 - c0 * f2) + mom[i, 1]
+        rhs[i, 2] += -(w0 * k1 - w1 * k0) + (a0 * h1 - a1 * h0) - (c0 * f1 - c1 * f0) + mom[i, 2]
+    L = np.linalg.cholesky(K)  # K = L L^T
+    b = rhs.ravel().copy()
+    cholesky_solve(L, b)
+    return b.reshape(n, 3)
+
+
+# --- the right-hand side for the compiled DOP853 step (core.integrate.dop853_kernels) ----------------------------
+def k_rhs_quaternion_timed(t, y, I, F):  # noqa: ANN001, ANN201
+    """(status, [p'; omega'; P]) at y = [p (n, 4); omega (n, 3); W] for quaternions, a still base and gravity
+    as the only load (``WittenburgFormulation.derivative_and_power`` on that path, P = 0): A = A(p/|p|) from the
+    quadratic form of ``mechstudio.core.numerics.orientation.quat_to_matrix`` (A = (p (x) p) Q / |p|^2), omega' from
+    :func:`k_omega_dot` (eqs. (59)-(63)), p' = 1/2 G(p)^T omega_b with omega_b = A^T omega
+    (``quat_rates``, eq. (65)'s quaternion form). I, F from :func:`pack_quaternion_data`."""
+    par, pi, pj, pc = iseg(I, 0), iseg(I, 1), iseg(I, 2), iseg(I, 3)
+    n = par.shape[0]
+    Vb = fseg(I, F, 4).reshape((n, 3, 2))
+    eb = fseg(I, F, 5).reshape((n, 3))
+    Kb = fseg(I, F, 6).reshape((n, 3, 3))
+    T = fseg(I, F, 7).reshape((n, n))
+    P = fseg(I, F, 8).reshape((n, n))
+    Tt = fseg(I, F, 9).reshape((n, n))
+    Fg = fseg(I, F, 10).reshape((n, 3))
+    QA = fseg(I, F, 11).reshape((16, 9))
+    QR = fseg(I, F, 12).reshape((12, 4))
+    A = np.empty((n, 3, 3))
+    pp = np.empty(16)
+    for i in range(n):
+        for a in range(4):
+            for b in range(4):
+                pp[4 * a + b] = y[4 * i + a] * y[4 * i + b]
+        norm2 = pp[0] + pp[5] + pp[10] + pp[15]
+        for k in range(9):
+            acc = 0.0
+            for ab in range(16):
+                acc += pp[ab] * QA[ab, k]
+            A[i, k // 3, k % 3] = acc / norm2
+    w = y[4 * n:7 * n].copy().reshape((n, 3))
+    zeros = np.zeros((n, 3))
+    wd = k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, Fg, zeros, zeros)
+    out = np.empty(7 * n + 1)
+    pw = np.empty(12)
+    for i in range(n):
+        for j in range(3):
+            wb = w[i, 0] * A[i, 0, j] + w[i, 1] * A[i, 1, j] + w[i, 2] * A[i, 2, j]
+            for a in range(4):
+                pw[3 * a + j] = y[4 * i + a] * wb
+        for c in range(4):
+            acc = 0.0
+            for aj in range(12):
+                acc += pw[aj] * QR[aj, c]
+            out[4 * i + c] = acc
+        for r in range(3):
+            out[4 * n + 3 * i + r] = wd[i, r]
+    out[7 * n] = 0.0
+    return 0, out
+
+
+def pack_quaternion_data(arrays: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(I, F) of :func:`k_rhs_quaternion_timed`: the segments (par, pairs i, j, c) as int64 and (Vb, eb, Kb, T,
+    P, T^T, m g, Q_A, Q_R) as float64, in this order, packed as ``mechstudio.core.dynamics.packed_planar.pack`` packs
+    the planar data (read back with its ``iseg``/``fseg``)."""
+    return packed_planar.pack(tuple(np.ascontiguousarray(a) for a in arrays))
+
+
+# --- small vector helpers of the output kernel (scalar arithmetic, inlined by the compiler) ---------------------
+def _cross(a0, a1, a2, b0, b1, b2):  # noqa: ANN001, ANN202
+    """a x b."""
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+def _quad(p, c):  # noqa: ANN001, ANN202
+    """A(p) c with the quadratic (unnormalised) A(p) = (p0^2 - v.v) E + 2 v v^T + 2 p0 v~ (core.systems.tree_maximal)."""
+    p0, x, y, z = p[0], p[1], p[2], p[3]
+    s = p0 * p0 - (x * x + y * y + z * z)
+    vc = x * c[0] + y * c[1] + z * c[2]
+    k0, k1, k2 = _cross(x, y, z, c[0], c[1], c[2])
+    return (s * c[0] + 2 * vc * x + 2 * p0 * k0, s * c[1] + 2 * vc * y + 2 * p0 * k1,
+            s * c[2] + 2 * vc * z + 2 * p0 * k2)
+
+
+def _dquad_rate(p, pd, c):  # noqa: ANN001, ANN202
+    """d(A(p) c)/dt = (dA(p) c/dp) p' (the columns of the maximal model's constraint matrix times q')."""
+    p0, x, y, z = p[0], p[1], p[2], p[3]
+    d0, dx, dy, dz = pd[0], pd[1], pd[2], pd[3]
+    s = 2 * (p0 * d0 - (x * dx + y * dy + z * dz))
+    vc = 2 * (x * c[0] + y * c[1] + z * c[2])
+    dc = 2 * (dx * c[0] + dy * c[1] + dz * c[2])
+    k0, k1, k2 = _cross(x, y, z, c[0], c[1], c[2])
+    l0, l1, l2 = _cross(dx, dy, dz, c[0], c[1], c[2])
+    return (s * c[0] + dc * x + vc * dx + 2 * (d0 * k0 + p0 * l0),
+            s * c[1] + dc * y + vc * dy + 2 * (d0 * k1 + p0 * l1),
+            s * c[2] + dc * z + vc * dz + 2 * (d0 * k2 + p0 * l2))
+
+
+def _dquad_transpose(p, c, lam):  # noqa: ANN001, ANN202
+    """(dA(p) c/dp)^T lam (4,): the Euler-parameter part of C_rows^T lambda for one joint side."""
+    p0, x, y, z = p[0], p[1], p[2], p[3]
+    l0, l1, l2 = lam[0], lam[1], lam[2]
+    cl = c[0] * l0 + c[1] * l1 + c[2] * l2
+    vl = x * l0 + y * l1 + z * l2
+    vc = x * c[0] + y * c[1] + z * c[2]
+    k0, k1, k2 = _cross(x, y, z, c[0], c[1], c[2])
+    m0, m1, m2 = _cross(c[0], c[1], c[2], l0, l1, l2)
+    g = np.empty(4)
+    g[0] = 2 * (p0 * cl + k0 * l0 + k1 * l1 + k2 * l2)
+    g[1] = 2 * (vc * l0 + vl * c[0] - cl * x + p0 * m0)
+    g[2] = 2 * (vc * l1 + vl * c[1] - cl * y + p0 * m1)
+    g[3] = 2 * (vc * l2 + vl * c[2] - cl * z + p0 * m2)
+    return g
+
+
+def _half_Et(p, w, out):  # noqa: ANN001, ANN202
+    """out += 1/2 E(p)^T w (4,): the Euler-parameter rates of a world angular velocity (p' = 1/2 E^T omega)."""
+    p0, x, y, z = p[0], p[1], p[2], p[3]
+    out[0] += 0.5 * (-x * w[0] - y * w[1] - z * w[2])
+    out[1] += 0.5 * (p0 * w[0] + z * w[1] - y * w[2])
+    out[2] += 0.5 * (-z * w[0] + p0 * w[1] + x * w[2])
+    out[3] += 0.5 * (y * w[0] - x * w[1] + p0 * w[2])
+
+
+def k_output(a, w, F, mom, Pb, Pbd, Pbdd, correction, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt,  # noqa: ANN001
+             c_in, c_out, root, order, mass, Jb, gravity, joint_child, rep_body, rep_parent, rep_sign,
+             rep_arm, n_rows):  # noqa: ANN201
+    """One output frame of the Wittenburg state (module docstring).
+
+    a (n, 4): Euler parameters (any norm, normalised here); w (n, 3): world angular velocities; F, mom (n, 3):
+    applied forces and moments about the centres of mass (``WittenburgFormulation.loads``); Pb, Pbd, Pbdd
+    (n, 3): position, velocity, acceleration of the base point a root-level body hangs from (rows of the other
+    bodies unused). Tree data as ``k_omega_dot`` plus c_in, c_out (n, 3), root (n,) 1 for root-level bodies,
+    order (n,) parents before children, mass (n,), Jb (n, 3, 3), gravity (3,); per joint in file order:
+    joint_child (its outboard body), rep_body (the body its reaction is reported on), rep_parent (1 when that is
+    the inboard body), rep_sign (-1 when the file's body2 is the ground), rep_arm (point - centre of mass, body
+    frame); n_rows the number of constraints (reaction rows).
+
+    Returns (status, q, q', q'', reactions (n_rows, 6), scalars) with the scalars of
+    ``mechstudio.core.dynamics.base.OutputScalar`` (kinetic, potential of gravity, ||Phi|| before and after, ||C q' + xi||
+    before and after, Newton iterations 0, converged 1, changed 0, lambda unique 1, null-space growth 0).
+    """
+    n = w.shape[0]
+    p = np.empty((n, 4))
+    A = np.empty((n, 3, 3))
+    for k in range(n):
+        s = math.sqrt(a[k, 0] ** 2 + a[k, 1] ** 2 + a[k, 2] ** 2 + a[k, 3] ** 2)
+        for i in range(4):
+            p[k, i] = a[k, i] / s
+        p0, x, y, z = p[k, 0], p[k, 1], p[k, 2], p[k, 3]
+        nn = p0 * p0 + x * x + y * y + z * z
+        A[k, 0, 0] = (p0 * p0 + x * x - y * y - z * z) / nn
+        A[k, 0, 1] = 2 * (x * y - p0 * z) / nn
+        A[k, 0, 2] = 2 * (x * z + p0 * y) / nn
+        A[k, 1, 0] = 2 * (x * y + p0 * z) / nn
+        A[k, 1, 1] = (p0 * p0 - x * x + y * y - z * z) / nn
+        A[k, 1, 2] = 2 * (y * z - p0 * x) / nn
+        A[k, 2, 0] = 2 * (x * z - p0 * y) / nn
+        A[k, 2, 1] = 2 * (y * z + p0 * x) / nn
+        A[k, 2, 2] = (p0 * p0 - x * x - y * y + z * z) / nn
+    # --- maximal coordinates (r, p) and rates (r', p'), eq. (20) by the tree recursion ---
+    cin = np.empty((n, 3))
+    ew = np.zeros((n, 3))  # A_parent e_k (d_ik of the parent i), 0 for root-level bodies
+    ve = np.empty((n, 3))  # omega_k x A_k c_in,k
+    jp = np.empty((n, 3))  # inboard joint points J_k
+    jv = np.empty((n, 3))  # their velocities
+    r = np.empty((n, 3))
+    rd = np.empty((n, 3))
+    pd = np.zeros((n, 4))
+    for kk in range(n):
+        k = order[kk]
+        j = par[k]
+        for i in range(3):
+            cin[k, i] = A[k, i, 0] * c_in[k, 0] + A[k, i, 1] * c_in[k, 1] + A[k, i, 2] * c_in[k, 2]
+        if root[k]:
+            for i in range(3):
+                jp[k, i] = Pb[k, i]
+                jv[k, i] = Pbd[k, i]
+        else:
+            for i in range(3):
+                ew[k, i] = A[j, i, 0] * eb[k, 0] + A[j, i, 1] * eb[k, 1] + A[j, i, 2] * eb[k, 2]
+            g0, g1, g2 = _cross(w[j, 0], w[j, 1], w[j, 2], ew[k, 0], ew[k, 1], ew[k, 2])
+            jp[k, 0], jp[k, 1], jp[k, 2] = jp[j, 0] - ew[k, 0], jp[j, 1] - ew[k, 1], jp[j, 2] - ew[k, 2]
+            jv[k, 0], jv[k, 1], jv[k, 2] = jv[j, 0] - g0, jv[j, 1] - g1, jv[j, 2] - g2
+        v0, v1, v2 = _cross(w[k, 0], w[k, 1], w[k, 2], cin[k, 0], cin[k, 1], cin[k, 2])
+        ve[k, 0], ve[k, 1], ve[k, 2] = v0, v1, v2
+        for i in range(3):
+            r[k, i] = jp[k, i] - cin[k, i]
+            rd[k, i] = jv[k, i] - ve[k, i]
+        _half_Et(p[k], w[k], pd[k])
+    # --- the residuals the drift correction measures (Phi and C q' + xi of the maximal model) ---
+    phi2 = 0.0
+    vel2 = 0.0
+    for k in range(n):
+        j = par[k]
+        ch = _quad(p[k], c_in[k])
+        chd = _dquad_rate(p[k], pd[k], c_in[k])
+        if root[k]:
+            pp0, pp1, pp2 = Pb[k, 0], Pb[k, 1], Pb[k, 2]
+            pv0, pv1, pv2 = Pbd[k, 0], Pbd[k, 1], Pbd[k, 2]  # xi of the root rows
+        else:
+            pq = _quad(p[j], c_out[k])
+            pqd = _dquad_rate(p[j], pd[j], c_out[k])
+            pp0, pp1, pp2 = r[j, 0] + pq[0], r[j, 1] + pq[1], r[j, 2] + pq[2]
+            pv0, pv1, pv2 = rd[j, 0] + pqd[0], rd[j, 1] + pqd[1], rd[j, 2] + pqd[2]
+        f0 = pp0 - (r[k, 0] + ch[0])
+        f1 = pp1 - (r[k, 1] + ch[1])
+        f2 = pp2 - (r[k, 2] + ch[2])
+        d0 = pv0 - (rd[k, 0] + chd[0])
+        d1 = pv1 - (rd[k, 1] + chd[1])
+        d2 = pv2 - (rd[k, 2] + chd[2])
+        nrm = 0.5 * (p[k, 0] ** 2 + p[k, 1] ** 2 + p[k, 2] ** 2 + p[k, 3] ** 2 - 1.0)
+        pdp = p[k, 0] * pd[k, 0] + p[k, 1] * pd[k, 1] + p[k, 2] * pd[k, 2] + p[k, 3] * pd[k, 3]
+        phi2 += f0 * f0 + f1 * f1 + f2 * f2 + nrm * nrm
+        vel2 += d0 * d0 + d1 * d1 + d2 * d2 + pdp * pdp
+    before = math.sqrt(phi2)
+    vbefore = math.sqrt(vel2)
+    q = np.empty(7 * n)
+    v = np.empty(7 * n)
+    qdd = np.zeros(7 * n)
+    R = np.zeros((n_rows, 6))
+    scal = np.zeros(11)
+    if correction and (before > POSITION_TOL or vbefore > VELOCITY_TOL):
+        return OUTPUT_NEEDS_CORRECTION, q, v, qdd, R, scal
+    for k in range(n):
+        for i in range(3):
+            q[7 * k + i] = r[k, i]
+            v[7 * k + i] = rd[k, i]
+        for i in range(4):
+            q[7 * k + 3 + i] = p[k, i]
+            v[7 * k + 3 + i] = pd[k, i]
+    # --- omega' and the accelerations r'' (eq. (20) differentiated twice), p'' ---
+    bacc = np.empty((n, 3))  # r0'' of the base point each subtree hangs from
+    for kk in range(n):
+        k = order[kk]
+        for i in range(3):
+            bacc[k, i] = Pbdd[k, i] if root[k] else bacc[par[k], i]
+    wd = k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, F, mom, bacc)
+    ja = np.empty((n, 3))  # accelerations of the inboard joint points
+    X = np.empty((n, 3))  # m r'' - F, then summed over the subtrees: the joint forces X = T (m r'' - F)
+    for kk in range(n):
+        k = order[kk]
+        j = par[k]
+        if root[k]:
+            for i in range(3):
+                ja[k, i] = Pbdd[k, i]
+        else:
+            a0, a1, a2 = _cross(wd[j, 0], wd[j, 1], wd[j, 2], ew[k, 0], ew[k, 1], ew[k, 2])
+            g0, g1, g2 = _cross(w[j, 0], w[j, 1], w[j, 2], ew[k, 0], ew[k, 1], ew[k, 2])
+            b0, b1, b2 = _cross(w[j, 0], w[j, 1], w[j, 2], g0, g1, g2)
+            ja[k, 0] = ja[j, 0] - (a0 + b0)
+            ja[k, 1] = ja[j, 1] - (a1 + b1)
+            ja[k, 2] = ja[j, 2] - (a2 + b2)
+        a0, a1, a2 = _cross(wd[k, 0], wd[k, 1], wd[k, 2], cin[k, 0], cin[k, 1], cin[k, 2])
+        b0, b1, b2 = _cross(w[k, 0], w[k, 1], w[k, 2], ve[k, 0], ve[k, 1], ve[k, 2])
+        rdd0, rdd1, rdd2 = ja[k, 0] - (a0 + b0), ja[k, 1] - (a1 + b1), ja[k, 2] - (a2 + b2)
+        qdd[7 * k], qdd[7 * k + 1], qdd[7 * k + 2] = rdd0, rdd1, rdd2
+        X[k, 0] = mass[k] * rdd0 - F[k, 0]
+        X[k, 1] = mass[k] * rdd1 - F[k, 1]
+        X[k, 2] = mass[k] * rdd2 - F[k, 2]
+        pdd = np.zeros(4)
+        _half_Et(pd[k], w[k], pdd)
+        _half_Et(p[k], wd[k], pdd)
+        for i in range(4):
+            qdd[7 * k + 3 + i] = pdd[i]
+    for kk in range(n - 1, -1, -1):  # children after parents: add each subtree sum to its parent's
+        k = order[kk]
+        if not root[k]:
+            for i in range(3):
+                X[par[k], i] += X[k, i]
+    # --- reactions as TreeMaximalSystem.reactions: the force on body2 and the moment about its joint point ---
+    for jt in range(joint_child.shape[0]):
+        kc = joint_child[jt]
+        kb = rep_body[jt]
+        sg = rep_sign[jt]
+        lam = np.empty(3)
+        for i in range(3):
+            lam[i] = -X[kc, i]  # the multipliers of the joint's rows
+        if rep_parent[jt]:  # body2 is the inboard body: C_rows = [+E, dA(p_P) c_out/dp] on its columns
+            gp = _dquad_transpose(p[kb], c_out[kc], lam)
+            f0, f1, f2 = sg * lam[0], sg * lam[1], sg * lam[2]
+        else:  # the outboard body: C_rows = [-E, -dA(p_K) c_in/dp]
+            gp = _dquad_transpose(p[kb], c_in[kc], lam)
+            for i in range(4):
+                gp[i] = -gp[i]
+            f0, f1, f2 = -sg * lam[0], -sg * lam[1], -sg * lam[2]
+        p0, x, y, z = p[kb, 0], p[kb, 1], p[kb, 2], p[kb, 3]
+        den = 2 * (p0 * p0 + x * x + y * y + z * z)
+        m0 = sg * (-x * gp[0] + p0 * gp[1] - z * gp[2] + y * gp[3]) / den  # E(p) g_p / (2 p.p)
+        m1 = sg * (-y * gp[0] + z * gp[1] + p0 * gp[2] - x * gp[3]) / den
+        m2 = sg * (-z * gp[0] - y * gp[1] + x * gp[2] + p0 * gp[3]) / den
+        arm = np.empty(3)
+        for i in range(3):
+            arm[i] = A[kb, i, 0] * rep_arm[jt, 0] + A[kb, i, 1] * rep_arm[jt, 1] + A[kb, i, 2] * rep_arm[jt, 2]
+        t0, t1, t2 = _cross(arm[0], arm[1], arm[2], f0, f1, f2)
+        R[jt, 0], R[jt, 1], R[jt, 2] = f0, f1, f2
+        R[jt, 3], R[jt, 4], R[jt, 5] = m0 - t0, m1 - t1, m2 - t2
+    # --- energies ---
+    kinetic = 0.0
+    potential = 0.0
+    for k in range(n):
+        p0, x, y, z = p[k, 0], p[k, 1], p[k, 2], p[k, 3]
+        d0, dx, dy, dz = pd[k, 0], pd[k, 1], pd[k, 2], pd[k, 3]
+        wb0 = 2 * (-x * d0 + p0 * dx + z * dy - y * dz)  # omega_b = 2 G(p) p'
+        wb1 = 2 * (-y * d0 - z * dx + p0 * dy + x * dz)
+        wb2 = 2 * (-z * d0 + y * dx - x * dy + p0 * dz)
+        rot = ((wb0 * Jb[k, 0, 0] + wb1 * Jb[k, 1, 0] + wb2 * Jb[k, 2, 0]) * wb0
+               + (wb0 * Jb[k, 0, 1] + wb1 * Jb[k, 1, 1] + wb2 * Jb[k, 2, 1]) * wb1
+               + (wb0 * Jb[k, 0, 2] + wb1 * Jb[k, 1, 2] + wb2 * Jb[k, 2, 2]) * wb2)
+        kinetic += 0.5 * mass[k] * (rd[k, 0] ** 2 + rd[k, 1] ** 2 + rd[k, 2] ** 2) + 0.5 * rot
+        potential -= mass[k] * (r[k, 0] * gravity[0] + r[k, 1] * gravity[1] + r[k, 2] * gravity[2])
+    scal[0], scal[1] = kinetic, potential
+    scal[2], scal[3], scal[4], scal[5] = before, before, vbefore, vbefore
+    scal[7] = 1.0  # converged (nothing to correct)
+    scal[9] = 1.0  # lambda unique (a tree's joint rows are independent)
+    return 0, q, v, qdd, R, scal
+
+
+def k_output_packed(a, w, F, mom, Pb, Pbd, Pbdd, correction, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt,  # noqa: ANN001
+                    c_in, c_out, root, order, mass, Jb, gravity, joint_child, rep_body, rep_parent, rep_sign,
+                    rep_arm, n_rows):  # noqa: ANN201
+    """:func:`k_output` with its arrays returned in one: (status, [q; q'; q''; reactions (row-major); scalars]).
+    Numba boxes every returned array separately (about a microsecond each; ``mechstudio.core.dynamics.packed_output``)."""
+    status, q, v, qdd, R, scal = k_output(a, w, F, mom, Pb, Pbd, Pbdd, correction, Vb, eb, Kb, par, pi, pj, pc, T,
+                                          P, Tt, c_in, c_out, root, order, mass, Jb, gravity, joint_child,
+                                          rep_body, rep_parent, rep_sign, rep_arm, n_rows)
+    return status, pack_frame(q, v, qdd, R, scal)
+
+
+@kernel_set
+def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """(k_omega_dot, k_output_packed) compiled, or None without numba (the formulation's numpy paths)."""
+    g = globals()
+    g["cholesky_solve"] = dense_kernels.compiled()["cholesky_solve"]  # the kernels call the compiled one
+    f8_1, f8_2, f8_3, i8_1, _, _ = array_types()
+    omega_dot = compile_kernel(k_omega_dot, (f8_3, f8_2, f8_3, f8_2, f8_3, i8_1, i8_1, i8_1, i8_1, f8_2, f8_2,
+                                             f8_2, f8_2, f8_2, f8_2))
+    g["k_omega_dot"] = omega_dot
+    for name in ("_cross", "_quad", "_dquad_rate", "_dquad_transpose", "_half_Et"):
+        g[name] = compile_helper(g[name])
+    g["pack_frame"] = compile_helper(packed_output.pack_frame)
+    g["k_output"] = compile_helper(k_output)
+    return omega_dot, compile_helper(k_output_packed)
+
+
+@kernel_set
+def timed_kernel() -> Callable[..., Any] | None:
+    """:func:`k_rhs_quaternion_timed` compiled (called by the compiled DOP853 step), or None without numba."""
+    if kernels() is None:
+        return None
+    g = globals()
+    rebuilders = packed_planar.compiled()
+    g["iseg"], g["fseg"] = rebuilders["iseg"], rebuilders["fseg"]
+    return compile_helper(k_rhs_quaternion_timed)
