@@ -1,4 +1,4 @@
-"""View benchmark (issue 7): the live view's frame rate with the 10-link planar chain.
+"""View benchmark: the live view's frame rate with the 10-link planar chain.
 
 Two measurements, printed as two rows by ``mechstudio bench --suite view`` (needs a display with OpenGL, e.g.
 under xvfb-run; not a timed test):
@@ -451,7 +451,7 @@ def _describe_late(late: list[tuple[float, float, list[tuple[str, float]]]]) -> 
 
 
 def view_suite(quick: bool = False, **_: Any) -> "Any":
-    """The "view" suite of ``mechstudio bench``: the live view's frame rate (issue 7 target: 60 fps with no frame
+    """The "view" suite of ``mechstudio bench``: the live view's frame rate (target: 60 fps with no frame
     later than 33 ms over a 10 s run of the 10-link planar chain)."""
     from mechstudio.core.bench import BenchTable
     live = run_live_view_benchmark(duration=3.0 if quick else 10.0)

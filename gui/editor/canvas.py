@@ -375,7 +375,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
             self._draw_gearing(j, color)
         else:
             self._marker(j.p2, "circle", color, QColor("#eee"), 5.0, z=30)
-        for line in j.polylines:  # contacts (issue 15): the rolling line and disk rim, the cam profile, follower
+        for line in j.polylines:  # contacts: the rolling line and disk rim, the cam profile, follower
             path = QPainterPath(QPointF(*line[0]))
             for v in line[1:]:
                 path.lineTo(QPointF(*v))
@@ -386,7 +386,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
         self._label(j.name, j.p2, "#d9000f" if offending else "#222", dx=7, dy=2)
 
     def _draw_gearing(self, j: Any, color: QColor) -> None:
-        """Gear pair / rack and pinion (issue 15): dashed pitch circles, the rack's pitch line with tooth ticks
+        """Gear pair / rack and pinion: dashed pitch circles, the rack's pitch line with tooth ticks
         (one per pitch-circle twelfth of the pinion), a diamond at the pitch point."""
         pen = self._pen(color, 1.2, Qt.PenStyle.DashLine)
         for c, r in j.circles:
