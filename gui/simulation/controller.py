@@ -49,6 +49,23 @@ def _ptr(obj: Any) -> int:
     return int(getCppPointer(obj)[0])
 
 
+#: every simulation thread with its worker, referenced until the thread has ended: a controller deleted mid-run
+#: (its window deleted without its close handler) must not let Python destroy a running QThread, which makes Qt
+#: abort the process; the controller's deletion stops the run instead (see :meth:`SimulationController.start`)
+RUNNING_THREADS: set[tuple[QThread, Any]] = set()
+
+
+def prune_running_threads() -> None:
+    """Forget the threads that have ended (or whose C++ object is gone)."""
+    for pair in list(RUNNING_THREADS):
+        try:
+            ended = pair[0].isFinished() or not pair[0].isRunning()
+        except RuntimeError:  # deleted by its deleteLater
+            ended = True
+        if ended:
+            RUNNING_THREADS.discard(pair)
+
+
 DISPLAY_MS = 16  # ~60 fps
 PLOT_MS = 60  # per tick one of the four plots gets new curves (each ~4 Hz); all four time cursors move
 
@@ -246,6 +263,9 @@ class SimulationController(QObject):
         self.worker = SimulationWorker(system, settings, start_paused=paused)
         self.sim_thread = QThread()
         self.sim_thread.setObjectName("simulation")
+        prune_running_threads()
+        RUNNING_THREADS.add((self.sim_thread, self.worker))
+        self.destroyed.connect(self.worker.stop)  # deleted mid-run: the run stops, its thread ends by itself
         self.worker.moveToThread(self.sim_thread)
         self.sim_thread.started.connect(self.worker.run)
         self.worker.sig_block.connect(self._on_block)
