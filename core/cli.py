@@ -1,4 +1,5 @@
-"""Command-line front end of the headless subcommands (``python -m mechstudio.core`` and ``mechstudio``).
+"""Command-line front end of the headless subcommands (``python -m mechstudio.core``; the ``mechstudio`` console
+script, :mod:`mechstudio.cli`, adds the editor and the GUI-side exports to the same parser).
 
 Exit status (documented in the README):
 
@@ -9,10 +10,13 @@ Exit status (documented in the README):
 3     the computation ran but ended with a failure status (assembly, singular matrix, integrator giving up ...)
 70    internal error (a bug: ``MECHSTUDIO_DEBUG=1`` prints the traceback)
 130   interrupted (Ctrl-C)
-141   standard output closed by its reader (e.g. ``| head``), as 128 + SIGPIPE; nothing is printed
+141   standard output closed by its reader (e.g. ``| head``), as 128 + SIGPIPE; nothing is printed (also when
+      the reader leaves without reading output that fit into the pipe: :mod:`mechstudio.core.commands.output`)
 ====  =====================================================================================================
 
-Diagnostics and errors always go to standard error; standard output carries only the requested output.
+Diagnostics and errors always go to standard error; standard output carries only the requested output, and
+nothing is written to it before an error is detected. A file that cannot be read or written is named in the
+error (``error: results.csv: No space left on device``), never a temporary file.
 """
 from __future__ import annotations
 
@@ -25,7 +29,10 @@ import traceback
 
 from mechstudio import __version__
 from mechstudio.core.commands import COMMAND_MODULES
+from mechstudio.core.commands.arguments import os_error_text
+from mechstudio.core.commands.output import finish_stdout
 from mechstudio.core.errors import ModelError, UnknownNameError
+from mechstudio.core.host.log import configure_cli_logging
 
 EXIT_OK, EXIT_USAGE, EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 2, 3, 70, 130, 141
 
@@ -40,7 +47,8 @@ def package_version() -> str:
 def build_parser(prog: str = "mechstudio") -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     parser = argparse.ArgumentParser(prog=prog, description="Mechanism Studio: constrained multibody dynamics",
                                      epilog="exit status: 0 success, 2 usage error or invalid model, "
-                                            "3 the computation failed, 70 internal error, 130 interrupted")
+                                            "3 the computation failed, 70 internal error, 130 interrupted, "
+                                            "141 the reader of standard output went away")
     parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
@@ -51,7 +59,9 @@ def build_parser(prog: str = "mechstudio") -> tuple[argparse.ArgumentParser, arg
 def run_parsed(args: argparse.Namespace) -> int:
     """Run the parsed command; map bad input and failures to the exit statuses of the module docstring."""
     try:
-        return int(args.func(args))
+        rc = int(args.func(args))
+        finish_stdout()  # the reader of standard output took everything, or it went away (BrokenPipeError)
+        return rc
     except ModelError as exc:
         for d in exc.diagnostics:
             print(d.format(), file=sys.stderr)
@@ -64,7 +74,7 @@ def run_parsed(args: argparse.Namespace) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     except OSError as exc:
-        print(f"error: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}", file=sys.stderr)
+        print(f"error: {os_error_text(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -80,7 +90,6 @@ def run_parsed(args: argparse.Namespace) -> int:
 
 def parse_and_run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     """Parse ``argv`` (argparse exits 2 on bad options) and run; no command: the help on stderr, status 2."""
-    from mechstudio.core.host.log import configure_cli_logging
     args = parser.parse_args(argv)
     configure_cli_logging(debug=bool(os.environ.get("MECHSTUDIO_DEBUG")))
     if not getattr(args, "func", None):

@@ -4,7 +4,8 @@
 >>> traj = simulate("sample_models/pendulum.json", t_end=1.0)
 >>> traj.status, traj.frames.q.shape
 
-* :class:`SimulationSettings` (``mechstudio.core.run.settings``): how to run;
+* :class:`SimulationSettings` (``mechstudio.core.run.settings``): how to run (``kernels``: by default a run starts
+  on the numpy path and switches to the compiled kernels when they pay, ``mechstudio.core.run.kernels``);
 * :func:`iter_simulation` and :func:`run` (``mechstudio.core.run.driver``): the driver, yielding blocks of frames or
   returning the whole :class:`Trajectory`; its procedure, the two integration modes and how failures become a
   status are in that module's docstring;

@@ -1,8 +1,16 @@
-"""Start the Qt application: ``run(path)`` opens the main window on a model file (or the default sample).
+"""Start the Qt application: ``run(path)`` opens the main window on a model file, or on an empty planar model.
+
+Without a file the editor starts on an empty planar model, where the Quick start (Help → Quick start: build a
+four-bar with the palette) begins; the samples are in File → Open sample.
+
+Start-up paints before it works: a small splash is painted as soon as the application exists (the window's
+modules take a few seconds to import), and the window is shown and painted before the model is opened (opening
+assembles the mechanism, and the first assembly loads the compiled kernels).
 
 The app logs (INFO and above) to a rotating file ``<config>/log/mechstudio.log`` (:func:`mechstudio.core.host.log.
-configure_file_logging`). An exception that escapes a Qt slot does not end the app: :func:`install_excepthook`
-logs it with its traceback and shows a dialog naming the log file, and the event loop goes on.
+configure_file_logging`); Dask's loggers log warnings only (``gui.sweep.cluster.quiet_dask_logging``). An
+exception that escapes a Qt slot does not end the app: :func:`install_excepthook` logs it with its traceback and
+shows a dialog naming the log file, and the event loop goes on.
 """
 from __future__ import annotations
 
@@ -15,7 +23,8 @@ from types import TracebackType
 from typing import Any
 
 from mechstudio.core.host.log import configure_file_logging
-from mechstudio.gui.paths import RESOURCES, default_model, log_dir
+from mechstudio.gui.paths import RESOURCES, log_dir
+from mechstudio.gui.sweep.cluster import quiet_dask_logging
 
 log = logging.getLogger(__name__)
 
@@ -61,16 +70,52 @@ def install_excepthook(log_file: Path | None) -> None:
     sys.excepthook = hook
 
 
+def open_initial(window: Any, path: str | None = None, *, offer_recovery: bool = True) -> None:
+    """What a start opens in ``window``: a recovery first (when the last session left one and the user wants it),
+    else ``path``, else an empty planar model (where the Quick start begins)."""
+    if offer_recovery and window.offer_recovery():
+        return
+    if path is not None:
+        window.open_file(path, ask=False)  # a bad file shows its problems; the window stays empty
+        return
+    window.statusBar().showMessage("A new, empty planar model: drag elements from the Palette onto the canvas "
+                                   "(Help → Quick start shows how), or open a sample (File → Open sample)", 30000)
+
+
 def build_window(path: str | None = None, *, offer_recovery: bool = True) -> Any:
-    """The main window with ``path`` open (the default sample when None); a recovery is offered first."""
-    from mechstudio.gui.main_window import MainWindow
+    """The main window with ``path`` open (an empty planar model when None); a recovery is offered first."""
+    from mechstudio.gui.main_window import MainWindow  # the editor's modules: imported once a splash is painted
     window = MainWindow()
-    recovered = window.offer_recovery() if offer_recovery else False
-    if not recovered:
-        target = path or str(default_model())
-        if not window.open_file(target, ask=False) and path is None:
-            log.warning("the default model %s did not open; starting empty", target)
+    open_initial(window, path, offer_recovery=offer_recovery)
     return window
+
+
+def show_splash(app: Any) -> Any:
+    """A small splash (the app's icon and "starting…") painted at once: the window's modules take seconds to
+    import."""
+    from PySide6.QtCore import Qt  # Qt is imported once there is a display (run() checks it first)
+    from PySide6.QtGui import QColor, QIcon, QPixmap
+    from PySide6.QtWidgets import QSplashScreen
+    icon = RESOURCES / "icons" / "app.svg"
+    pixmap = QPixmap(360, 140)
+    pixmap.fill(QColor("#f4f6f8"))
+    splash = QSplashScreen(pixmap)
+    if icon.exists():
+        splash.setPixmap(_splash_pixmap(QIcon(str(icon)), pixmap))
+    splash.showMessage("Mechanism Studio\nstarting…", Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                       QColor("#333"))
+    splash.show()
+    for _ in range(3):  # map and paint it now
+        app.processEvents()
+    return splash
+
+
+def _splash_pixmap(icon: Any, pixmap: Any) -> Any:
+    from PySide6.QtGui import QPainter  # as in show_splash: Qt only once there is a display
+    painter = QPainter(pixmap)
+    icon.paint(painter, 24, 22, 96, 96)
+    painter.end()
+    return pixmap
 
 
 def run(path: str | None = None) -> int:
@@ -85,11 +130,18 @@ def run(path: str | None = None) -> int:
               file=sys.stderr)
         return 2
     app = create_application()  # first: the config folder (and log file) depends on the application's name
+    splash = show_splash(app)
     log_file = configure_file_logging(log_dir())
-    log.info("Mechanism Studio starting (pid %d), model %s", os.getpid(), path or "default")
+    quiet_dask_logging()
+    log.info("Mechanism Studio starting (pid %d), model %s", os.getpid(), path or "(new)")
     install_excepthook(log_file)
-    window = build_window(path)
+    from mechstudio.gui.main_window import MainWindow  # the editor's modules: imported once the splash is painted
+    window = MainWindow()
     window.show()
+    splash.finish(window)
+    for _ in range(3):  # paint the window before the model is opened (assembly, first use of the kernels)
+        app.processEvents()
+    open_initial(window, path)
     window.canvas.zoom_to_fit()
     rc = int(app.exec())
     log.info("Mechanism Studio exiting with status %d", rc)

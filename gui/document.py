@@ -1,5 +1,11 @@
 """The editor's document: the current :class:`~core.model.Model` snapshot, its file path and its undo stack.
 
+The model carries everything that is saved: the mechanism, its simulation settings (the ``simulation``
+section, edited by *Simulation → Settings…* as an undoable change like any other) and the editor's state (the
+``editor`` section: traced points). A save only gives the document its path (:meth:`Document.set_path`); the
+views keep what they show (a run's results, the canvas's framing). Opening or starting another model is
+:meth:`Document.reset`, which emits :attr:`Document.sig_reset` for whatever belonged to the previous one.
+
 Widgets never hold model state: they read ``document.model`` / ``document.analysis`` and listen to
 ``sig_model_changed``; they change the model only by pushing commands (``mechstudio.gui.commands``) built from the pure
 edit functions of ``mechstudio.core.model.edit``. After every change the document re-assembles the mechanism
@@ -119,7 +125,10 @@ class Document(QObject):
     sig_selection_changed = Signal(list)
     """Emitted with the selected ``(collection, name)`` keys; selection is not undoable."""
     sig_path_changed = Signal(str)
-    """Emitted when the file path changes (open, save as, new)."""
+    """Emitted when the file path changes (open, new, and a save under a new name)."""
+    sig_reset = Signal()
+    """Emitted when the document starts over with another model (open, new, import, recovery): what belongs
+    to the previous model (a run's results, the view's framing) goes. Saving never emits it."""
 
     def __init__(self, model: Model | None = None, path: str | None = None, parent: QObject | None = None):
         super().__init__(parent)
@@ -172,11 +181,14 @@ class Document(QObject):
         self.replace(model)
         self.undo_stack.setClean()
         self.sig_selection_changed.emit([])
+        self.sig_reset.emit()
         self.sig_path_changed.emit(path or "")
 
     def set_path(self, path: str) -> None:
-        self._path = path
-        self.sig_path_changed.emit(path)
+        """The document now lives in ``path`` (after a save): the model, its run and its view stay."""
+        if path != self._path:
+            self._path = path
+            self.sig_path_changed.emit(path)
 
     # ---- edits ------------------------------------------------------------------------------------------
     def assembled(self, model: Model, extra_hold: tuple[str, ...] = ()) -> tuple[Model, Analysis]:

@@ -15,6 +15,9 @@ layout*, also applied on a first start) puts every dock back: palette (a grid of
 outline on the left, properties / spherical tree / undo history as tabs over the 3D view on the right, plots
 under the canvas. The toolbars have icon-only buttons of one fixed size (``mechstudio.gui.widgets.toolbar_style``), so a
 changing text ("Undo Move G2", "Resume") lives in the tooltip and never moves the buttons or the time slider.
+File and Simulation share the first toolbar row, the time bar has the second. The last session's window state
+is restored at the end of the construction, once every toolbar and dock exists (:meth:`MainWindow._restore_layout`
+says why); a state of another layout version, or one that leaves a toolbar out of its row, is not restored.
 
 Samples (``sample_models/``) open as untitled copies: *Save* asks where to save, and no save ever overwrites a
 shipped sample.
@@ -30,7 +33,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QMimeData, QSettings, QSize, Qt, QTimer, QUrl
+from PySide6.QtCore import QByteArray, QEvent, QMimeData, QObject, QSettings, QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDockWidget, QFileDialog, QLabel, QListView,
                                QMainWindow, QMessageBox, QStyle, QToolBar, QUndoView, QWidget)
@@ -43,6 +46,7 @@ from mechstudio.gui.editor.canvas import PlanarCanvas
 from mechstudio.gui.editor.palette import Palette
 from mechstudio.gui.paths import SAMPLE_MODELS, config_dir, sample_models
 from mechstudio.gui.recovery import Autosaver, clear_recovery, find_recovery
+from mechstudio.gui.keyboard import install_keyboard
 from mechstudio.gui.sweep import install_sweep
 from mechstudio.gui.widgets.inspector import Inspector
 from mechstudio.gui.widgets.outline import Outline
@@ -61,11 +65,14 @@ RIGHT_FRACTION, PLOTS_FRACTION, PROPERTIES_FRACTION = 0.26, 0.34, 0.6
 RIGHT_MIN_PX = 330  # the properties column is never narrower (two vector components side by side)
 PALETTE_COLUMNS = 2
 PALETTE_MAX_FRACTION = 0.7  # the palette may take this much of the left column (18 entries in 9 rows at 1280x800)
+OUTLINE_MIN_PX = 90  # ... or all of it but this much for the outline (its header and three rows), if that is more
 DOCK_CHROME_PX = 34  # a dock's title bar and frame around its widget
 VIEW3D_FRACTION = 0.3  # of the window width, for the 3D view beside the plots
 VIEW3D_BESIDE_PLOTS_PX = 280  # the 3D view goes beside the plots when it gets at least this width there
 #: the first window covers at least this fraction of the screen's available area in each direction
 FIRST_START_FILL = 0.9
+#: version of the saved window state (docks and toolbars): a state saved under another number is not restored
+LAYOUT_VERSION = 2
 
 
 def is_sample(path: str | os.PathLike[str]) -> bool:
@@ -163,18 +170,21 @@ class MainWindow(QMainWindow):
         d.sig_analysis_changed.connect(self._on_document_analysis_changed)
         d.sig_selection_changed.connect(self._on_document_selection_changed)
         self.canvas.sig_status.connect(lambda text: self.statusBar().showMessage(text, 6000))
-        self.canvas.sig_pointer.connect(lambda x, y: self.pointer_label.setText(f"x {x:8.3f} m   y {y:8.3f} m"))
+        self.canvas.sig_pointer.connect(lambda x, y: self.pointer_label.setText(f"x {x:.3f}  y {y:.3f} m"))
+        # a message longer than the bar has room for (a small screen) can be read whole in the tooltip
+        self.statusBar().messageChanged.connect(lambda text: self.statusBar().setToolTip(text))
         self._update_title()
         self._on_document_model_changed(d.model)
         self._on_document_analysis_changed(d.analysis)
         self._on_document_selection_changed(d.selection)
-        if restore_layout:
-            self._restore_layout()
         self._install_live_view()
         self._stabilize_toolbars()
-        if restore_layout and not self._layout_restored:
-            self._fill_screen()
         install_sweep(self)  # Simulation → Parameter sweep…, inspector → Sweep this (gui/sweep)
+        install_keyboard(self)  # View → Go to panel (Ctrl+0..7), Model → Command palette (Ctrl+K) (gui/keyboard.py)
+        if restore_layout:  # last: every toolbar and dock the saved state names exists now (see _restore_layout)
+            self._restore_layout()
+            if not self._layout_restored:
+                self._fill_screen()
 
     # ---- construction ---------------------------------------------------------------------------------------
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -283,7 +293,7 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
-        m = mb.addMenu("&File")
+        self.menu_file = m = mb.addMenu("&File")
         m.addActions([self.act_new, self.act_open])
         self.menu_samples = m.addMenu("Open &sample")
         for path, name, desc in sample_models():
@@ -301,7 +311,7 @@ class MainWindow(QMainWindow):
         m.addActions([self.act_save, self.act_save_as])
         m.addSeparator()
         m.addAction(self.act_quit)
-        m = mb.addMenu("&Edit")
+        self.menu_edit = m = mb.addMenu("&Edit")
         m.addActions([self.act_undo, self.act_redo])
         m.addSeparator()
         m.addActions([self.act_copy, self.act_paste, self.act_delete, self.act_select_all])
@@ -479,6 +489,19 @@ class MainWindow(QMainWindow):
         self.document.reset(model, None)
         clear_recovery()
         self.statusBar().showMessage("Imported a Pyslvs mechanism; Save asks where to keep it", 8000)
+        return True
+
+    def open_untitled(self, model: Model, text: str, base: Model | None = None) -> bool:
+        """Replace the document (asking to save its changes first) by a new untitled one holding ``model``,
+        unsaved: the document starts from ``base`` (default: an empty model) and ``model`` is one undoable edit
+        named ``text`` on it, so the window shows it modified and closing asks to save it. True when opened."""
+        if not self.maybe_save():
+            return False
+        self._forget_model_state()
+        self.document.reset(base if base is not None else model_from_data(empty_model_data()), None)
+        self.document.push_edit(model, text, reassemble=False)
+        clear_recovery()
+        self._update_title()
         return True
 
     def _forget_model_state(self, sample: str | None = None) -> None:
@@ -726,12 +749,58 @@ class MainWindow(QMainWindow):
 
     # ---- layout and close -----------------------------------------------------------------------------------
     def _restore_layout(self) -> None:
+        """The window's geometry and its docks and toolbars as the last session left them.
+
+        Called once every toolbar and dock exists: ``restoreState`` on a window not shown yet keeps a copy of the
+        restored layout that Qt applies again at the first show, and a toolbar added after the restore is missing
+        from that copy, so it ends up outside every toolbar area, drawn at the window's top-left corner over the
+        menu bar. A state saved by another layout version, or one that leaves a toolbar outside its row, is
+        dropped: the toolbars go back to their rows (:meth:`place_toolbars`) and the docks to their defaults.
+        """
         geom = self.settings.value("window/geometry")
         state = self.settings.value("window/state")
         if geom is not None:
             self.restoreGeometry(geom)
         if state is not None:
-            self._layout_restored = bool(self.restoreState(state))
+            self._layout_restored = bool(self.restoreState(state, LAYOUT_VERSION))
+        if self._layout_restored and not self.toolbars_in_place():
+            log.warning("the saved window layout put a toolbar out of place; using the default layout")
+            self._layout_restored = False
+        if not self._layout_restored:
+            self.place_toolbars()
+
+    def _toolbar_rows(self) -> list[list[QToolBar]]:
+        """The toolbars of the top area by row: File and Simulation side by side, the time bar below."""
+        rows = [[self.toolbar_file, self.toolbar_simulation]]
+        time_bar = getattr(self, "toolbar_time", None)
+        if time_bar is not None:
+            rows.append([time_bar])
+        return rows
+
+    def toolbars_in_place(self) -> bool:
+        """Every toolbar in the top area, the time bar (when there is one) on a row of its own."""
+        top = Qt.ToolBarArea.TopToolBarArea
+        rows = self._toolbar_rows()
+        if any(self.toolBarArea(tb) != top for row in rows for tb in row):
+            return False
+        return len(rows) < 2 or self.toolBarBreak(rows[1][0])
+
+    def place_toolbars(self) -> None:
+        """Put the toolbars in their rows under the menu bar (first start, *View → Reset layout*, a bad saved
+        state)."""
+        top = Qt.ToolBarArea.TopToolBarArea
+        rows = self._toolbar_rows()
+        for row in rows:
+            for tb in row:
+                if self.toolBarBreak(tb):
+                    self.removeToolBarBreak(tb)
+                self.removeToolBar(tb)
+        for k, row in enumerate(rows):
+            if k:
+                self.addToolBarBreak(top)
+            for tb in row:
+                self.addToolBar(top, tb)
+                tb.show()
 
     def _fill_screen(self) -> None:
         """First start: cover the screen's available area (maximized where a window manager does it)."""
@@ -759,7 +828,7 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomRightCorner, R if right_full else B)
 
     def reset_layout(self) -> None:
-        """Put every dock back in its place and size (also used on a first start); the toolbars stay.
+        """Put every dock and toolbar back in its place and size (also used on a first start).
 
         Palette over outline on the left and the properties tabs on the right, beside the canvas; the plots
         under all three, with the 3D view to their right when the window is wide enough for both (else the 3D
@@ -774,6 +843,7 @@ class MainWindow(QMainWindow):
         plots_min = self.dock_plots.minimumSizeHint().width() if live else 0
         view_beside_plots = live and w - plots_min >= VIEW3D_BESIDE_PLOTS_PX
         self._set_corners(left_full=not live, right_full=not live)
+        self.place_toolbars()
         for dock in self._default_areas:
             dock.setFloating(False)
             self.removeDockWidget(dock)
@@ -799,7 +869,11 @@ class MainWindow(QMainWindow):
                 self.resizeDocks([self.dock_plots, self.dock_view3d], [w - view_w, view_w], Qt.Orientation.Horizontal)
         self.layout().activate()
         column = self.centralWidget().height()
-        palette_h = min(self.palette_layout.rows_height(PALETTE_COLUMNS) + DOCK_CHROME_PX, int(PALETTE_MAX_FRACTION * column))
+        room = max(int(PALETTE_MAX_FRACTION * column), column - OUTLINE_MIN_PX - DOCK_CHROME_PX)
+        self.palette_layout.set_compact(False)
+        if self.palette_layout.rows_height(PALETTE_COLUMNS) + DOCK_CHROME_PX > room:
+            self.palette_layout.set_compact(True)  # a short column (small screen): every entry still shows
+        palette_h = min(self.palette_layout.rows_height(PALETTE_COLUMNS) + DOCK_CHROME_PX, room)
         sizes_v = [(self.dock_palette, palette_h), (self.dock_outline, max(column - palette_h, 60))]
         if live and not view_beside_plots:
             sizes_v += [(self.dock_inspector, int(PROPERTIES_FRACTION * column)),
@@ -811,7 +885,7 @@ class MainWindow(QMainWindow):
 
     def save_layout(self) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
+        self.settings.setValue("window/state", self.saveState(LAYOUT_VERSION))
         self.settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
@@ -821,6 +895,9 @@ class MainWindow(QMainWindow):
         self.save_layout()
         self.autosaver.timer.stop()
         clear_recovery()
+        sweep = getattr(self, "sweep_dialog", None)
+        if sweep is not None:  # its Dask cluster closes in the background: the window goes at once
+            sweep.shutdown()
         event.accept()
 
 
@@ -834,19 +911,22 @@ def redo_shortcuts() -> list[QKeySequence]:
     return keys
 
 
-class PaletteColumns:
+class PaletteColumns(QObject):
     """Lays the palette out as columns of icon + full label (every entry visible in a small dock).
 
     The palette widget itself (``mechstudio.gui.editor.palette``) is untouched: this sets its list-view presentation and
-    answers the sizes the default layout needs."""
+    answers the sizes the default layout needs. When the palette is too short for every entry at the usual row
+    height (a 1366×768 screen, a restored or dragged dock) its rows become compact (:meth:`set_compact`), decided
+    again at every resize."""
+
+    ICON_PX, COMPACT_ICON_PX = 24, 18  # the entries' icons; compact: on a short screen (see set_compact)
 
     def __init__(self, palette: QListView):
+        super().__init__(palette)
         self.palette = palette
-        fm = palette.fontMetrics()
-        labels = [palette.item(i).text() for i in range(palette.count())]  # type: ignore[attr-defined]
-        icon = 24
-        self.cell = QSize(max((fm.horizontalAdvance(t) for t in labels), default=80) + icon + 22,
-                          max(fm.height(), icon) + 5)
+        self.compact = False
+        self.cell = self.normal_cell = self._cell(self.ICON_PX)
+        icon = self.ICON_PX
         palette.setViewMode(QListView.ViewMode.ListMode)
         palette.setFlow(QListView.Flow.LeftToRight)
         palette.setWrapping(True)
@@ -857,11 +937,39 @@ class PaletteColumns:
         palette.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         palette.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         palette.setMinimumWidth(self.cell.width() + 2 * palette.frameWidth())
+        palette.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if obj is self.palette and event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def fit(self) -> None:
+        """Compact rows exactly when the entries do not all fit the palette's height at the usual row height."""
+        columns = max(1, (self.palette.width() - 2 * self.palette.frameWidth()) // self.normal_cell.width())
+        rows = -(-self.palette.count() // columns)  # type: ignore[attr-defined]
+        self.set_compact(rows * self.normal_cell.height() + 2 * self.palette.frameWidth() + 2 > self.palette.height())
+
+    def _cell(self, icon: int) -> QSize:
+        fm = self.palette.fontMetrics()
+        labels = [self.palette.item(i).text() for i in range(self.palette.count())]  # type: ignore[attr-defined]
+        return QSize(max((fm.horizontalAdvance(t) for t in labels), default=80) + icon + 22,
+                     max(fm.height(), icon) + (5 if icon == self.ICON_PX else 2))
+
+    def set_compact(self, on: bool) -> None:
+        """Smaller icons and rows (every entry fits a short left column, e.g. at 1366×768), or the usual ones."""
+        if on == self.compact:
+            return
+        self.compact = on
+        icon = self.COMPACT_ICON_PX if on else self.ICON_PX
+        self.cell = self._cell(icon)
+        self.palette.setIconSize(QSize(icon, icon))
+        self.palette.setGridSize(self.cell)
 
     def columns_width(self, columns: int) -> int:
-        """The palette width that shows ``columns`` columns."""
+        """The palette width that shows ``columns`` columns (of the usual rows: compact ones are narrower)."""
         scrollbar = self.palette.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
-        return columns * self.cell.width() + 2 * self.palette.frameWidth() + scrollbar + 4
+        return columns * self.normal_cell.width() + 2 * self.palette.frameWidth() + scrollbar + 4
 
     def rows_height(self, columns: int) -> int:
         """The palette height that shows every entry in ``columns`` columns."""

@@ -10,6 +10,6 @@ The repository keeps them as the top-level folders ``core/`` and ``gui/``; this 
 wheel and tools that read the package tree (import-linter, type checkers) all see one package ``mechstudio``.
 """
 #: the release; pyproject.toml reads it from here (the one place it is written)
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["__version__"]

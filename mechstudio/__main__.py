@@ -1,6 +1,7 @@
-"""``python -m mechstudio [open FILE | COMMAND ...]`` — the same as the ``mechstudio`` console script."""
+"""``python -m mechstudio [open FILE | COMMAND ...]`` — the same as the ``mechstudio`` console script
+(:mod:`mechstudio.cli`)."""
 import sys
 
-from mechstudio.gui.cli import main
+from mechstudio.cli import main
 
 sys.exit(main())

@@ -14,6 +14,9 @@ import subprocess
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# the suite's runs take the compiled kernels from the start unless a test asks otherwise (tests/test_startup.py
+# checks the default "auto" choice of a run: mechstudio.core.run.kernels)
+os.environ.setdefault("MECHSTUDIO_KERNELS", "compiled")
 
 
 def _private_display() -> None:

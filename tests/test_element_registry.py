@@ -1,6 +1,6 @@
 """The element registry (issue 14): every element type of the model schema is handled by every backend.
 
-For each type listed in core/model/schema.json (joints, drivers, forces) this checks:
+For each type of the model schema (core/model/schema.py: joints, drivers, forces) this checks:
 
 * registry: the schema's types are exactly the registry's (core/elements), with fields the schema allows;
 * numeric: the compiled system lists the element with the registry's row labels (force elements change h);
@@ -25,7 +25,6 @@ the backend exists (spatial symbolic: rolling disks; spherical joints are refuse
 from __future__ import annotations
 
 import copy
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -37,11 +36,12 @@ import sympy as sp
 from mechstudio.core.elements import element_names, element_type
 from mechstudio.core.errors import UnknownNameError
 from mechstudio.core.model import Model, model_from_data
+from mechstudio.core.model.schema import model_schema
 from mechstudio.core.model.timefunc import T
 from mechstudio.core.systems.compile import compile_model
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = json.loads((ROOT / "core" / "model" / "schema.json").read_text())
+SCHEMA = model_schema()  # core/model/schema.json completed by the element types' branches
 RNG_SEED = 20261124
 
 
@@ -124,8 +124,12 @@ ELEMENT_ITEMS.update({
                                              "radius1": 0.2, "radius2": 0.3, "pressure_angle": 0.35}),
     "rack_pinion": ("joints", [GEAR_REVOLUTES[0], RACK_SLIDE],
                     {"name": "RP", "type": "rack_pinion", "joint1": "RA", "joint2": "PB", "radius": 0.25,
-                     "offset": 0.1}),
+                     "offset": 0.1, "pressure_angle": 0.3}),
 })
+# belt drive: pulleys A and B on the ground revolutes of the gears (centres 0.5 m apart), a crossed belt
+ELEMENT_ITEMS["belt_drive"] = ("joints", GEAR_REVOLUTES, {"name": "BD", "type": "belt_drive", "joint1": "RA",
+                                                          "joint2": "RB", "radius1": 0.15, "radius2": 0.1,
+                                                          "crossed": True})
 # contact (issue 15): planar rolling disk, cam and follower (flat face here; the roller in GROUND_VARIANTS)
 CAM_PROFILE = {"type": "expression", "expression": "0.3 + 0.05*cos(t) + 0.02*sin(2*t)"}
 ELEMENT_ITEMS["planar_rolling_disk"] = ("joints", [], {"name": "RD", "type": "planar_rolling_disk", "body1": "A",
@@ -157,6 +161,10 @@ VARIANT_SUPPORT = {
         {"name": "PA", "type": "prismatic", "body1": "B", "point1": "p", "body2": "A", "point2": "q",
          "axis": [0.6, 0.8], "angle": 0.4}],
 }
+# an open belt from a pulley fixed to the ground (pulley 1) to pulley B on the moving carrier A
+GROUND_VARIANTS["belt_open_on_moving_carrier"] = {"name": "BO", "type": "belt_drive", "joint1": "RC",
+                                                  "joint2": "RD", "radius1": 0.2, "radius2": 0.1}
+VARIANT_SUPPORT["belt_open_on_moving_carrier"] = VARIANT_SUPPORT["gear_pair_ring_on_ground"]
 GROUND_VARIANTS.update({  # contact (issue 15): other followers and ground lines / cams
     "disk_on_ground_line": {"name": "RDG", "type": "planar_rolling_disk", "body1": "ground", "point1": "G",
                             "axis": [1.0, -0.3], "body2": "A", "point2": "p", "radius": 0.2},
@@ -211,7 +219,7 @@ def test_every_schema_type_has_its_element_module_with_schema_fields():
         for t in schema_types(section):
             et = element_type(t, section)  # raises when core/elements/<t>.py is missing
             assert et.name == t and et.section == section
-            assert set(et.fields) <= schema_fields(section, t), t
+            assert set(et.fields.names) <= schema_fields(section, t), t
             assert et.editor.label and et.editor.drawing, t
             assert bool(et.components) == et.is_constraint, t
 
@@ -417,8 +425,7 @@ def test_editor_places_every_type_from_its_palette_entry(section, type_):
         assert info.no_palette, f"{type_}: neither a palette entry nor where else it is created"
         return
     assert info.palette in placement.PALETTE, f"{type_}: palette kind {info.palette!r} missing in placement"
-    support = {"joint_angle": [REVOLUTE], "joint_distance": [PRISMATIC], "rotational_spring_damper": [REVOLUTE],
-               "gear_pair": GEAR_REVOLUTES, "rack_pinion": [GEAR_REVOLUTES[0], RACK_SLIDE]}
+    support = {t: joints for t, (_, joints, _) in ELEMENT_ITEMS.items() if joints}  # the joints it acts on
     data = base_data()
     data["joints"] += copy.deepcopy(support.get(type_, []))
     model = model_from_data(data)

@@ -1,6 +1,8 @@
-"""Fuzzing of the model loader (issue 18): seeded structural mutants of every sample model must be either
-rejected with diagnostics (a ModelError naming the JSON pointer) or accepted, and an accepted one must compile and
-run to a status. A defect is any other exception, or a run raising.
+"""Fuzzing of the model loader: seeded mutants of every sample model must be either rejected with diagnostics (a
+ModelError naming the JSON pointer) or accepted, and an accepted one must compile and run to a status. A defect is
+any other exception, a run raising, or text a user would see that is unfit (core/robustness/fuzz.py). Structural mutants, and
+the other operators: physically absurd values, expression bombs in every time-function slot, byte-level and
+unicode corruption of the file.
 
 Budget for CI: N_MUTANTS mutants per run; every mutant is loaded (JSON Schema and semantic checks: the bulk of
 the time), one in COMPILE_EVERY of the accepted ones is also compiled, and one in RUN_EVERY of those also runs
@@ -17,13 +19,17 @@ import pytest
 
 from mechstudio.core.errors import ModelError
 from mechstudio.core.model import loads_model
-from mechstudio.core.robustness.fuzz import mutate, sample_documents, trial
+from mechstudio.core.robustness.fuzz import (absurd, bombs, corrupt, make_mutant, mutate, sample_documents,
+                                   time_function_slots, trial, trial_bytes)
 
 from conftest import SAMPLES
 
 N_MUTANTS = 2000
 COMPILE_EVERY = 4
 RUN_EVERY = 10
+#: mutants of each other operator per run (absurd values, bombs, bytes); accepted ones are compiled one in
+#: COMPILE_EVERY, and none runs: an absurd but valid model may take seconds to run (the offline campaigns run them)
+N_OTHER = {"absurd": 400, "bombs": 300, "bytes": 800}
 SEED = int(os.environ.get("MECHSTUDIO_FUZZ_SEED", "0"))
 
 
@@ -47,6 +53,65 @@ def test_mutants_are_rejected_with_diagnostics_or_load_compile_and_run():
     assert not defects, "\n".join(defects[:20])
     # the mutator must exercise both outcomes, else it tests nothing
     assert kinds["rejected"] > N_MUTANTS // 3 and kinds["ok"] > N_MUTANTS // 20, kinds
+
+
+@pytest.mark.parametrize("kind", sorted(N_OTHER))
+def test_other_operators_mutants_are_rejected_with_diagnostics_or_load_and_compile(kind):
+    docs = sample_documents(SAMPLES)
+    names = sorted(docs)
+    defects, kinds = [], {"rejected": 0, "ok": 0, "defect": 0}
+    accepted = 0
+    for k in range(N_OTHER[kind]):
+        seed = SEED * 1_000_003 + k
+        rng = random.Random(seed)
+        name = rng.choice(names)
+        mutant, mutations = make_mutant(kind, docs[name], rng)
+        attempt = trial_bytes if isinstance(mutant, bytes) else trial
+        out = attempt(mutant, None, compile=False)
+        if out.kind == "ok":
+            accepted += 1
+            if accepted % COMPILE_EVERY == 0:
+                out = attempt(mutant, None)
+        kinds[out.kind] += 1
+        if out.kind == "defect":
+            defects.append(f"{kind} seed {seed} {name} {mutations}: {out.stage}: {out.detail}")
+    assert not defects, "\n".join(defects[:20])
+    assert kinds["rejected"] > N_OTHER[kind] // 4 and kinds["ok"] > N_OTHER[kind] // 50, kinds
+
+
+def test_the_operators_reach_what_they_promise():
+    docs = sample_documents(SAMPLES)
+    rng = random.Random(1)
+    # bombs: every model gets a slot, slots exist in every kind of place, and the missing ones are added
+    slots = {p[:3] if p[0] == "ground" else p[0] for d in docs.values() for p in time_function_slots(d)}
+    assert {"drivers", "joints", ("ground", "motion", "position"), "quasi_velocities"} <= slots, slots
+    added = set()
+    for k, (name, doc) in enumerate(docs.items()):
+        for j in range(10):
+            mutant, done = bombs(doc, random.Random(f"{name}{j}"))
+            assert mutant != doc and done, name
+            added.update(d.split()[2].split("/")[1] for d in done if d.startswith("added"))
+    assert added == {"ground", "forces", "drivers", "quasi_velocities"}, added
+    # absurd values keep the types: the schema still accepts most of them
+    seen = set()
+    for k in range(300):
+        mutant, done = absurd(docs[("four_bar.json", "slider_crank_driven.json")[k % 2]], random.Random(k))
+        seen.update(d.split()[0] for d in done)
+    assert {"mass", "inertia", "direction", "name", "kind", "velocity", "simulation"} <= seen, seen
+    # bytes: invalid UTF-8, surrogate escapes and byte-order marks occur
+    text = (SAMPLES / "pendulum.json").read_text()
+    outputs = [corrupt(text, random.Random(k))[0] for k in range(400)]
+    assert any(b"\\ud800" in o for o in outputs) and any(o.startswith(b"\xef\xbb\xbf") for o in outputs)
+    assert any(not _utf8(o) for o in outputs)
+    assert all(isinstance(make_mutant("bytes", docs["pendulum.json"], rng)[0], bytes) for _ in range(5))
+
+
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 @pytest.mark.parametrize("mutation, pointer", [

@@ -2,12 +2,19 @@
 environment, and run ``mechstudio`` there from a folder outside the checkout: the installed sample models, the icons
 and the schema are found with importlib.resources, and a short simulation of an installed sample writes its CSV.
 
-To stay fast the new environment gets no dependencies of its own: a .pth file makes the test interpreter's
-site-packages (numpy, scipy, ...) visible, and the wheel is installed with ``--no-deps --ignore-installed`` (never touching that site-packages) (the editable install in
-that site-packages is not activated: .pth files of a path added that way are not executed). numba is switched off
-(MECHSTUDIO_NO_NUMBA) so the run needs no kernel compilation; the numpy path is checked equal to the kernels
-elsewhere. Building the wheel needs setuptools from the package index (pip's build isolation): skipped when that
-fails for lack of an index.
+A headless install (no gui extra) runs without Qt: a second environment gets the same wheel with every import of
+PySide6, shiboken6, pyqtgraph, OpenGL and ``mechstudio.gui`` blocked (a meta-path finder installed by a .pth file,
+so in every process of that environment, Dask's worker processes included); ``mechstudio simulate`` and a sweep of
+two runs work there, the editor says which extra it needs, and the wheel's metadata puts the GUI packages under the
+gui extra only.
+
+To stay fast the new environments get no dependencies of their own: a .pth file makes the test interpreter's
+site-packages (numpy, scipy, ...) visible -- which is why the headless one needs the blocker: that site-packages
+has Qt -- and the wheel is installed with ``--no-deps --ignore-installed`` (never touching that site-packages) (the
+editable install in that site-packages is not activated: .pth files of a path added that way are not executed).
+numba is switched off (MECHSTUDIO_NO_NUMBA) so the runs need no kernel compilation; the numpy path is checked equal
+to the kernels elsewhere. Building the wheel needs setuptools from the package index (pip's build isolation):
+skipped when that fails for lack of an index.
 """
 from __future__ import annotations
 
@@ -22,6 +29,28 @@ import pytest
 from mechstudio import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
+GUI_IMPORTS = ("PySide6", "shiboken6", "pyqtgraph", "OpenGL")
+
+#: installed into the headless environment's site-packages, run at every start by a .pth file
+BLOCKER = """
+import importlib.abc, os, sys
+
+BLOCKED = {blocked!r}
+
+
+class BlockGui(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in BLOCKED or name == "mechstudio.gui" or name.startswith("mechstudio.gui."):
+            log = os.environ.get("MECHSTUDIO_TEST_BLOCK_LOG")
+            if log:
+                with open(log, "a") as fh:
+                    fh.write(name + "\\n")
+            raise ImportError(f"{{name}} is not installed (blocked by the headless install test)")
+        return None
+
+
+sys.meta_path.insert(0, BlockGui())
+"""
 
 
 def _run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
@@ -29,22 +58,39 @@ def _run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
-    base = tmp_path_factory.mktemp("install")
-    wheels = base / "wheels"
+def wheel(tmp_path_factory) -> Path:
+    wheels = tmp_path_factory.mktemp("wheels")
     build = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)])
     if build.returncode != 0:
         pytest.skip(f"cannot build the wheel here (no package index?): {build.stderr[-300:]}")
-    (wheel,) = wheels.glob("mechanism_studio-*.whl")
-    env_dir = base / "venv"
+    (found,) = wheels.glob("mechanism_studio-*.whl")
+    return found
+
+
+def make_environment(env_dir: Path, wheel: Path, block_gui: bool = False) -> Path:
+    """A new virtual environment with the wheel installed (see module docstring); ``block_gui``: no GUI imports."""
     made = _run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip", str(env_dir)])
     assert made.returncode == 0, made.stderr
     py = env_dir / "bin" / "python"
     site = Path(_run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
     (site / "_test_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    inst = _run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "--ignore-installed", "-q", str(wheel)])
+    if block_gui:
+        (site / "_block_gui.py").write_text(BLOCKER.format(blocked=GUI_IMPORTS))
+        (site / "_block_gui.pth").write_text("import _block_gui\n")
+    inst = _run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "--ignore-installed", "-q",
+                 str(wheel)])
     assert inst.returncode == 0, inst.stderr
     return env_dir
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory) -> Path:
+    return make_environment(tmp_path_factory.mktemp("install") / "venv", wheel)
+
+
+@pytest.fixture(scope="module")
+def headless(wheel, tmp_path_factory) -> Path:
+    return make_environment(tmp_path_factory.mktemp("headless") / "venv", wheel, block_gui=True)
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -114,3 +160,45 @@ def test_installed_beside_a_distribution_with_a_top_level_core_package(installed
                  cwd=tmp_path, env=env)
     assert after.returncode == 0 and after.stdout.strip() == "1", after.stderr
     assert _run([py, "-c", "import core"], cwd=tmp_path, env=env).returncode != 0  # nothing of ours was named core
+
+
+def test_a_headless_install_simulates_and_sweeps_without_qt(headless, tmp_path):
+    exe, env = str(headless / "bin" / "mechstudio"), _env(tmp_path)
+    blocked_log = tmp_path / "blocked.txt"
+    env["MECHSTUDIO_TEST_BLOCK_LOG"] = str(blocked_log)
+    py = str(headless / "bin" / "python")
+    probe = _run([py, "-c", "import PySide6"], cwd=tmp_path, env=env)
+    assert probe.returncode != 0 and "blocked by the headless install test" in probe.stderr  # the blocker works
+    blocked_log.unlink()
+    sample = _run([exe, "samples", "pendulum"], cwd=tmp_path, env=env).stdout.strip()
+    run = _run([exe, "simulate", sample, "--t-end", "0.05", "--out", "run.csv"], cwd=tmp_path, env=env)
+    assert run.returncode == 0, run.stderr
+    assert len((tmp_path / "run.csv").read_text().splitlines()) == 1 + 6
+    sweep = _run([exe, "sweep", sample, "--vary", "bar.mass=1,2", "--metric", "top=max(q.bar.phi)", "--t-end", "0.05",
+                  "--workers", "1", "--out", "s.parquet"], cwd=tmp_path, env=env)
+    assert sweep.returncode == 0, sweep.stderr
+    assert sweep.stdout.strip() == "2 of 2 runs in s.parquet"
+    assert "Traceback" not in sweep.stderr and "WARNING" not in sweep.stderr
+    tried = blocked_log.read_text().split() if blocked_log.exists() else []
+    assert set(tried) <= {"PySide6", "pyqtgraph", "OpenGL"}, tried  # only the launcher's look for the GUI packages
+    for argv in ([], ["open", sample]):
+        editor = _run([exe, *argv], cwd=tmp_path, env=env)
+        assert editor.returncode == 2
+        assert "the editor needs the gui extra" in editor.stderr and "mechanism-studio[gui]" in editor.stderr
+        assert "Traceback" not in editor.stderr
+
+
+def test_the_wheel_puts_the_gui_packages_under_the_gui_extra(headless, tmp_path):
+    code = ("import importlib.metadata as m; md = m.metadata('mechanism-studio'); "
+            "print(md['Version']); print(*m.requires('mechanism-studio'), sep='\\n'); "
+            "print(*md.get_all('Classifier'), sep='\\n')")
+    out = _run([str(headless / "bin" / "python"), "-c", code], cwd=tmp_path, env=_env(tmp_path))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == __version__
+    for name in ("PySide6-Essentials", "pyqtgraph", "PyOpenGL", "imageio", "Pillow"):
+        reqs = [line for line in lines if line.lower().startswith(name.lower())]
+        assert reqs and all('extra == "gui"' in r for r in reqs), (name, reqs)
+    assert any(line.startswith("platformdirs") and "extra" not in line for line in lines)
+    assert any(line.startswith("bokeh") and 'extra == "dashboard"' in line for line in lines)
+    assert "Typing :: Typed" in lines

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mechstudio.core.elements import BUILT_INS, element_names
+from mechstudio.core.elements import BUILT_INS, element_names, element_type
 from mechstudio.core.elements.references import Reference, references
 from mechstudio.core.errors import ModelError
 from mechstudio.core.model import GROUND, Model, load_model, model_from_data, save_model
@@ -88,6 +88,10 @@ CASES: dict[tuple[str, str], Any] = {
     ("forces", "applied_torque"): lambda: (_pendulum(forces=[{"name": "twist", "type": "applied_torque",
                                                              "body": "bar", "torque": 0.5}]), "twist"),
 }
+# an element type without a case above: the sample model named after it (sample_models/<type>.json)
+CASES.update({(element_type(t).section, t): (lambda t=t: (load_model(SAMPLES / f"{t}.json"), None))
+              for t in element_names() if (SAMPLES / f"{t}.json").is_file()
+              and (element_type(t).section, t) not in CASES})
 IDS = [t for _s, t in CASES]
 
 

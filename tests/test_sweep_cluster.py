@@ -6,12 +6,17 @@ file, and ``--resume`` completes it.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
 import re
 import signal
+import struct
 import subprocess
 import sys
+import termios
+import threading
 import time
 from pathlib import Path
 
@@ -79,6 +84,37 @@ def scheduler_address(tmp_path_factory):
         stop(procs)
 
 
+class Terminal:
+    """A pseudo-terminal for a child's standard error; a thread collects what the child writes to it."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = pty.openpty()
+        fcntl.ioctl(self.slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # 120 columns for the bar
+        self.chunks: list[bytes] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+
+    def started(self) -> None:
+        os.close(self.slave)  # the child holds its copy
+        self.reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:  # EIO: every writer has closed
+                return
+            if not data:
+                return
+            self.chunks.append(data)
+
+    def text(self) -> str:
+        return b"".join(self.chunks).decode(errors="replace").replace("\r", "\n")
+
+    def close(self) -> None:
+        self.reader.join(timeout=10)
+        os.close(self.master)
+
+
 def sweep_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "mechstudio.core", "sweep", str(FOUR_BAR), *args]
 
@@ -95,7 +131,8 @@ def test_cli_sweep_through_scheduler_equals_serial_runs(scheduler_address, tmp_p
                          capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=600)
     assert res.returncode == 0, res.stderr
     assert "4 of 4 runs" in res.stdout
-    assert "4/4 [" in res.stderr  # tqdm's bar on stderr
+    # stderr is not a terminal: no progress bar; the scheduler was started with --no-dashboard
+    assert res.stderr == "note: the Dask scheduler serves no dashboard\n"
     df = pd.read_parquet(out).sort_values("run")
     assert df[["param.crank.mass", "param.rocker.initial.phi"]].to_numpy().tolist() == [
         [1, 1.75], [1, 1.85], [2, 1.75], [2, 1.85]]
@@ -106,21 +143,22 @@ def test_cli_sweep_through_scheduler_equals_serial_runs(scheduler_address, tmp_p
 
 
 def test_ctrl_c_keeps_finished_runs_and_resume_completes(scheduler_address, tmp_path):
-    """Through $DASK_SCHEDULER_ADDRESS; SIGINT once some runs are done; then --resume."""
+    """Through $DASK_SCHEDULER_ADDRESS; SIGINT once some runs are done; then --resume. Standard error is a terminal
+    (a pseudo-terminal), as for a person pressing Ctrl+C: the progress bar counts the runs done."""
     out = tmp_path / "sobol.parquet"
     args = sweep_command("--vary", "crank.mass=0.5:2", "--vary", "coupler.initial.phi=0.5:0.7", "--design", "sobol",
                          "--samples", "64", "--seed", "7", *METRIC_ARGS, "--t-end", "0.5", "--out", str(out),
                          "--batch-size", "1")
     env = {**ENV, "DASK_SCHEDULER_ADDRESS": scheduler_address}
-    err = tmp_path / "stderr.txt"
-    with open(err, "w") as fh:
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=fh, text=True, env=env, cwd=ROOT,
-                                start_new_session=True)
+    err = Terminal()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err.slave, text=True, env=env, cwd=ROOT,
+                            start_new_session=True)
+    err.started()
     try:
         deadline = time.monotonic() + 300
-        while max(map(int, re.findall(r"\| (\d+)/64", err.read_text())), default=0) < 3:  # a few runs done
-            assert proc.poll() is None, err.read_text()
-            assert time.monotonic() < deadline, err.read_text()
+        while max(map(int, re.findall(r"\| (\d+)/64", err.text())), default=0) < 3:  # a few runs done
+            assert proc.poll() is None, err.text()
+            assert time.monotonic() < deadline, err.text()
             time.sleep(0.1)
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl+C in a terminal does
         proc.wait(timeout=120)
@@ -128,8 +166,9 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes(scheduler_address, tmp_
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert proc.returncode == 130, err.read_text()
-    assert "--resume continues" in err.read_text() and "Traceback" not in err.read_text()
+        err.close()
+    assert proc.returncode == 130, err.text()
+    assert "--resume continues" in err.text() and "Traceback" not in err.text()
     kept = pd.read_parquet(out)
     assert 3 <= len(kept) < 64 and kept["run"].is_unique
     assert not Path(str(out) + ".parts").exists()

@@ -21,6 +21,7 @@ SUITES: dict[str, str | Callable[..., "BenchTable"]] = {
     "iftomm": "mechstudio.core.bench.iftomm:run",
     "symbolic": "mechstudio.core.bench.symbolic:run",
     "sweep": "mechstudio.core.bench.sweep:run",
+    "startup": "mechstudio.core.bench.startup:run",
 }
 
 

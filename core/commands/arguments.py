@@ -4,7 +4,8 @@
   on stderr (``--t-end -1`` -> ``argument --t-end: must be a positive number, got '-1'``);
 * the model argument: a file path, or ``-`` for the model text on standard input;
 * CSV output: a file (written atomically by :func:`mechstudio.core.run.results.write_csv`) or ``-`` for standard
-  output, in which case every other message goes to standard error (:func:`report_stream`);
+  output, in which case every other message goes to standard error (:func:`report_stream`); a reader of standard
+  output that goes away is noticed (:mod:`mechstudio.core.commands.output`: exit status 141, no summary);
 * a progress bar (tqdm) on standard error when it is a terminal and ``--quiet`` is not given;
 * the point columns of a result table: ``--points body.point,...`` or ``--no-points`` (default: every named
   body point; an unknown body or point exits with status 2 naming the valid ones).
@@ -13,13 +14,15 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from typing import Any, Callable, Mapping, TextIO
 
+from mechstudio.core.commands.output import write_stdout
 from mechstudio.core.model import Model, load_model, loads_model
 from mechstudio.core.model.io import atomic_write_text, output_frames_problem
 from mechstudio.core.systems.points import BodyPoint, PointSelectionError, select_points
-from mechstudio.core.run.results import columns_to_csv, write_csv
+from mechstudio.core.run.results import csv_chunks, write_csv
 
 STDIO = "-"
 
@@ -83,10 +86,10 @@ def read_model(path: str) -> Model:
 
 
 def write_columns(out: str, columns: Mapping[str, Any]) -> None:
-    """Write CSV columns to the file ``out`` (atomically) or, for ``-``, to standard output."""
+    """Write CSV columns to the file ``out`` (atomically) or, for ``-``, to standard output (BrokenPipeError when
+    its reader goes away before it has read everything)."""
     if out == STDIO:
-        sys.stdout.write(columns_to_csv(columns))
-        sys.stdout.flush()
+        write_stdout(csv_chunks(columns))
     else:
         write_csv(out, columns)
 
@@ -95,10 +98,20 @@ def write_text_output(out: str, text: str, summary: str) -> None:
     """Write a text product (model, MJCF) to the file ``out`` atomically and say so on stderr, or to stdout for
     ``-``."""
     if out == STDIO:
-        sys.stdout.write(text)
+        write_stdout((text,))
     else:
         atomic_write_text(out, text)
         print(f"wrote {out}{': ' + summary if summary else ''}", file=sys.stderr)
+
+
+def os_error_text(exc: OSError) -> str:
+    """``FILE: reason`` of a failed file operation (``reason`` alone when no file is known): the text after
+    ``error: `` of every command's file errors."""
+    reason = exc.strerror or str(exc)
+    name = exc.filename
+    if name is None or name == "":
+        return reason
+    return f"{os.fsdecode(name) if isinstance(name, bytes) else name}: {reason}"
 
 
 def report_stream(out: str | None) -> TextIO:
@@ -111,7 +124,7 @@ def progress_counter(total: int, quiet: bool, desc: str) -> tuple[Callable[[], b
     ``cancel`` callback); no bar when ``quiet`` or when stderr is not a terminal."""
     if quiet or not sys.stderr.isatty():
         return (lambda: False), (lambda: None)
-    from tqdm import tqdm
+    from tqdm import tqdm  # tqdm only when a progress bar is drawn (start-up of every command)
     bar = tqdm(total=total, desc=desc, unit="frame", file=sys.stderr, leave=False, dynamic_ncols=True)
 
     def tick() -> bool:

@@ -24,6 +24,7 @@ import numpy as np
 from mechstudio.core.commands.arguments import (STDIO, add_model_argument, add_quiet_argument, check_output_frames,
                                      nonnegative_float, points_from_args, positive_float, progress_counter,
                                      read_model, report_stream)
+from mechstudio.core.commands.output import write_stdout
 from mechstudio.core.drawing import DRAWING_FORMATS, build_drawing, drawing_format, drawing_text
 from mechstudio.core.errors import UnknownNameError
 from mechstudio.core.kinematics.analysis import driven_motion
@@ -144,8 +145,7 @@ def run_command(args: argparse.Namespace) -> int:
     traces = {name: tracer.trace(q, name) for name in tracer.names}
     text = drawing_text(build_drawing(system, q[k], traces, f"{model.name} at t = {times[k]:g} s"), fmt)
     if out == STDIO:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        write_stdout((text,))
     else:
         atomic_write_text(out, text)
     if not args.quiet:

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-
-import sympy as sp
+from typing import TYPE_CHECKING
 
 from mechstudio.core.commands.arguments import add_model_argument, read_model
 from mechstudio.core.model.document import Model
+
+if TYPE_CHECKING:
+    import sympy as sp
 
 FORMS = ("appell", "lagrange", "constraints")
 
@@ -38,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _fmt(e: sp.Basic, latex: bool) -> str:
+    import sympy as sp  # only when this command runs: registering it must not import sympy (start-up time)
     if latex:
         return sp.latex(e)
     return sp.pretty(e, use_unicode=True, wrap_line=False)
@@ -58,7 +61,9 @@ def _block(title: str, items: list[sp.Basic], latex: bool, labels: list[str] | N
 
 def render(model: Model, form: str = "appell", latex: bool = False, choice: str | None = None) -> str:
     """The text printed by the command (see module docstring)."""
-    from mechstudio.core.symbolic.appell import derive_appell, simplify_small, symbolic_model
+    # sympy only when this command runs: registering it must not import sympy (start-up of every command)
+    import sympy as sp
+    from mechstudio.core.symbolic.appell import derive_appell, simplify_small, symbolic_model  # (the same)
     lines = [f"model: {model.name or model.source} ({model.kind}); coordinates: "
              + ", ".join(f"{n} -> {_fmt(s, latex)}" for n, s in zip(symbolic_model(model).coord_names,
                                                                        symbolic_model(model).q))]
@@ -110,7 +115,9 @@ def render(model: Model, form: str = "appell", latex: bool = False, choice: str 
 
 
 def run(args: argparse.Namespace) -> int:
+    # sympy only when this command runs (start-up of every command)
     from mechstudio.core.symbolic.appell import SymbolicUnsupported
+    # sympy only when this command runs (start-up of every command)
     from mechstudio.core.symbolic.quasi import QuasiVelocityError
     model = read_model(args.file)
     try:

@@ -18,33 +18,42 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     model = read_model(args.file)
     system = compile_model(model)
-    print(f"model: {model.name or args.file} ({model.kind})")
+    lines: list[str] = []
+    say = lines.append  # the report is printed whole at the end: nothing on stdout before an error
+    say(f"model: {model.name or args.file} ({model.kind})")
     if model.description:
-        print(f"  {model.description}")
+        say(f"  {model.description}")
     res = assemble(system, system.initial_guess(), 0.0, hold=system.held_coordinates())
-    print(f"\ncoordinates (n = {system.n}):")
+    say(f"\ncoordinates (n = {system.n}):")
     for k, (name, val) in enumerate(zip(system.coord_names, res.q)):
-        print(f"  q[{k:>2}] {name:<24} = {val: .9g}")
-    print(f"\nconstraints (m = {system.m}: {system.m_holonomic} holonomic, {system.m_nonholonomic} nonholonomic):")
+        say(f"  q[{k:>2}] {name:<24} = {val: .9g}")
+    say(f"\nconstraints (m = {system.m}: {system.m_holonomic} holonomic, {system.m_nonholonomic} nonholonomic):")
     for c in system.constraints:
         kind = "holonomic" if c.holonomic else "nonholonomic"
         rows = ", ".join(f"{r}:{comp}" for r, comp in zip(c.rows, c.components))
-        print(f"  {c.name:<16} {c.type:<13} {c.body1} -> {c.body2}  [{kind}; rows {rows}]")
+        say(f"  {c.name:<16} {c.type:<13} {c.body1} -> {c.body2}  [{kind}; rows {rows}]")
     if not res.status.ok:
-        print(f"\nassembly FAILED ({res.status.value}): {res.message}", file=sys.stderr)
+        emit(lines)
+        sys.stderr.write(f"\nassembly FAILED ({res.status.value}): {res.message}\n")
         return 3
-    print(f"\nassembly: converged in {res.iterations} Newton iteration(s), ||Phi|| = {res.residual:.3g}")
+    say(f"\nassembly: converged in {res.iterations} Newton iteration(s), ||Phi|| = {res.residual:.3g}")
     d = dof_report(system, res.q, 0.0)
     sv = ", ".join(f"{s:.3g}" for s in d.singular_values[-3:]) if d.singular_values.size else "-"
-    print(f"rank of Phi_q = {d.rank_holonomic} (SVD, sigma > {RANK_RTOL:g} sigma_max; smallest: {sv})")
+    say(f"rank of Phi_q = {d.rank_holonomic} (SVD, sigma > {RANK_RTOL:g} sigma_max; smallest: {sv})")
     if system.m_nonholonomic:
-        print(f"rank of C     = {d.rank_all}")
-        print(f"degrees of freedom: positions d = n - rank(Phi_q) = {d.dof_positions}, "
-              f"velocities = n - rank(C) = {d.dof_velocities}")
+        say(f"rank of C     = {d.rank_all}")
+        say(f"degrees of freedom: positions d = n - rank(Phi_q) = {d.dof_positions}, "
+            f"velocities = n - rank(C) = {d.dof_velocities}")
     else:
-        print(f"degrees of freedom d = n - rank = {system.n} - {d.rank_holonomic} = {d.dof_positions}")
+        say(f"degrees of freedom d = n - rank = {system.n} - {d.rank_holonomic} = {d.dof_positions}")
     if d.redundant:
-        print(f"redundant constraints ({len(d.redundant)}): {', '.join(d.redundant)}")
+        say(f"redundant constraints ({len(d.redundant)}): {', '.join(d.redundant)}")
     else:
-        print("redundant constraints: none")
+        say("redundant constraints: none")
+    emit(lines)
     return 0
+
+
+def emit(lines: list[str]) -> None:
+    """Print the report's lines to standard output in one write."""
+    sys.stdout.write("".join(line + "\n" for line in lines))

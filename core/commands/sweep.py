@@ -2,8 +2,11 @@
 parameter sweep on Dask (docs/sweeps.md).
 
 Everything is checked before a run starts (exit status 2 with the reason: unknown names, fields, columns,
-reducers, settings). A progress bar with the ETA goes to stderr; Ctrl+C stops, keeps the finished rows in the
-file and exits with 130 (``--resume`` continues). Runs that fail are rows with their status; exit status 0.
+reducers, settings). On standard error: the address of the Dask dashboard (or, without bokeh, how to get it) and,
+when standard error is a terminal, a progress bar with the ETA; ``--quiet`` prints neither, nor the summary.
+Ctrl+C stops, keeps the finished rows in the file and exits with 130 (``--resume`` continues). Runs that fail are
+rows with their status; exit status 0. A file that cannot be written is named (``error: OUT: reason``, status 2);
+a cluster that cannot be started or reached is reported as such (``error: Dask cluster: ...``, status 2).
 """
 from __future__ import annotations
 
@@ -11,6 +14,9 @@ import argparse
 import secrets
 import sys
 from pathlib import Path
+from typing import Any
+
+from mechstudio.core.commands.arguments import add_quiet_argument, os_error_text
 
 DESIGN_NAMES = ("grid", "random", "sobol")
 
@@ -41,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     where.add_argument("--scheduler", metavar="ADDRESS", help="address of a running Dask scheduler")
     where.add_argument("--scheduler-file", metavar="FILE", help="scheduler file of a running Dask cluster")
     p.add_argument("--batch-size", type=int, metavar="B", help="runs per Dask task (default: automatic)")
+    add_quiet_argument(p)
     p.set_defaults(func=run_command)
 
 
@@ -51,17 +58,20 @@ def design_seed(args: argparse.Namespace) -> int | None:
     if args.seed is not None:
         return args.seed
     if args.resume and Path(args.out).exists():
+        # Dask and the sweep engine only when a sweep runs (start-up of every command)
         from mechstudio.core.sweep.store import read_metadata
         seed = read_metadata(args.out).get("sweep", {}).get("design", {}).get("seed")
         if seed is not None:
             return int(seed)
     seed = secrets.randbits(32)
-    print(f"design seed {seed} (give --seed {seed} to repeat this design)", file=sys.stderr)
+    if not args.quiet:
+        print(f"design seed {seed} (give --seed {seed} to repeat this design)", file=sys.stderr)
     return seed
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from mechstudio.core.model import load_model
+    from mechstudio.core.model import load_model  # the model loader only when a sweep runs (start-up of every command)
+    # Dask and the sweep engine only when a sweep runs (start-up of every command)
     from mechstudio.core.sweep import AddressError, SpecError, build_design, parse_metric, parse_vary, prepare
 
     model = load_model(args.file)
@@ -85,49 +95,82 @@ def run_command(args: argparse.Namespace) -> int:
     return execute_plan(plan, args)
 
 
-def execute_plan(plan: object, args: argparse.Namespace) -> int:
-    """Run with a tqdm bar on stderr (created at the first report, so that resumed runs do not count in the
-    rate); Ctrl+C keeps what is done."""
-    from tqdm import tqdm
-
-    from mechstudio.core.sweep import SpecError, run_plan
-    bars: list[tqdm] = []
+def execute_plan(plan: Any, args: argparse.Namespace) -> int:
+    """Run with the dashboard's address and, on a terminal, a tqdm bar on stderr (created at the first report, so
+    that resumed runs do not count in the rate); Ctrl+C keeps what is done."""
+    # Dask and the sweep engine only when a sweep runs (start-up of every command)
+    from mechstudio.core.sweep import DASHBOARD_HINT, ClusterError, SpecError, run_plan
+    # Dask and the sweep engine only when a sweep runs (start-up of every command)
+    from mechstudio.core.sweep.execute import scheduler_from_environment
+    external = bool(args.scheduler or args.scheduler_file or scheduler_from_environment())
+    bars: list[Any] = []
+    show_bar = not args.quiet and sys.stderr.isatty()
 
     def progress(done: int, total: int) -> None:
+        if not show_bar:
+            return
         if not bars:
+            from tqdm import tqdm  # tqdm only when a progress bar is drawn (start-up of every command)
             bars.append(tqdm(total=total, initial=done, unit="run", file=sys.stderr, mininterval=0.5,
                              smoothing=0.05, desc="sweep", dynamic_ncols=True))
         bars[0].update(done - bars[0].n)
 
-    def close_bar() -> int:
+    def dashboard(link: str | None) -> None:
+        if args.quiet:
+            return
+        if link:
+            print(f"dashboard: {link}", file=sys.stderr)
+        elif external:
+            print("note: the Dask scheduler serves no dashboard", file=sys.stderr)
+        else:
+            print(f"note: {DASHBOARD_HINT}", file=sys.stderr)
+
+    def close_bar() -> None:
         for bar in bars:
             bar.close()
-        return bars[0].n if bars else 0
 
     try:
         outcome = run_plan(plan, out=args.out, resume=args.resume, workers=args.workers, scheduler=args.scheduler,
-                           scheduler_file=args.scheduler_file, batch_size=args.batch_size, progress=progress)
+                           scheduler_file=args.scheduler_file, batch_size=args.batch_size, progress=progress,
+                           on_dashboard=dashboard)
     except SpecError as exc:
         close_bar()
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except OSError as exc:  # the cluster cannot be reached or started (time-outs are OSError too)
+    except ClusterError as exc:
         close_bar()
         print(f"error: Dask cluster: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the result file (named) cannot be written
+        close_bar()
+        print(f"error: {os_error_text(exc)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
-        done = close_bar()
+        close_bar()
+        done = finished_runs(args.out)
         print(f"interrupted: {done} of {plan.n_runs} runs are in {args.out}; --resume continues", file=sys.stderr)
         return 130
     close_bar()
-    return summarize(args.out, plan.n_runs, outcome.cancelled)
+    return summarize(args.out, plan.n_runs, outcome.cancelled, args.quiet)
 
 
-def summarize(out: str, total: int, cancelled: bool) -> int:
-    """Print how many runs the file holds and how many did not finish; the exit status."""
-    import pyarrow.parquet as pq
+def finished_runs(out: str) -> int:
+    """How many rows the result file holds (0 when it cannot be read)."""
+    import pyarrow.parquet as pq  # pyarrow only when a result file is read (start-up of every command)
+    try:
+        return int(pq.read_metadata(out).num_rows)
+    except (OSError, ValueError):
+        return 0
 
+
+def summarize(out: str, total: int, cancelled: bool, quiet: bool = False) -> int:
+    """Print how many runs the file holds and how many did not finish (unless ``quiet``); the exit status."""
+    import pyarrow.parquet as pq  # pyarrow only when a result file is read (start-up of every command)
+
+    # Dask and the sweep engine only when a sweep runs (start-up of every command)
     from mechstudio.core.sweep.runner import row_ok
+    if quiet:
+        return 130 if cancelled else 0
     status = pq.read_table(out, columns=["status"]).column(0).to_pylist()
     failed = sum(1 for s in status if not row_ok(s))
     print(f"{len(status)} of {total} runs in {out}" + (f"; {failed} did not finish (see status, message)"

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.elements import element_type
-from mechstudio.core.elements.gear_pair import pitch_point
+from mechstudio.core.elements.base import CouplingEnds
 from mechstudio.core.model import GROUND, Model
 from mechstudio.core.model.timefunc import ExpressionError, time_function
 
@@ -246,7 +246,8 @@ def scene_geometry(model: Model, frames: dict[str, tuple[np.ndarray, np.ndarray]
     sg = SceneGeometry("planar", bodies, ground, [], [], [])
     for j in data.get("joints", []):
         et = element_type(j["type"], "joints")  # an unknown type raises, naming the valid ones
-        builder = JOINT_BUILDERS.get(et.editor.drawing)
+        builder = JOINT_BUILDERS.get(et.editor.drawing) or (_coupling_joint if et.editor.placement == "coupling"
+                                                            else None)
         if builder is None:
             raise ValueError(f"joint {j['name']!r}: no 2D drawing for symbol {et.editor.drawing!r} of type "
                              f"{et.name}; known: {', '.join(sorted(JOINT_BUILDERS))}")
@@ -341,10 +342,10 @@ def _coupling_joint(sg: SceneGeometry, j: dict[str, Any], symbol: str) -> JointG
 
 
 def _gear_drawing(sg: SceneGeometry, joints: dict[str, JointGeom], jg: JointGeom, j: dict[str, Any]) -> None:
-    """Gear pair: the two pitch circles about the gear centres where the carrier holds them (p1: gear 1's
-    centre, p2: the pitch point).
-    Rack and pinion: the pinion's pitch circle and the rack's pitch line along the sliding axis, tangent to it
-    on the rack's side (p1: the pinion's centre, p2: the pitch point). Nothing when the joints are missing."""
+    """An element that couples two joints (gear pair, rack and pinion, belt drive ...): the ends from its two
+    joints where the carrier holds them (p1: the first mounted body's centre), the rest from its element type's
+    sketch (:meth:`~core.elements.base.ElementType.coupling_sketch`: pitch circles, rack line, belt spans, the
+    pitch point p2). Nothing when the joints are missing or share no single carrier."""
     g1, g2 = joints.get(jg.couples[0]), joints.get(jg.couples[1])
     if g1 is None or g2 is None:
         return
@@ -355,26 +356,16 @@ def _gear_drawing(sg: SceneGeometry, joints: dict[str, JointGeom], jg: JointGeom
 
     def mounted(g: JointGeom) -> tuple[str, Vec2, Vec2]:  # (body, its joint point, the carrier's point)
         return (g.body2, g.p2, g.p1) if g.body1 == carrier else (g.body1, g.p1, g.p2)
-    (b1, _, c1), (b2, rack_point, c2) = mounted(g1), mounted(g2)  # centres: where the carrier holds them
+    (b1, p1, c1), (b2, p2, c2) = mounted(g1), mounted(g2)  # centres: where the carrier holds them
     jg.body1, jg.body2, jg.p1 = b1, b2, c1
-    if jg.type == "gear_pair":
-        r1, r2 = float(j.get("radius1", 0.0)), float(j.get("radius2", 0.0))
-        if c1 != c2:
-            x, y = pitch_point(c1, c2, r1, r2, bool(j.get("internal", False)))
-            jg.p2 = (float(x), float(y))
-        jg.circles = ((c1, r1), (c2, r2))
+    sketch = element_type(jg.type, "joints").coupling_sketch(j, CouplingEnds(carrier, b1, b2, p1, p2, c1, c2,
+                                                                               g2.axis))
+    if sketch is None:
         return
-    r = float(j.get("radius", 0.0))
-    ax = g2.axis or (1.0, 0.0)
-    n = math.hypot(*ax) or 1.0
-    u = (ax[0] / n, ax[1] / n)
-    rho = -r if j.get("side") == "left" else r
-    pitch = (c1[0] + rho * u[1], c1[1] - rho * u[0])  # O - rho perp(u)
-    jg.p2, jg.axis, jg.circles = pitch, u, ((c1, r),)
-    along = u[0] * (rack_point[0] - pitch[0]) + u[1] * (rack_point[1] - pitch[1])  # the rack's point along it
-    half = max(4.0 * r, 0.2)
-    mid = (pitch[0] + along * u[0], pitch[1] + along * u[1])
-    jg.rack = ((mid[0] - half * u[0], mid[1] - half * u[1]), (mid[0] + half * u[0], mid[1] + half * u[1]))
+    jg.p2, jg.circles, jg.rack = sketch.p2, sketch.circles, sketch.rack
+    if sketch.axis is not None:
+        jg.axis = sketch.axis
+    jg.polylines = [list(line) for line in sketch.polylines]
 # contact: planar rolling disk ("rolling") and cam and follower ("cam")
 def _circle(c: Vec2, r: float, n: int = 48) -> list[Vec2]:
     return [(c[0] + r * math.cos(2 * math.pi * k / n), c[1] + r * math.sin(2 * math.pi * k / n)) for k in range(n + 1)]

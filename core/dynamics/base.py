@@ -82,6 +82,10 @@ class Formulation(ABC):
 
     #: registry name, set by :func:`register_formulation`
     name: str = ""
+    #: True when the formulation takes the option ``kernels="numba"`` (compiled kernels, the default when it is
+    #: constructed directly) or ``kernels="numpy"`` (its numpy path; the same numbers, tested equal): the driver
+    #: then starts a run on the numpy path and switches when the compiled one pays (``mechstudio.core.run.kernels``)
+    kernel_paths: bool = False
 
     def __init__(self, system: ConstrainedSystem, **options: Any):
         self.system = system
@@ -173,6 +177,14 @@ class Formulation(ABC):
 
     def refresh_basis(self, q: FloatArray, t: float) -> None:
         """Rebuild the state representation at (q, t) after :class:`RestartRequired`. Default: nothing to do."""
+
+    def kernel_key(self) -> str | None:
+        """The name of the compiled path this formulation takes for its system (which kernel families, not which
+        model), under which the background compiler records that the on-disk cache holds its kernels; asked after
+        the first :meth:`restart`. None without :attr:`kernel_paths`. Default: formulation and system class."""
+        if not self.kernel_paths:
+            return None
+        return f"{self.name}-{type(self.system).__name__}"
 
 
 def multipliers_from_accelerations(system: ConstrainedSystem, q: FloatArray, v: FloatArray, t: float,

@@ -11,35 +11,35 @@ Layout: I[0] = number of segments s; I[1 + 2k], I[2 + 2k] = start and end of seg
 segment, in F for a float segment); then the integer data. The segments follow the field order of the named
 tuples, one per field (PlanarGeometry's three leading counts nb, m, mh are segment 0), then the plan's arrays.
 
-The rebuilders below are written for the field lists in :data:`GEOMETRY_FIELDS`, :data:`FORCES_FIELDS` and
-:data:`REACTIONS_FIELDS`. :func:`layout_matches` compares them with ``mechstudio.core.systems.planar_kernels``: when an element type
-adds fields there and these lists are not updated, the sparse path is not used (the dense fused path runs, with
-the same numbers; tests/test_sparse_projection.py shows that fallback). Updating is one entry per new field here
-and one argument in the matching rebuilder.
+Nothing here is kept by hand: the segments and the rebuilders :func:`unpack_geometry`, :func:`unpack_forces`
+and :func:`unpack_reactions` are generated (:func:`unpacker_source`) from the layouts of
+``mechstudio.core.systems.planar_kernels`` (``GEOMETRY_LAYOUT``, ``FORCES_LAYOUT``, ``REACTIONS_LAYOUT``), which are
+generated in turn from the equation primitives' declared ``COMPILED_FIELDS``: a field added to a primitive's
+declaration is packed and rebuilt like the others; one its group returns without declaring it, or of another
+kind than declared, is refused by name when the system's data are built (``planar_kernels.checked_fields``), and
+:func:`pack_planar` refuses an array whose kind does not match its field's.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
+from mechstudio.core.jit import compile_helper, kernel_set, numba_module
 from mechstudio.core.systems import planar_kernels
-from mechstudio.core.jit import compile_helper, kernel_set
+from mechstudio.core.systems.planar_kernels import (ARRAY_KINDS, COUNT, FORCES_LAYOUT, GEOMETRY_LAYOUT, REACTIONS_LAYOUT,
+                                                    ROWS, Layout)
+from mechstudio.core.elements.primitives.base import INDEX, NUMBER, TABLE, VECTOR
 
-#: the fields the rebuilders know (the order of core.systems.planar_kernels' named tuples)
-GEOMETRY_FIELDS = ("nb", "m", "mh", "co_rx", "co_ry", "co_bi", "co_bj", "co_si", "co_sj", "pl_r", "pl_bi", "pl_bj",
-                   "pl_si", "pl_sj", "pl_vi", "an_r", "an_bi", "an_bj", "cd_r", "cd_k", "kn_r", "kn_b", "kn_s", "kn_n",
-                   "gm_r", "gm_bi", "gm_bj", "gm_bc", "gm_si", "gm_sj", "gm_e", "gm_radii",
-                   "rk_r", "rk_bc", "rk_bp", "rk_bb", "rk_u", "rk_sp", "rk_sb", "rk_rho",
-                   "dl_rn", "dl_rt", "dl_bi", "dl_bj", "dl_si", "dl_sj", "dl_vi", "dl_par",
-                   "cm_r", "cm_bi", "cm_bj", "cm_kind", "cm_off", "cm_n", "cm_si", "cm_sj", "cm_u", "cm_par", "cm_tab")
-FORCES_FIELDS = ("mass_diagonal", "gravity_force", "sp_b1", "sp_b2", "sp_s1", "sp_s2", "sp_k", "sp_c", "sp_l0",
-                 "rt_b1", "rt_b2", "rt_k", "rt_c", "rt_th0", "ld_b", "ld_s", "tq_b")
-REACTIONS_FIELDS = ("rows", "sign", "body", "arm", "radial_body", "radial_n", "radial_tan")
+#: the fields the rebuilders return (the order of core.systems.planar_kernels' named tuples, from its layouts)
+GEOMETRY_FIELDS = tuple(f for f, _ in GEOMETRY_LAYOUT)
+FORCES_FIELDS = tuple(f for f, _ in FORCES_LAYOUT)
+REACTIONS_FIELDS = tuple(f for f, _ in REACTIONS_LAYOUT)
 
 
 def layout_matches() -> bool:
-    """True when core.systems.planar_kernels' named tuples have exactly the fields the rebuilders know."""
+    """True when core.systems.planar_kernels' named tuples have exactly the fields the rebuilders return (both are
+    generated from the same layouts; False only if one of them was replaced at run time)."""
     return (planar_kernels.PlanarGeometry._fields == GEOMETRY_FIELDS
             and planar_kernels.PlanarForces._fields == FORCES_FIELDS
             and planar_kernels.PlanarReactions._fields == REACTIONS_FIELDS)
@@ -75,6 +75,32 @@ def pack(*groups: tuple) -> tuple[np.ndarray, np.ndarray]:
     return I, F
 
 
+def check_layout(layout: Layout, values: tuple, what: str) -> None:
+    """``values`` (a named tuple of ``layout``) checked against it: one value per field, each array of its
+    field's kind -- else a ValueError naming the field."""
+    if len(values) != len(layout):
+        raise ValueError(f"{what}: {len(values)} values for the {len(layout)} fields of its layout")
+    for (name, kind), v in zip(layout, values):
+        if kind == COUNT:
+            if not isinstance(v, (int, np.integer)):
+                raise ValueError(f"{what}.{name}: a count, got {type(v).__name__}")
+            continue
+        a = np.asarray(v)
+        ndim, dtype = ARRAY_KINDS[kind]
+        if a.ndim != ndim or a.dtype.kind != dtype:
+            raise ValueError(f"{what}.{name}: declared {kind} (ndim {ndim}, dtype kind {dtype!r}); got a {a.dtype} "
+                             f"array of shape {a.shape}")
+
+
+def pack_planar(geo: tuple, frc: tuple, react: tuple, *rest: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pack` of a planar system's fused data (checked against the layouts, :func:`check_layout`) and
+    further groups (the sparse plan)."""
+    for layout, values, what in ((GEOMETRY_LAYOUT, geo, "PlanarGeometry"), (FORCES_LAYOUT, frc, "PlanarForces"),
+                                 (REACTIONS_LAYOUT, react, "PlanarReactions")):
+        check_layout(layout, values, what)
+    return pack(geo, frc, react, *rest)
+
+
 # --- rebuilders (compiled with the kernels that call them) ----------------------------------------------------
 def iseg(I, k):  # noqa: ANN001, ANN201
     """Integer segment k (1-D view)."""
@@ -98,49 +124,56 @@ def tseg(I, F, k):  # noqa: ANN001, ANN201
     return F[a:b].reshape(((b - a) // 3, 3))
 
 
-def unpack_geometry(I, F):  # noqa: ANN001, ANN201
-    """PlanarGeometry (segments 0-56) as the plain tuple the planar kernels take: the point/line/angle/driver/knife
-    fields (1-21), gear and rack meshes (22-37), rolling disks (38-45), cams (46-56)."""
-    h = iseg(I, 0)
-    return (h[0], h[1], h[2], iseg(I, 1), iseg(I, 2), iseg(I, 3), iseg(I, 4), vseg(I, F, 5), vseg(I, F, 6),
-            iseg(I, 7), iseg(I, 8), iseg(I, 9), vseg(I, F, 10), vseg(I, F, 11), vseg(I, F, 12), iseg(I, 13),
-            iseg(I, 14), iseg(I, 15), iseg(I, 16), iseg(I, 17), iseg(I, 18), iseg(I, 19), vseg(I, F, 20),
-            vseg(I, F, 21),
-            iseg(I, 22), iseg(I, 23), iseg(I, 24), iseg(I, 25), vseg(I, F, 26), vseg(I, F, 27), vseg(I, F, 28),
-            vseg(I, F, 29),
-            iseg(I, 30), iseg(I, 31), iseg(I, 32), iseg(I, 33), vseg(I, F, 34), vseg(I, F, 35), vseg(I, F, 36),
-            vseg(I, F, 37),
-            iseg(I, 38), iseg(I, 39), iseg(I, 40), iseg(I, 41), vseg(I, F, 42), vseg(I, F, 43), vseg(I, F, 44),
-            vseg(I, F, 45),
-            iseg(I, 46), iseg(I, 47), iseg(I, 48), iseg(I, 49), iseg(I, 50), iseg(I, 51), vseg(I, F, 52),
-            vseg(I, F, 53), vseg(I, F, 54), vseg(I, F, 55), tseg(I, F, 56))
+def rseg(I, k):  # noqa: ANN001, ANN201
+    """Integer segment k as (K, 3) rows (the reactions' constraint rows)."""
+    a, b = I[1 + 2 * k], I[2 + 2 * k]
+    return I[a:b].reshape(((b - a) // 3, 3))
 
 
-FORCES_FIRST = 57  # first segment of PlanarForces
+#: how a field of each kind is read back from segment {k}
+READERS = {INDEX: "iseg(I, {k})", NUMBER: "fseg(I, F, {k})", VECTOR: "vseg(I, F, {k})", TABLE: "tseg(I, F, {k})",
+           ROWS: "rseg(I, {k})"}
 
 
-def unpack_forces(I, F):  # noqa: ANN001, ANN201
-    """PlanarForces (segments 57-73)."""
-    s = FORCES_FIRST
-    return (fseg(I, F, s), fseg(I, F, s + 1), iseg(I, s + 2), iseg(I, s + 3), vseg(I, F, s + 4), vseg(I, F, s + 5),
-            fseg(I, F, s + 6), fseg(I, F, s + 7), fseg(I, F, s + 8), iseg(I, s + 9), iseg(I, s + 10),
-            fseg(I, F, s + 11), fseg(I, F, s + 12), fseg(I, F, s + 13), iseg(I, s + 14), vseg(I, F, s + 15),
-            iseg(I, s + 16))
+def unpacker_source(name: str, layout: Layout, first: int) -> tuple[str, int]:
+    """(source of ``name(I, F)`` returning the fields of ``layout`` as a plain tuple from the segments starting at
+    ``first``, the segment after them). Leading counts share one integer segment (PlanarGeometry's nb, m, mh)."""
+    counts = [f for f, kind in layout if kind == COUNT]
+    if [f for f, _ in layout[:len(counts)]] != counts:
+        raise ValueError(f"{name}: the counts of a layout must lead it: {counts}")
+    body, parts, k = [], [], first
+    if counts:
+        body.append(f"    h = iseg(I, {k})")
+        parts += [f"h[{i}]" for i in range(len(counts))]
+        k += 1
+    for _, kind in layout[len(counts):]:
+        parts.append(READERS[kind].format(k=k))
+        k += 1
+    lines = [f"def {name}(I, F):  # noqa: ANN001, ANN201 - generated by packed_planar.unpacker_source",
+             f'    """The fields {", ".join(f for f, _ in layout)} from segments {first}-{k - 1}."""',
+             *body, f"    return ({', '.join(parts)},)"]
+    return "\n".join(lines) + "\n", k
 
 
-REACTIONS_FIRST = FORCES_FIRST + 17  # first segment of PlanarReactions
+def unpackers(layouts: tuple[tuple[str, Layout], ...], namespace: dict[str, Any]) -> tuple[dict[str, Callable[..., Any]], int]:
+    """({name: rebuilder}, first segment after them) of the named layouts in order, defined in ``namespace``
+    (whose ``iseg`` ... they call)."""
+    out, k = {}, 0
+    for name, layout in layouts:
+        source, k_next = unpacker_source(name, layout, k)
+        exec(compile(source, f"<{__name__}.{name}, generated>", "exec"), namespace)  # noqa: S102 - from layouts
+        out[name] = namespace[name]
+        k = k_next
+    return out, k
 
 
-def unpack_reactions(I, F):  # noqa: ANN001, ANN201
-    """PlanarReactions (segments 74-80): rows (K, 3) padded with m, sign, body, arm (K, 2); the gears' radial
-    sites: carrier, unit radial n' (K, 2), tan(alpha)."""
-    s = REACTIONS_FIRST
-    a, b = I[1 + 2 * s], I[2 + 2 * s]
-    return (I[a:b].reshape(((b - a) // 3, 3)), fseg(I, F, s + 1), iseg(I, s + 2), vseg(I, F, s + 3),
-            iseg(I, s + 4), vseg(I, F, s + 5), fseg(I, F, s + 6))
-
-
-PLAN_FIRST = REACTIONS_FIRST + 7  # first segment of the sparse plan
+_GENERATED, PLAN_FIRST = unpackers((("unpack_geometry", GEOMETRY_LAYOUT), ("unpack_forces", FORCES_LAYOUT),
+                                    ("unpack_reactions", REACTIONS_LAYOUT)), globals())
+FORCES_FIRST = len(GEOMETRY_LAYOUT) - 2  # first segment of PlanarForces (the three counts share segment 0)
+REACTIONS_FIRST = FORCES_FIRST + len(FORCES_LAYOUT)  # first segment of PlanarReactions
+unpack_geometry = _GENERATED["unpack_geometry"]
+unpack_forces = _GENERATED["unpack_forces"]
+unpack_reactions = _GENERATED["unpack_reactions"]
 
 
 def unpack_plan(I, F):  # noqa: ANN001, ANN201
@@ -159,7 +192,11 @@ def flatten_plan(plan: tuple) -> tuple:
     return (u, w, row_ptr, row_cols, col_ptr, col_rows, *rows_all, *rows_h, *lu)
 
 
-REBUILDERS = ("iseg", "fseg", "vseg", "tseg", "unpack_geometry", "unpack_forces", "unpack_reactions", "unpack_plan")
+#: the hand-written rebuilders (compiled and cached like any helper) and the generated ones (compiled without a
+#: disk cache of their own, having no source file: they are inlined into the cached kernels that call them, whose
+#: cache folder follows the primitives' declarations through ``mechstudio.core.jit``'s source digest)
+HELPERS = ("iseg", "fseg", "vseg", "tseg", "rseg", "unpack_plan")
+REBUILDERS = HELPERS + tuple(_GENERATED)
 
 
 @kernel_set
@@ -167,16 +204,20 @@ def compiled() -> dict[str, Any] | None:
     """{name: compiled rebuilder} of :data:`REBUILDERS` (bound into this module's globals, since they call each
     other), or None without numba."""
     g = globals()
-    for name in REBUILDERS:
+    for name in HELPERS:
         g[name] = compile_helper(g[name])
+    nb = numba_module()
+    for name in _GENERATED:
+        g[name] = nb.njit(nogil=True)(_GENERATED[name])
     return {name: g[name] for name in REBUILDERS}
 
 
 def packed(system: Any, plan: tuple) -> tuple[np.ndarray, np.ndarray]:
     """(I, F) of a planar system's fused data and a sparse plan."""
     geo, frc, react = system.fused_data()
-    return pack(geo, frc, react, flatten_plan(plan))
+    return pack_planar(geo, frc, react, flatten_plan(plan))
 
 
-__all__ = ["FORCES_FIELDS", "compiled", "GEOMETRY_FIELDS", "REACTIONS_FIELDS", "REBUILDERS", "flatten_plan", "layout_matches",
-           "pack", "packed", "unpack_forces", "unpack_geometry", "unpack_plan", "unpack_reactions"]
+__all__ = ["FORCES_FIELDS", "compiled", "GEOMETRY_FIELDS", "REACTIONS_FIELDS", "REBUILDERS", "check_layout", "flatten_plan",
+           "layout_matches", "pack", "pack_planar", "packed", "unpack_forces", "unpack_geometry", "unpack_plan",
+           "unpack_reactions", "unpacker_source", "unpackers"]

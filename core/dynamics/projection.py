@@ -172,6 +172,15 @@ class ProjectionFormulation(Formulation):
         self._empty1 = np.zeros(0)
         self._empty_piv = np.zeros(0, np.int32)
 
+    kernel_paths = True
+
+    def kernel_key(self) -> str | None:
+        """``Formulation.kernel_key``: the system's fused family (planar, spatial rolling disks, or the generic
+        kernels) and the basis (the coordinate basis takes the sparse O(N) kernels)."""
+        kind = ("planar" if projection_planar.applies(self.system)
+                else "spatial" if projection_spatial.applies(self.system) else "generic")
+        return f"projection-{kind}-{self.basis_kind}"
+
     # --- basis ------------------------------------------------------------------------------------------
     def refresh_basis(self, q: FloatArray, t: float) -> None:
         """A new basis at (q, t): keep V2 and the independent rows, and choose the dependent coordinates. V2 from

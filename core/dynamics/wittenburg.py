@@ -106,6 +106,8 @@ def _rot(A: FloatArray, v: FloatArray) -> FloatArray:
 class WittenburgFormulation(Formulation):
     """Wittenburg's method for spherical-joint trees (see the module docstring)."""
 
+    kernel_paths = True  # kernels="numba" (the compiled omega_dot, step and output) or "numpy"
+
     def __init__(self, system: ConstrainedSystem, **options: Any):
         super().__init__(system, **options)
         if not isinstance(system, TreeMaximalSystem):

@@ -2,26 +2,37 @@
 
 An element module (core/elements/<type>.py) defines one :class:`ElementType` subclass instance ``ELEMENT``:
 
-* ``name`` (the model file's ``type``), ``section`` (joints, drivers or forces), ``dimension`` (planar or
-  spatial) and ``fields``: the model fields it reads besides name and type (the schema's properties);
+* ``name`` (the model file's ``type``), ``section`` (joints, drivers or forces), ``dimension`` (planar, spatial
+  or both) and ``fields``: its model-file fields besides name and type, as typed descriptors
+  (core/elements/fields.py). From them come the element's own frozen record type (:attr:`ElementType.record`,
+  one attribute per field plus ``name``, ``type`` and ``index``, and the ``derived`` slots the loader fills in,
+  e.g. a gear pair's carrier), its parsing with diagnostics (:meth:`ElementType.parse`), its schema branch
+  (:meth:`ElementType.schema_branch`), the references that editing follows
+  (:func:`mechstudio.core.elements.references.references`) and the inspector's editors;
 * ``components``: labels of its constraint rows, in order (``revolute`` -> x, y);
 * :meth:`ElementType.constraint_specs`: the equation primitives its rows are (core/elements/primitives), in
   the order of ``components``; :meth:`ElementType.force_specs` for force elements;
 * :meth:`ElementType.bodies` and :meth:`ElementType.reaction_site`: the two bodies it connects, and where its
   reaction is reported (body, body-frame point about which the moment is taken, sign);
-* ``editor``: the palette entry, icon and drawing style the editor and drawing backends use.
+* ``editor``: the palette entry, icon, placement flow and drawing symbol the editor and drawing backends use.
 
-Every backend looks the type up in the registry (:func:`mechstudio.core.elements.element_type`); an unknown type raises
-:class:`~core.errors.UnknownNameError` naming it and the valid ones.
+Every backend looks the type up in the registry (:func:`mechstudio.core.elements.element_type`); an unknown type
+raises :class:`~core.errors.UnknownNameError` naming it and the valid ones.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from mechstudio.core.elements.fields import GROUND, Field, ParseContext, PointRef
+
 Vec = tuple[float, ...]
-#: the reserved body name of the fixed (or prescribed-motion) frame; core.model re-exports it
-GROUND = "ground"
+#: placement flows of the editor's palette (gui/editor/placement.py): two clicks joining two bodies
+#: (``connector``), two clicks on a body then a line or follower (``contact``), two clicks on the joints an
+#: element couples (``coupling``), a drop on a joint (``on_joint``) or on a body (``on_body``)
+PLACEMENTS = ("connector", "contact", "coupling", "on_joint", "on_body")
 
 
 class UnsupportedElement(ValueError):
@@ -31,14 +42,100 @@ class UnsupportedElement(ValueError):
 @dataclass(frozen=True)
 class EditorInfo:
     """Editor and drawing metadata. ``palette``: the palette kind that creates the element (None: created
-    elsewhere, ``no_palette`` says where); ``drawing``: the symbol the 2D/3D views draw (pin, weld, slider,
-    slot, blade, spring, arc, arrow, motor, ball, disk)."""
+    elsewhere, ``no_palette`` says where); ``placement``: how the palette places it (one of
+    :data:`PLACEMENTS`); ``rank``: its place in the palette (ascending); ``drawing``: the symbol the 2D/3D views
+    draw (pin, weld, slider, slot, blade, spring, arc, arrow, motor, ball, disk, gears, rack, rolling, cam; an
+    element that couples joints and brings its own sketch (:meth:`ElementType.coupling_sketch`) may name a
+    symbol of its own)."""
     label: str
     tooltip: str
     drawing: str
     palette: str | None = None
     icon: str = ""
     no_palette: str = ""
+    placement: str = ""
+    rank: int = 0
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A derived attribute of an element's record: not in the file, filled in by the loader from other
+    elements (:meth:`ElementType.resolve`; e.g. a gear pair's carrier). ``default`` until resolved."""
+    key: str
+    default: Any
+    doc: str = ""
+    annotation: str = "Any"
+
+
+class Fields(tuple):  # type: ignore[type-arg]
+    """An element's field descriptors in file order; ``"axis" in fields`` asks for a field by key."""
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            return any(f.key == key for f in self)
+        return tuple.__contains__(self, key)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(f.key for f in self)
+
+    def get(self, key: str) -> Field | None:
+        return next((f for f in self if f.key == key), None)
+
+
+@dataclass(frozen=True)
+class Record:
+    """Base of every element record: the element's ``name``, its ``type`` and its ``index`` in its section."""
+    name: str
+    type: str
+    index: int
+
+
+class OneBody:
+    """Record mixin of elements on one body (field ``body``, optional ``point``): the two-body view the
+    backends share -- body1 the ground (no point), body2 the body at its point."""
+
+    @property
+    def body1(self) -> str:
+        return GROUND
+
+    @property
+    def point1(self) -> Vec:
+        return ()
+
+    @property
+    def body2(self) -> str:
+        return self.body  # type: ignore[attr-defined, no-any-return]
+
+    @property
+    def point2(self) -> Vec:
+        return getattr(self, "point", ())
+
+
+@dataclass(frozen=True)
+class CouplingEnds:
+    """What the 2D scene knows of the two joints an element couples, at the drawn pose: the carrier, each
+    mounted body, its joint point and the carrier's point of that joint (global [m]), and the joints' global
+    axes (prismatic joints; None for revolutes)."""
+    carrier: str
+    body1: str
+    body2: str
+    point1: tuple[float, float]
+    point2: tuple[float, float]
+    centre1: tuple[float, float]
+    centre2: tuple[float, float]
+    axis2: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class CouplingSketch:
+    """The 2D drawing of a coupling element: ``p2`` the marked point (the pitch point), its circles (centre,
+    radius) drawn dashed, an optional rack line and axis, and polylines (e.g. a belt's spans)."""
+    p2: tuple[float, float]
+    circles: tuple[tuple[tuple[float, float], float], ...] = ()
+    rack: tuple[tuple[float, float], tuple[float, float]] | None = None
+    axis: tuple[float, float] | None = None
+    polylines: tuple[tuple[tuple[float, float], ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -58,15 +155,70 @@ class ReactionSite:
 
 
 class ElementType:
-    """Base class of element types (see module docstring). Subclasses set the class attributes."""
+    """Base class of element types (see module docstring). Subclasses set the class attributes; ``fields`` is
+    checked when the subclass is defined (unique keys, a point after the body it belongs to)."""
 
     name: str = ""
     section: str = "joints"
     dimension: str = "planar"
-    fields: tuple[str, ...] = ()
+    fields: Fields = Fields()
+    derived: tuple[Slot, ...] = ()
+    record_bases: tuple[type, ...] = ()
     components: tuple[str, ...] = ()
     holonomic: bool = True
     editor: EditorInfo = EditorInfo("", "", "")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        fields = Fields(cls.__dict__.get("fields", cls.fields))
+        keys = fields.names
+        if len(set(keys)) != len(keys):
+            raise TypeError(f"{cls.__name__}: duplicate field keys in {keys}")
+        for k, f in enumerate(fields):
+            if not isinstance(f, Field):
+                raise TypeError(f"{cls.__name__}.fields[{k}] is {f!r}, not a field descriptor (core/elements/fields.py)")
+            if isinstance(f, PointRef) and f.body not in keys[:k]:
+                raise TypeError(f"{cls.__name__}: point field {f.key!r} names body field {f.body!r}, which must "
+                                "come before it")
+        cls.fields = fields
+
+    # ---- the record, from the fields -------------------------------------------------------------------------
+    @cached_property
+    def record(self) -> type:
+        """This type's frozen record class: ``name``, ``type``, ``index``, one attribute per field (the parsed
+        value: coordinates for a point, compiled functions for time functions) and the ``derived`` slots."""
+        own = [(f.key, f.annotation) for f in self.fields]
+        slots = [(s.key, s.annotation, dataclasses.field(default=s.default)) for s in self.derived]
+        cls_name = "".join(p.title() for p in self.name.split("_")) + "Record"
+        return dataclasses.make_dataclass(cls_name, own + slots, bases=(Record, *self.record_bases), frozen=True,
+                                          namespace={"__doc__": f"A parsed {self.name} element (core/elements/"
+                                                                f"{self.name}.py)."})
+
+    def parse(self, item: dict[str, Any], ctx: ParseContext, pointer: str, index: int) -> Any:
+        """The record of the file's ``item`` (at JSON ``pointer``, ``index`` in its section): each field parsed
+        by its descriptor in order, then :meth:`check`; problems appended to ``ctx.problems``."""
+        ctx.item, ctx.values, ctx.ok = item, {}, set()
+        for f in self.fields:
+            if f.key in item:
+                ctx.values[f.key] = f.parse(item[f.key], ctx, f"{pointer}/{f.key}")
+            else:
+                if f.required:
+                    ctx.problem(pointer, f"'{f.key}' is missing (required)")
+                ctx.values[f.key] = f.absent(ctx)
+        record = self.record(name=str(item.get("name", "")), type=self.name, index=index, **ctx.values)
+        self.check(record, ctx, pointer)
+        return record
+
+    def check(self, element: Any, ctx: ParseContext, pointer: str) -> None:
+        """Checks across fields (after each field's own); problems appended with ``ctx.problem``."""
+
+    def schema_branch(self) -> dict[str, Any]:
+        """This type's branch of its section's schema: if ``type`` is this type, then exactly these fields."""
+        props: dict[str, Any] = {"name": {"$ref": "#/$defs/name"}, "type": True}
+        props.update({f.key: f.schema() for f in self.fields})
+        return {"if": {"properties": {"type": {"const": self.name}}},
+                "then": {"additionalProperties": False, "required": [f.key for f in self.fields if f.required],
+                         "properties": props}}
 
     @property
     def info_type(self) -> str:
@@ -99,6 +251,21 @@ class ElementType:
         """(body1, body2) the element connects (single-body elements: the ground and the body)."""
         return element.body1, element.body2
 
+    def coupling_sketch(self, item: dict[str, Any], ends: CouplingEnds) -> CouplingSketch | None:
+        """Elements that couple two joints: their 2D drawing from the file's ``item`` and the joints' places
+        (None: nothing to draw)."""
+        return None
+
+    def wheel_radii(self, element: Any) -> tuple[float | None, float | None]:
+        """Elements that couple two joints: the radius [m] of the wheel (gear, pulley) at each of the two
+        mounted ends, for the 3D view's rings (None: no wheel at that end)."""
+        return None, None
+
+    def coupling_item(self, name: str, joint1: str, joint2: str, ends: CouplingEnds) -> dict[str, Any] | str:
+        """Elements placed by clicking two joints (placement ``coupling``): the new file item coupling
+        ``joint1`` and ``joint2`` at their drawn places, or why it cannot be placed there."""
+        raise NotImplementedError(f"{self.name} is not placed by clicking two joints")
+
     def contact_components(self, element: Any, point: Any, reaction: Any) -> dict[str, float]:
         """Contacts: named scalar parts of the reported reaction (Fx, Fy, .., Mz), e.g. the normal and
         friction force [N]; ``point(body, body_frame_point)`` gives a point's global position at the frame's
@@ -118,9 +285,8 @@ class JointDriverType(ElementType):
     sign -1)."""
 
     section = "drivers"
-    fields = ("joint", "function")
     editor = EditorInfo("Driver", "Motor: drop on a revolute (angle) or prismatic (distance) joint", "motor",
-                        palette="driver", icon="driver")
+                        palette="driver", icon="driver", placement="on_joint", rank=70)
 
     def bodies(self, element: Any, entities: Any) -> tuple[str, str]:
         j = entities.joint(element.joint)

@@ -20,8 +20,10 @@ import math
 from typing import Any
 
 from mechstudio.core.elements.base import EditorInfo, ElementType
+from mechstudio.core.elements.fields import BodyRef, Choice, Direction, Length, ParseContext, PointRef, TimeFunction
 from mechstudio.core.elements.planar_rolling_disk import initial_point
 from mechstudio.core.elements.primitives.cam_contact import CamContactSpec
+from mechstudio.core.elements.primitives.cam_profile import profile_problems
 
 
 def face_normal(element: Any, entities: Any) -> tuple[float, float]:
@@ -39,11 +41,31 @@ def face_normal(element: Any, entities: Any) -> tuple[float, float]:
 
 class CamFollower(ElementType):
     name = "cam_follower"
-    fields = ("body1", "point1", "profile", "follower", "body2", "point2", "axis", "radius")
+    fields = (BodyRef("body1", "the cam"), PointRef("point1", "the cam's centre (pole of the profile)", body="body1"),
+              TimeFunction("profile", "profile radius r(theta), theta [rad] from body1's x axis written as t",
+                           units="m"),
+              Choice("follower", "flat face or roller", values=("flat", "roller")),
+              BodyRef("body2", "the follower", distinct_from="body1"),
+              PointRef("point2", "roller centre, or a point of the flat face", body="body2"),
+              Direction("axis", "flat face direction in body2's frame", noun="face direction", default=(1.0, 0.0),
+                        offer=False),
+              Length("radius", "roller radius", gt=0.0, default=0.0, offer=False))
     components = ("contact",)
     editor = EditorInfo("Cam", "A disk cam and its follower: click the cam's centre on the cam body, then the "
                                "follower (a roller of radius 0.05 m at the click; the profile is a circle through "
-                               "it, edit r(theta) afterwards)", "cam", palette="cam_follower", icon="cam_follower")
+                               "it, edit r(theta) afterwards)", "cam", palette="cam_follower", icon="cam_follower",
+                        placement="contact", rank=140)
+
+    def check(self, element: Any, ctx: ParseContext, pointer: str) -> None:
+        """A flat face needs its direction, a roller its radius; the profile checked for its follower (positive,
+        convex for a flat face, resolved by its table)."""
+        if element.follower == "flat" and "axis" not in ctx.item:
+            ctx.problem(pointer, "a flat-faced follower needs 'axis', the face direction in body2's frame")
+        if element.follower == "roller" and "radius" not in ctx.item:
+            ctx.problem(pointer, "a roller follower needs 'radius', the roller radius [m]")
+        if "profile" in ctx.ok and "follower" in ctx.ok:
+            for p in profile_problems(element.profile, element.follower):
+                ctx.problem(f"{pointer}/profile", f"cam profile r(theta): {p}")
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         flat = element.follower == "flat"

@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
+from mechstudio.core.elements.fields import BodyRef, Choice, TimeFunction
 from mechstudio.core.elements.primitives.coordinate_driver import CoordinateDriverSpec
 
 
 class Coordinate(ElementType):
     name = "coordinate"
     section = "drivers"
-    fields = ("body", "coordinate", "function")
+    fields = (BodyRef("body", "the driven body", moving=True),
+              Choice("coordinate", "the driven coordinate of its centre of mass", values=("x", "y", "phi")),
+              TimeFunction("function", "the coordinate as a function of time [m, or rad for phi]"))
     components = ("coordinate",)  # the row is labelled with the driven coordinate (x, y or phi)
     editor = EditorInfo("Coordinate driver", "Prescribed body coordinate", "motor",
                         no_palette="written in the model file or the properties panel")

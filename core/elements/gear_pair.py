@@ -25,21 +25,31 @@ from typing import Any
 
 import numpy as np
 
-from mechstudio.core.elements.base import EditorInfo, ElementType, ReactionSite
-from mechstudio.core.elements.coupled_joints import joints_on_carrier
+from mechstudio.core.elements.base import CouplingEnds, CouplingSketch, EditorInfo, ElementType, ReactionSite
+from mechstudio.core.elements.coupled_joints import COUPLED_SLOTS, joints_on_carrier
+from mechstudio.core.elements.fields import Angle, Flag, JointRef, Length
 from mechstudio.core.elements.primitives.gear_mesh import GearMeshSpec
 
+#: pressure angle when the file gives none: 20 degrees [rad]
+DEFAULT_PRESSURE_ANGLE = 0.3490658503988659
 #: relative tolerance of the centre distance against the pitch radii (file numbers typed to 6 digits)
 CENTRE_DISTANCE_TOL = 1e-6
 
 
 class GearPair(ElementType):
     name = "gear_pair"
-    fields = ("joint1", "joint2", "radius1", "radius2", "internal", "pressure_angle")
+    fields = (JointRef("joint1", "revolute joint of gear 1 on the carrier", types=("revolute",)),
+              JointRef("joint2", "revolute joint of gear 2 on the same carrier", types=("revolute",)),
+              Length("radius1", "pitch radius of gear 1", gt=0.0),
+              Length("radius2", "pitch radius of gear 2", gt=0.0),
+              Flag("internal", "internal gearing: the larger gear is a ring gear", default=False),
+              Angle("pressure_angle", "pressure angle", ge=0.0, lt=1.5, default=DEFAULT_PRESSURE_ANGLE))
+    derived = COUPLED_SLOTS
     components = ("tooth",)
     editor = EditorInfo("Gear pair", "Two meshing gears: click the revolute joint of gear 1, then that of gear 2 "
                                      "(both on the same carrier body or on the ground)", "gears",
-                        palette="gear_pair", icon="gear_pair")
+                        palette="gear_pair", icon="gear_pair",
+                        placement="coupling", rank=110)
 
     def resolve(self, element: Any, joints: dict[str, Any], pointer: str, problems: list[tuple[str, str]]) -> Any:
         """Gears, centres and carrier from the two revolutes; the centre distance checked against the radii."""
@@ -47,7 +57,7 @@ class GearPair(ElementType):
         if found is None:
             return element
         carrier, g1, g2 = found
-        r1, r2 = element.radius, element.radius2
+        r1, r2 = element.radius1, element.radius2
         expected = abs(r1 - r2) if element.internal else r1 + r2
         line = np.subtract(g2.carrier_point[:2], g1.carrier_point[:2])
         distance = float(np.hypot(*line))
@@ -72,7 +82,20 @@ class GearPair(ElementType):
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         rho2 = -element.radius2 if element.internal else element.radius2
         return [GearMeshSpec(element.body1, element.point1, element.body2, element.point2, element.carrier,
-                             element.axis, element.radius, rho2)]
+                             element.axis, element.radius1, rho2)]
+
+    def coupling_sketch(self, item: dict[str, Any], ends: CouplingEnds) -> CouplingSketch:
+        """The two pitch circles about the gear centres where the carrier holds them; the pitch point marked."""
+        c1, c2 = ends.centre1, ends.centre2
+        r1, r2 = float(item.get("radius1", 0.0)), float(item.get("radius2", 0.0))
+        p2 = c1
+        if c1 != c2:
+            x, y = pitch_point(c1, c2, r1, r2, bool(item.get("internal", False)))
+            p2 = (float(x), float(y))
+        return CouplingSketch(p2, circles=((c1, r1), (c2, r2)))
+
+    def wheel_radii(self, element: Any) -> tuple[float | None, float | None]:
+        return element.radius1, element.radius2
 
 
 def pitch_point(centre1: Any, centre2: Any, radius1: float, radius2: float, internal: bool) -> np.ndarray:

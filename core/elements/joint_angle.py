@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from mechstudio.core.elements.base import JointDriverType
+from mechstudio.core.elements.fields import JointRef, TimeFunction
 from mechstudio.core.elements.primitives.relative_angle import RelativeAngleSpec
 
 
 class JointAngle(JointDriverType):
     name = "joint_angle"
+    fields = (JointRef("joint", "the driven joint", types=("revolute",)),
+              TimeFunction("function", "the joint angle phi2 - phi1 as a function of time", units="rad"))
     components = ("angle",)
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:

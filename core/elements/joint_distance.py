@@ -6,11 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from mechstudio.core.elements.base import JointDriverType
+from mechstudio.core.elements.fields import JointRef, TimeFunction
 from mechstudio.core.elements.primitives.point_line import PointLineSpec
 
 
 class JointDistance(JointDriverType):
     name = "joint_distance"
+    fields = (JointRef("joint", "the driven joint", types=("prismatic",)),
+              TimeFunction("function", "the travel along the joint's axis as a function of time", units="m"))
     components = ("distance",)
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:

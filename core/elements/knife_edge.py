@@ -5,17 +5,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
+from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType, OneBody, ReactionSite
+from mechstudio.core.elements.fields import BodyRef, Direction, PointRef
 from mechstudio.core.elements.primitives.knife_edge import KnifeEdgeSpec
 
 
 class KnifeEdge(ElementType):
     name = "knife_edge"
-    fields = ("body", "point", "axis")
+    fields = (BodyRef("body", moving=True), PointRef("point", "the blade's point", body="body"),
+              Direction("axis", "blade direction in the body's frame", noun="blade direction"))
+    record_bases = (OneBody,)
     components = ("normal",)
     holonomic = False
     editor = EditorInfo("Knife edge", "Nonholonomic blade on a body (no sideways velocity)", "blade",
-                        palette="knife_edge", icon="knife_edge")
+                        palette="knife_edge", icon="knife_edge",
+                        placement="on_body", rank=100)
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         return [KnifeEdgeSpec(element.body, element.point, element.axis)]

@@ -12,16 +12,23 @@ from __future__ import annotations
 from typing import Any
 
 from mechstudio.core.elements.base import EditorInfo, ElementType
+from mechstudio.core.elements.fields import BodyRef, Direction, Length, PointRef
 from mechstudio.core.elements.primitives.point_line import PointLineSpec
 
 
 class PinInSlot(ElementType):
     name = "pin_in_slot"
-    fields = ("body1", "point1", "body2", "point2", "axis", "length")
+    fields = (BodyRef("body1", "the body (or the ground) with the slot"),
+              PointRef("point1", "the slot's centre", body="body1"),
+              BodyRef("body2", "the body with the pin", distinct_from="body1"),
+              PointRef("point2", "the pin", body="body2"),
+              Direction("axis", "slot direction in body1's frame", noun="slot direction"),
+              Length("length", "slot length, centred on point1; drawing only", gt=0.0, default=0.0, offer=False))
     components = ("normal",)
     editor = EditorInfo("Pin in slot", "A pin of one body in a slot of another body (or of the ground) along the "
                                        "global x axis at the drop point: slides and turns", "slot",
-                        palette="pin_in_slot", icon="pin_in_slot")
+                        palette="pin_in_slot", icon="pin_in_slot",
+                        placement="connector", rank=40)
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         ax = element.axis

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
+from mechstudio.core.elements.fields import BodyRef, Direction, Length, PointRef
 from mechstudio.core.elements.primitives.disk_on_line import DiskOnLineSpec
 
 
@@ -51,12 +52,19 @@ def contact_forces(phi1: float, axis: tuple[float, ...], reaction: Any) -> tuple
 
 class PlanarRollingDisk(ElementType):
     name = "planar_rolling_disk"
-    fields = ("body1", "point1", "axis", "body2", "point2", "radius")
+    fields = (BodyRef("body1", "the body (or the ground) carrying the line"),
+              PointRef("point1", "a point of the line", body="body1"),
+              Direction("axis", "line direction in body1's frame; the disk rolls on its left (perp(axis)) side",
+                        noun="line direction"),
+              BodyRef("body2", "the disk", moving=True, distinct_from="body1"),
+              PointRef("point2", "the disk's centre", body="body2"),
+              Length("radius", "disk radius", gt=0.0))
     components = ("normal", "rolling")
     editor = EditorInfo("Rolling disk", "A disk rolling without slipping on a line: click the disk's centre, then "
                                         "a point of the line (a body or the ground); the line runs along the "
                                         "global x axis", "rolling",
-                        palette="planar_rolling_disk", icon="planar_rolling_disk")
+                        palette="planar_rolling_disk", icon="planar_rolling_disk",
+                        placement="contact", rank=130)
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         return [DiskOnLineSpec(element.body1, element.point1, element.axis[:2], element.body2, element.point2,

@@ -6,16 +6,21 @@ from __future__ import annotations
 from typing import Any
 
 from mechstudio.core.elements.base import EditorInfo, ElementType
+from mechstudio.core.elements.fields import Angle, BodyRef, Direction, PointRef
 from mechstudio.core.elements.primitives.point_line import PointLineSpec
 from mechstudio.core.elements.primitives.relative_angle import RelativeAngleSpec
 
 
 class Prismatic(ElementType):
     name = "prismatic"
-    fields = ("body1", "point1", "body2", "point2", "axis", "angle")
+    fields = (BodyRef("body1"), PointRef("point1", body="body1"),
+              BodyRef("body2", distinct_from="body1"), PointRef("point2", body="body2"),
+              Direction("axis", "sliding direction in body1's frame", noun="sliding axis"),
+              Angle("angle", "phi2 - phi1, held constant", default=0.0))
     components = ("angle", "normal")
     editor = EditorInfo("Prismatic joint", "Slider along the global x axis at the drop point", "slider",
-                        palette="prismatic", icon="prismatic")
+                        palette="prismatic", icon="prismatic",
+                        placement="connector", rank=20)
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         ax = element.axis

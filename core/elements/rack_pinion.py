@@ -23,18 +23,28 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from mechstudio.core.elements.base import EditorInfo, ElementType, ReactionSite
-from mechstudio.core.elements.coupled_joints import joints_on_carrier
+from mechstudio.core.elements.base import CouplingEnds, CouplingSketch, EditorInfo, ElementType, ReactionSite, Slot
+from mechstudio.core.elements.coupled_joints import COUPLED_SLOTS, joints_on_carrier
+from mechstudio.core.elements.fields import Angle, Choice, JointRef, Length
+from mechstudio.core.elements.gear_pair import DEFAULT_PRESSURE_ANGLE
 from mechstudio.core.elements.primitives.rack_mesh import RackMeshSpec
 
 
 class RackPinion(ElementType):
     name = "rack_pinion"
-    fields = ("joint1", "joint2", "radius", "side", "offset", "pressure_angle")
+    fields = (JointRef("joint1", "revolute joint of the pinion on the carrier", types=("revolute",)),
+              JointRef("joint2", "prismatic joint of the rack on the same carrier", types=("prismatic",)),
+              Length("radius", "pitch radius of the pinion", gt=0.0),
+              Choice("side", "side of the rack axis the rack's pitch line lies on, seen from the pinion centre",
+                     values=("right", "left"), default="right"),
+              Length("offset", "rack travel along the axis at zero pinion angle", default=0.0),
+              Angle("pressure_angle", "pressure angle", ge=0.0, lt=1.5, default=DEFAULT_PRESSURE_ANGLE))
+    derived = COUPLED_SLOTS + (Slot("angle", 0.0, "phi_rack - phi_carrier, held by the prismatic joint [rad]",
+                                    "float"),)
     components = ("tooth",)
     editor = EditorInfo("Rack and pinion", "A pinion driving a rack: click the pinion's revolute joint, then the "
                                            "rack's prismatic joint (both on the same carrier body or the ground)",
-                        "rack", palette="rack_pinion", icon="rack_pinion")
+                        "rack", palette="rack_pinion", icon="rack_pinion", placement="coupling", rank=120)
 
     def resolve(self, element: Any, joints: dict[str, Any], pointer: str, problems: list[tuple[str, str]]) -> Any:
         """Pinion, rack, carrier and the rack axis in the carrier's frame from the two joints."""
@@ -69,6 +79,25 @@ class RackPinion(ElementType):
         rho = element.radius if element.side != "left" else -element.radius
         return [RackMeshSpec(element.carrier, element.axis, element.body1, element.point1, element.body2,
                              element.point2, rho, element.offset)]
+
+    def coupling_sketch(self, item: dict[str, Any], ends: CouplingEnds) -> CouplingSketch:
+        """The pinion's pitch circle and the rack's pitch line along the sliding axis, tangent to it on the
+        rack's side (the pitch point marked)."""
+        c1, r = ends.centre1, float(item.get("radius", 0.0))
+        ax = ends.axis2 or (1.0, 0.0)
+        n = math.hypot(*ax) or 1.0
+        u = (ax[0] / n, ax[1] / n)
+        rho = -r if item.get("side") == "left" else r
+        pitch = (c1[0] + rho * u[1], c1[1] - rho * u[0])  # O - rho perp(u)
+        rack_point = ends.point2
+        along = u[0] * (rack_point[0] - pitch[0]) + u[1] * (rack_point[1] - pitch[1])  # the rack's point along it
+        half = max(4.0 * r, 0.2)
+        mid = (pitch[0] + along * u[0], pitch[1] + along * u[1])
+        rack = ((mid[0] - half * u[0], mid[1] - half * u[1]), (mid[0] + half * u[0], mid[1] + half * u[1]))
+        return CouplingSketch(pitch, circles=((c1, r),), rack=rack, axis=u)
+
+    def wheel_radii(self, element: Any) -> tuple[float | None, float | None]:
+        return element.radius, None
 
 
 ELEMENT = RackPinion()

@@ -2,7 +2,10 @@
 
 Delete (with dependents), copy (with what the copy needs), paste (renaming) and rename
 (:mod:`mechstudio.core.model.edit`) learn which keys of an item name a body, a joint or a point only from
-:func:`references`; nothing else in the editing code knows a key such as ``body1`` or ``joint2``.
+:func:`references`; nothing else in the editing code knows a key such as ``body1`` or ``joint2``. For the
+elements (joints, drivers, forces) the answer comes from their types' field descriptors: a
+:class:`~core.elements.fields.BodyRef`, :class:`~core.elements.fields.JointRef` or
+:class:`~core.elements.fields.PointRef` field is a reference.
 
 A :class:`Reference` is one such key: ``key`` (the item's key that holds the name, e.g. ``"joint2"``), ``kind``
 (``"body"``, ``"joint"`` or ``"point"``), ``target`` (the name) and, for a point, ``body_key``: the item's key
@@ -15,14 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mechstudio.core.elements import BUILT_INS, element_type
+from mechstudio.core.elements import SECTIONS, element_type
 
 Kind = Literal["body", "joint", "point"]
 
-#: element field -> what it names (a point: of the body named by the field given)
-BODY_FIELDS = ("body", "body1", "body2")
-JOINT_FIELDS = ("joint", "joint1", "joint2")
-POINT_FIELDS = {"point": "body", "point1": "body1", "point2": "body2"}
 #: the other items of a model file that name something (not element types): key -> (kind, body key of a point)
 DOCUMENT_REFERENCES: dict[str, dict[str, tuple[Kind, str | None]]] = {
     "initial_velocities": {"body": ("body", None)},
@@ -49,24 +48,14 @@ def references(section: str, item: dict[str, Any]) -> list[Reference]:
     coordinates, gives no reference. An unknown element type raises
     :class:`~core.errors.UnknownNameError` naming the valid ones.
     """
-    if section in BUILT_INS:
-        fields: tuple[str, ...] = element_type(str(item.get("type")), section).fields
-        out: list[Reference] = []
-        for f in fields:
-            value = item.get(f)
-            if not isinstance(value, str):
-                continue
-            if f in BODY_FIELDS:
-                out.append(Reference(f, "body", value))
-            elif f in JOINT_FIELDS:
-                out.append(Reference(f, "joint", value))
-            elif f in POINT_FIELDS:
-                out.append(Reference(f, "point", value, POINT_FIELDS[f]))
-        return out
+    if section in SECTIONS:  # from the element type's field descriptors (core/elements/fields.py)
+        et = element_type(str(item.get("type")), section)
+        return [Reference(f.key, *ref) for f in et.fields if f.key in item
+                for ref in f.references(item[f.key], item)]
     try:
         keys = DOCUMENT_REFERENCES[section]
     except KeyError:
-        valid = ", ".join(list(BUILT_INS) + list(DOCUMENT_REFERENCES))
+        valid = ", ".join(list(SECTIONS) + list(DOCUMENT_REFERENCES))
         raise ValueError(f"no references are known for section {section!r}; sections: {valid}") from None
     return [Reference(k, kind, item[k], body_key) for k, (kind, body_key) in keys.items()
             if isinstance(item.get(k), str)]

@@ -5,15 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from mechstudio.core.elements.base import EditorInfo, ElementType
+from mechstudio.core.elements.fields import BodyRef, PointRef
 from mechstudio.core.elements.primitives.point_coincidence import PointCoincidenceSpec
 
 
 class Revolute(ElementType):
     name = "revolute"
-    fields = ("body1", "point1", "body2", "point2")
+    fields = (BodyRef("body1"), PointRef("point1", body="body1"),
+              BodyRef("body2", distinct_from="body1"), PointRef("point2", body="body2"))
     components = ("x", "y")
     editor = EditorInfo("Revolute joint", "Pin joint: drop on two bodies (or a body and a ground point), or drop "
-                                          "on one and click the other", "pin", palette="revolute", icon="revolute")
+                                          "on one and click the other", "pin", palette="revolute", icon="revolute",
+                        placement="connector", rank=10)
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         return [PointCoincidenceSpec(element.body1, element.point1, element.body2, element.point2)]

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
+from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType, OneBody, ReactionSite
+from mechstudio.core.elements.fields import BodyRef, Length
 
 
 class RollingDisk(ElementType):
     name = "rolling_disk"
     dimension = "spatial"
-    fields = ("body", "radius")
+    fields = (BodyRef("body", "the disk", moving=True), Length("radius", "disk radius", gt=0.0))
+    record_bases = (OneBody,)
     components = ("z", "x", "y")  # contact height (holonomic), rolling without slip in x and y
     holonomic = False
     editor = EditorInfo("Rolling disk", "Disk rolling without slipping on the ground plane", "disk",

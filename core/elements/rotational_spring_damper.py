@@ -5,15 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from mechstudio.core.elements.base import EditorInfo, ElementType
+from mechstudio.core.elements.fields import Angle, JointRef, Number
 from mechstudio.core.elements.primitives.forces import RotationalSpringSpec
 
 
 class RotationalSpringDamper(ElementType):
     name = "rotational_spring_damper"
     section = "forces"
-    fields = ("joint", "stiffness", "damping", "free_angle")
+    fields = (JointRef("joint", "the joint it acts at", types=("revolute",)),
+              Number("stiffness", "rotational stiffness k", units="N m/rad", ge=0.0, default=0.0),
+              Number("damping", "rotational damping c", units="N m s/rad", ge=0.0, default=0.0),
+              Angle("free_angle", "joint angle theta0 at which the spring is relaxed", default=0.0))
     editor = EditorInfo("Rotational spring", "Rotational spring-damper: drop on a revolute joint", "arc",
-                        palette="rotational_spring", icon="rotational_spring")
+                        palette="rotational_spring", icon="rotational_spring",
+                        placement="on_joint", rank=60)
 
     def force_specs(self, element: Any, entities: Any) -> list[Any]:
         j = entities.joint(element.joint)

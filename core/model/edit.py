@@ -118,11 +118,44 @@ def transform(model: Model, fn: Callable[[Data], None], *, validate: bool = True
 
 
 def set_value(model: Model, pointer: str, value: Any, *, validate: bool = True) -> Model:
-    """Set (or create) the value at ``pointer``."""
+    """Set (or create) the value at ``pointer``.
+
+    A new length of a template bar (its end point ``b`` on the bar's x axis, or that point's x) is a resize:
+    :func:`resize_bar`, so mass, centre of mass and inertia follow it as when the bar's end is dragged."""
     tokens = split_pointer(pointer)
     if not tokens:
         raise ValueError("cannot replace the whole document with set_value; build a new Model")
+    bar = _bar_length(model, tokens, value)
+    if bar is not None:
+        return resize_bar(model, bar[0], bar[1], validate=validate)
     return transform(model, lambda d: _set_in(d, tokens, copy.deepcopy(value)), validate=validate)
+
+
+def _bar_length(model: Model, tokens: list[str], value: Any) -> tuple[str, float] | None:
+    """(body, length [m]) when ``value`` at ``tokens`` sets the length of a template bar (one bar from point
+    ``a`` at the origin to ``b`` on the x axis, :func:`bar_body`), else None."""
+    if len(tokens) not in (4, 5) or tokens[0] != "bodies" or tokens[2:4] != ["points", "b"] \
+            or not tokens[1].isdigit():
+        return None
+    bodies = model.data.get("bodies", [])
+    i = int(tokens[1])
+    if i >= len(bodies):
+        return None
+    b = bodies[i]
+    pts = b.get("points", {})
+    geo = b.get("geometry", [])
+    template = (len(geo) == 1 and geo[0].get("type") == "bar" and geo[0].get("from") == "a"
+                and geo[0].get("to") == "b" and list(pts.get("a", [None])) == [0.0, 0.0]
+                and len(pts.get("b", [])) == 2 and pts["b"][1] == 0.0 and isinstance(b.get("mass"), (int, float)))
+    if not template:
+        return None
+    if len(tokens) == 5:
+        length = value if tokens[4] == "0" else None
+    else:
+        length = value[0] if isinstance(value, (list, tuple)) and len(value) == 2 and value[1] == 0.0 else None
+    if isinstance(length, bool) or not isinstance(length, (int, float)) or not length > 0:
+        return None
+    return b["name"], float(length)
 
 
 def delete_value(model: Model, pointer: str, *, validate: bool = True) -> Model:

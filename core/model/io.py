@@ -1,12 +1,19 @@
 """Reading and writing model files.
 
-Pipeline of :func:`load_model`: read text → JSON (syntax errors with line/column) → reject NaN/Infinity
-(which Python's json accepts but JSON does not) and
-magnitudes above ``MAX_MAGNITUDE`` → format name and version (a newer version says so) →
-:mod:`mechstudio.core.model.migrate` → JSON Schema (``schema.json``, every violation, unknown keys included) → semantic
-checks (:func:`mechstudio.core.model.entities.parse_entities`). All problems found by a stage are reported together as one
-:class:`~core.errors.ModelError`, each naming the file, the JSON pointer and the problem; nothing raises a
-traceback for bad input.
+Pipeline of :func:`load_model`: read bytes (at most :data:`~mechstudio.core.model.limits.MAX_FILE_BYTES`) → text
+(UTF-8, a leading byte-order mark allowed) → JSON (syntax errors with line/column; duplicate keys and integers too
+long to convert are refused with their pointer) → values: NaN/Infinity (which Python's json accepts but JSON does
+not), magnitudes above :data:`~mechstudio.core.model.limits.MAX_MAGNITUDE` and text that is not valid Unicode (lone
+surrogates) → format name and version (a newer version says so) → :mod:`mechstudio.core.model.migrate` → JSON
+Schema (``schema.json``, every violation, unknown keys included) → semantic checks of the raw document
+(:mod:`mechstudio.core.model.checks`), then of its entities (:func:`mechstudio.core.model.entities.parse_entities`)
+→ the memory the model will need (:mod:`mechstudio.core.model.limits`). All problems found by a stage are reported
+together as one :class:`~core.errors.ModelError`, each naming the file, the JSON pointer and the problem; nothing
+raises a traceback for bad input.
+
+Schema validation asks the compiled check of :mod:`mechstudio.core.model.schemacheck` first and lets
+``jsonschema`` word the diagnostics only for what it rejects (per item of the top-level lists), so a large valid
+model is validated in a fraction of jsonschema's time with the same diagnostics.
 
 :func:`save_model` writes atomically: a temporary file in the same folder, flushed and fsynced, then
 ``os.replace`` onto the target, so a crash or a full disk never leaves a half-written model.
@@ -16,25 +23,28 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import numpy as np
 
+from mechstudio.core.host import files
 from mechstudio.core.errors import Diagnostic, ModelError, UnknownNameError
+from mechstudio.core.model.checks import document_problems
 from mechstudio.core.model.document import FORMAT_NAME, FORMAT_VERSION, SIMULATION_DEFAULTS, Model
 from mechstudio.core.model.entities import parse_entities
+from mechstudio.core.model.limits import MAX_FILE_BYTES, MAX_MAGNITUDE, memory_problem
 from mechstudio.core.model.migrate import migrate
+from mechstudio.core.model.schema import model_schema
+from mechstudio.core.model.schemacheck import Check, CompiledSchema
 from mechstudio.core.registry import FORMULATIONS, INTEGRATORS
 
 
-@lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of the current format version."""
-    return json.loads(resources.files("mechstudio.core.model").joinpath("schema.json").read_text(encoding="utf-8"))
+    """The JSON Schema (draft 2020-12) of the current format version (core/model/schema.py)."""
+    return model_schema()
 
 
 @lru_cache(maxsize=1)
@@ -42,32 +52,154 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema())
 
 
+@lru_cache(maxsize=1)
+def _compiled() -> tuple[Check, list[tuple[str, Check, Any]]]:
+    """The compiled check of the whole schema, and (key, item check, item validator) of each top-level list whose
+    schema is only its items' (those lists are validated item by item)."""
+    compiled = CompiledSchema(schema(), _validator())
+    lists = [(key, compiled.sub(sub["items"]), _validator().evolve(schema=sub["items"]))
+             for key, sub in schema()["properties"].items()
+             if isinstance(sub, dict) and sub.get("type") == "array" and "items" in sub
+             and set(sub) <= {"type", "items", "description"}]
+    return compiled.check, lists
+
+
+def _text(part: Any) -> str:
+    text = str(part)
+    if not text.isascii():
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def _pointer(path: Any) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+    return "".join("/" + _text(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
-#: the largest magnitude accepted for any number in a model file (SI units). Lengths, masses, stiffnesses and
-#: times of a mechanism are far below it; beyond it the squared and cubed quantities of the dynamics (inertia
-#: m L^2, energies, the mass-weighted SVD) lose every significant digit or overflow, so such a value is a typo or
-#: corrupted data and is refused at load with its JSON pointer rather than failing inside a run.
-MAX_MAGNITUDE = 1e12
+# ------------------------------------------------------------------------------------------------------------
+# JSON text -> data
+
+#: integer literals of more digits are not converted (Python refuses above 4300 digits, and the conversion is
+#: quadratic); they are reported as too large
+MAX_INTEGER_DIGITS = 400
 
 
-def _bad_numbers(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[str, str]]:
-    """(pointer, problem) of every NaN, Infinity or number of magnitude above :data:`MAX_MAGNITUDE`."""
-    if isinstance(value, bool):
-        return []
-    if isinstance(value, float) and not math.isfinite(value):
-        return [(_pointer(path), "NaN or Infinity is not a valid number in a model file")]
-    if isinstance(value, (int, float)) and abs(value) > MAX_MAGNITUDE:
-        shown = f"{value:.3g}" if isinstance(value, float) else f"an integer of {len(str(abs(value)))} digits"
-        return [(_pointer(path), f"magnitude too large: {shown} (numbers must lie within +-{MAX_MAGNITUDE:g})")]
-    if isinstance(value, dict):
-        return [p for k, v in value.items() for p in _bad_numbers(v, path + (k,))]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _bad_numbers(v, path + (i,))]
-    return []
+class _LongInteger:
+    """An integer literal of more than MAX_INTEGER_DIGITS digits, kept unconverted until it is reported."""
 
+    def __init__(self, text: str):
+        self.digits = len(text.lstrip("-"))
+
+
+class _DuplicateKeys(dict):  # type: ignore[type-arg]
+    """A JSON object in which some key occurs more than once (``duplicates``); the last value is kept."""
+
+    duplicates: list[str]
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    out = _DuplicateKeys(obj)
+    seen: set[str] = set()
+    out.duplicates = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
+    return out
+
+
+def _integer(text: str) -> Any:
+    return int(text) if len(text) <= MAX_INTEGER_DIGITS else _LongInteger(text)
+
+
+def parse_json(text: str, source: str = "<memory>") -> Any:
+    """The JSON value of ``text``; raises :class:`ModelError` for invalid JSON. Duplicate keys and integers too long
+    to convert are kept as markers that :func:`validate_data` reports with their pointers."""
+    try:
+        return json.loads(text, object_pairs_hook=_object, parse_int=_integer)
+    except json.JSONDecodeError as exc:
+        raise ModelError([Diagnostic(source, "", f"invalid JSON at line {exc.lineno}, column {exc.colno}: "
+                                                 f"{exc.msg}")]) from None
+    except RecursionError:
+        raise ModelError([Diagnostic(source, "", "JSON nested too deeply")]) from None
+    except (ValueError, MemoryError) as exc:  # e.g. a number literal Python cannot convert
+        raise ModelError([Diagnostic(source, "", f"invalid JSON: {str(exc)[:200]}")]) from None
+
+
+def _digits(value: int) -> int:
+    """Decimal digits of |value| (from its bit length: no conversion to text, which Python limits)."""
+    return max(1, int(abs(value).bit_length() * math.log10(2)) + 1)
+
+
+def _unencodable(text: str) -> str | None:
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start]
+        return (f"text that is not valid Unicode: a lone surrogate U+{ord(bad):04X} at character {exc.start} "
+                f"(the file's \\u escapes must encode real characters)")
+    return None
+
+
+def bad_values(data: Any) -> list[tuple[str, str]]:
+    """(pointer, problem) of every duplicate key, NaN, Infinity, number of magnitude above MAX_MAGNITUDE and text
+    that is not valid Unicode (keys included). Iterative: no recursion on deeply nested input; scalars are checked
+    where their container is walked (a path is built only for containers and problems)."""
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if type(value) is dict or isinstance(value, dict):
+            for k in getattr(value, "duplicates", ()):
+                out.append((_pointer(path + (k,)), f"duplicate key {_text(k)!r}: a JSON object's keys must be "
+                                                   "unique (which value was meant?)"))
+            items: Any = value.items()
+        elif type(value) is list:
+            items = enumerate(value)
+        else:
+            problem = _scalar_problem(value)
+            if problem:
+                out.append((_pointer(path), problem))
+            continue
+        for k, v in items:
+            if type(k) is str and not k.isascii():
+                problem = _unencodable(k)
+                if problem:
+                    out.append((_pointer(path + (k,)), f"the key {problem}"))
+            t = type(v)
+            if t is float:
+                if -MAX_MAGNITUDE <= v <= MAX_MAGNITUDE:  # False for NaN too
+                    continue
+            elif t is str:
+                if v.isascii():
+                    continue
+            elif t is int or t is bool or v is None:
+                if t is not int or -MAX_MAGNITUDE <= v <= MAX_MAGNITUDE:
+                    continue
+            stack.append((v, path + (k,)))
+    return sorted(out, key=lambda p: p[0]) if len(out) > 1 else out
+
+
+def _scalar_problem(value: Any) -> str | None:
+    limit = f"(numbers must lie within +-{MAX_MAGNITUDE:g})"
+    if isinstance(value, str):
+        return _unencodable(value)
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "NaN or Infinity is not a valid number in a model file"
+        return f"magnitude too large: {value:.3g} {limit}" if abs(value) > MAX_MAGNITUDE else None
+    if isinstance(value, int):
+        return f"magnitude too large: an integer of {_digits(value)} digits {limit}" if abs(value) > MAX_MAGNITUDE \
+            else None
+    if isinstance(value, _LongInteger):
+        return f"magnitude too large: an integer of {value.digits} digits {limit}"
+    return None
+
+
+# ------------------------------------------------------------------------------------------------------------
+# validation
 
 def _schema_message(error: jsonschema.ValidationError) -> str:
     """A readable message for one schema violation (the raw ones of oneOf/if-then are cryptic)."""
@@ -76,9 +208,11 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
         return f"unknown key(s): {', '.join(map(repr, extra))}"
     if error.validator == "required":
         return error.message.replace("is a required property", "is missing (required)")
-    if error.validator == "oneOf" and error.context:
-        best = jsonschema.exceptions.best_match(error.context)
-        return f"{best.message}"
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        # the alternatives whose type fits the value say what is wrong with it (a planar inertia of -1.0: "must be
+        # at least 0", not "-1.0 is not of type 'array'"); when none fits, the best of all
+        fitting = [e for e in error.context if not (e.validator == "type" and not e.relative_path)]
+        return _schema_message(jsonschema.exceptions.best_match(fitting or error.context))
     if error.validator == "exclusiveMinimum":
         return f"must be greater than {error.validator_value}, got {error.instance!r}"
     if error.validator == "minimum":
@@ -87,7 +221,31 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
         return f"must be of type {error.validator_value}, got {type(error.instance).__name__} {error.instance!r}"[:200]
     if error.validator == "enum":
         return f"must be one of {error.validator_value}, got {error.instance!r}"
+    if error.validator == "pattern" and isinstance(error.schema, dict) and "description" in error.schema:
+        return f"must be {error.schema['description'].split(' (')[0]}; got {error.instance[:100]!r}"
     return error.message[:300]
+
+
+def schema_errors(data: Any) -> list[tuple[tuple[Any, ...], jsonschema.ValidationError]]:
+    """(path, error) of every schema violation of ``data``: the compiled check first (valid: nothing to do), then
+    jsonschema, item by item for the top-level lists, so only the items that fail are walked by jsonschema."""
+    check, lists = _compiled()
+    if check(data):
+        return []
+    if not isinstance(data, dict):
+        return [(tuple(e.absolute_path), e) for e in _validator().iter_errors(data)]
+    out: list[tuple[tuple[Any, ...], jsonschema.ValidationError]] = []
+    rest = dict(data)
+    for key, item_check, item_validator in lists:
+        items = data.get(key)
+        if not isinstance(items, list):
+            continue
+        for i, item in enumerate(items):
+            if not item_check(item):
+                out += [((key, i, *e.absolute_path), e) for e in item_validator.iter_errors(item)]
+        rest[key] = []
+    out += [(tuple(e.absolute_path), e) for e in _validator().iter_errors(rest)]
+    return out
 
 
 def validate_data(data: Any, source: str = "<memory>") -> list[Diagnostic]:
@@ -97,7 +255,7 @@ def validate_data(data: Any, source: str = "<memory>") -> list[Diagnostic]:
 
     if not isinstance(data, dict):
         return [diag("", f"a model file holds a JSON object, not {type(data).__name__}")]
-    bad = _bad_numbers(data)
+    bad = bad_values(data)
     if bad:
         return [diag(p, m) for p, m in bad]
     if data.get("format") != FORMAT_NAME:
@@ -112,18 +270,25 @@ def validate_data(data: Any, source: str = "<memory>") -> list[Diagnostic]:
         return [diag("/version", f"the file was written by a newer Mechanism Studio (format version {version}); "
                                  f"this version reads format versions up to {FORMAT_VERSION}")]
     data = migrate(data)
-    errors = sorted(_validator().iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    errors = sorted(schema_errors(data), key=lambda pe: (list(map(str, pe[0])), pe[1].message))
     if errors:
         out, seen = [], set()
-        for e in errors:
-            d = diag(_pointer(e.absolute_path), _schema_message(e))
+        for path, e in errors:
+            d = diag(_pointer(path), _schema_message(e))
             if (d.pointer, d.message) not in seen:
                 seen.add((d.pointer, d.message))
                 out.append(d)
         return out
-    problems: list[tuple[str, str]] = []
-    parse_entities(data, problems)
+    problems = document_problems(data)
+    checked = len(problems)
+    with np.errstate(all="ignore"):  # absurd values the checks above refuse are evaluated again: no noise
+        parse_entities(data, problems)  # sees the problems above: an element never resolves against a faulty part
+    reported = {p for p, _ in problems[:checked]}
+    problems = problems[:checked] + [(p, m) for p, m in problems[checked:] if p not in reported]
     problems += simulation_problems(data.get("simulation", {}))
+    memory = memory_problem(data)
+    if memory:
+        problems.append(memory)
     return [diag(p, m) for p, m in problems]
 
 
@@ -154,14 +319,9 @@ def simulation_problems(sim: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def loads_model(text: str, source: str = "<memory>") -> Model:
-    """Parse and validate model text; raise :class:`ModelError` listing every problem."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ModelError([Diagnostic(source, "", f"invalid JSON at line {exc.lineno}, column {exc.colno}: "
-                                                 f"{exc.msg}")]) from None
-    except RecursionError:
-        raise ModelError([Diagnostic(source, "", "JSON nested too deeply")]) from None
+    """Parse and validate model text (a leading byte-order mark is ignored); raise :class:`ModelError` listing every
+    problem."""
+    data = parse_json(text.removeprefix("\ufeff"), source)
     problems = validate_data(data, source)
     if problems:
         raise ModelError(problems)
@@ -176,62 +336,65 @@ def model_from_data(data: dict[str, Any], source: str = "<memory>") -> Model:
     return Model(migrate(data), source)
 
 
+#: byte-order marks of encodings other than UTF-8 (a file saved as UTF-16 or UTF-32 by an editor)
+_OTHER_BOMS = ((b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe\x00\x00", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+               (b"\xfe\xff", "UTF-16"))
+
+
+def loads_model_bytes(raw: bytes, source: str = "<memory>") -> Model:
+    """Decode a model file's bytes (UTF-8; a leading UTF-8 byte-order mark is allowed, as RFC 8259 permits) and
+    load it; raise :class:`ModelError` for anything else."""
+    for bom, name in _OTHER_BOMS:
+        if raw.startswith(bom):
+            raise ModelError([Diagnostic(source, "", f"{name} text (it starts with the byte-order mark "
+                                                     f"{bom.hex(' ')}); model files are UTF-8: save it as UTF-8")])
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ModelError([Diagnostic(source, "", f"not UTF-8 text: {exc.reason} at byte {exc.start}")]) from None
+    return loads_model(text, source)
+
+
 def load_model(path: str | os.PathLike[str]) -> Model:
     """Load and validate a model file; raise :class:`ModelError` (never another exception) on bad input."""
-    source = str(path)
+    source = _text(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        size = os.stat(path).st_size
+        if size > MAX_FILE_BYTES:
+            raise ModelError([Diagnostic(source, "", f"the file has {size / 1e6:.4g} MB; model files are at most "
+                                                     f"{MAX_FILE_BYTES / 1e6:.4g} MB (a chain of 10^4 bodies "
+                                                     "takes about 6 MB)")])
+        raw = Path(path).read_bytes()
     except FileNotFoundError:
         raise ModelError([Diagnostic(source, "", "file not found")]) from None
     except IsADirectoryError:
         raise ModelError([Diagnostic(source, "", "is a folder, not a model file")]) from None
     except PermissionError:
         raise ModelError([Diagnostic(source, "", "permission denied")]) from None
-    except UnicodeDecodeError as exc:
-        raise ModelError([Diagnostic(source, "", f"not UTF-8 text: {exc.reason} at byte {exc.start}")]) from None
+    except MemoryError:
+        raise ModelError([Diagnostic(source, "", "not enough memory to read the file")]) from None
     except OSError as exc:
         raise ModelError([Diagnostic(source, "", f"cannot read: {exc.strerror or exc}")]) from None
-    return loads_model(text, source)
+    return loads_model_bytes(raw, source)
 
 
 def current_umask() -> int:
-    """The process's file-mode creation mask (read from /proc on Linux; elsewhere set and restored at once)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    """The process's file-mode creation mask (:func:`mechstudio.core.host.files.current_umask`)."""
+    return files.current_umask()
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temporary file in the same folder + ``os.replace``).
+    """Write ``text`` to ``path`` atomically (:func:`mechstudio.core.host.files.atomic_write_text`: a temporary file in
+    the same folder + ``os.replace``; stale temporaries of killed writers in that folder are removed).
 
     The file gets the mode an ordinary ``open(path, "w")`` would give: an existing target's mode, else 0666 minus
-    the umask (the temporary file is created 0600). Raises OSError (e.g. PermissionError) with the target untouched
-    if anything fails.
+    the umask (the temporary file is created 0600). Raises OSError (e.g. PermissionError) naming ``path``, never the
+    temporary file, with the target untouched if anything fails.
     """
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent or "."))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~current_umask())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    files.atomic_write_text(path, text)
 
 
 def save_model(model: Model, path: str | os.PathLike[str]) -> None:
-    """Save ``model`` to ``path`` atomically. Raises OSError if the file cannot be written (nothing lost)."""
+    """Save ``model`` to ``path`` atomically. Raises OSError naming ``path`` if the file cannot be written (nothing
+    lost)."""
     atomic_write_text(path, model.to_json())

@@ -25,20 +25,42 @@ in magnitude; number literals within +-1e300; polynomials of at most ``MAX_POLYN
 from __future__ import annotations
 
 import ast
+import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-import sympy as sp
+if TYPE_CHECKING:
+    import sympy as sp
 
-T = sp.Symbol("t", real=True)
 
-_FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
-    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "asin": sp.asin, "acos": sp.acos, "atan": sp.atan,
-    "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt,
-    "abs": sp.Abs, "atan2": sp.atan2, "min": sp.Min, "max": sp.Max,
-}
-_CONSTANTS = {"pi": sp.pi, "e": sp.E}
+@functools.cache
+def _sympy() -> Any:
+    """sympy, imported on the first time function: a model without one (and a command that parses none) never
+    imports it, which saves about half a second of start-up."""
+    import sympy  # on first use only (start-up time, see the docstring)
+    return sympy
+
+
+@functools.cache
+def _tables() -> tuple[Any, dict[str, Callable[..., Any]], dict[str, Any]]:
+    """(T, the whitelisted functions, the constants) as sympy objects."""
+    sp = _sympy()
+    functions = {
+        "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "asin": sp.asin, "acos": sp.acos, "atan": sp.atan,
+        "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt,
+        "abs": sp.Abs, "atan2": sp.atan2, "min": sp.Min, "max": sp.Max,
+    }
+    return sp.Symbol("t", real=True), functions, {"pi": sp.pi, "e": sp.E}
+
+
+def __getattr__(name: str) -> Any:
+    """``T``, the sympy symbol of time, created (with sympy imported) on first access."""
+    if name == "T":
+        return _tables()[0]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
            ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b}
 
@@ -59,6 +81,11 @@ class ExpressionError(ValueError):
     """An expression string that is not a valid, safe function of t."""
 
 
+class ExpressionTooLarge(ExpressionError):
+    """An expression beyond one of the bounds of the module docstring (an expression bomb): refused whatever its
+    names mean, so a loader can refuse it before it knows a model's coordinates."""
+
+
 def _nests(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) or isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)
 
@@ -73,12 +100,12 @@ def check_tree_size(tree: ast.AST) -> None:
         node, depth, nesting = stack.pop()
         count += 1
         if count > MAX_EXPRESSION_NODES:
-            raise ExpressionError(f"expression too large (more than {MAX_EXPRESSION_NODES} terms)")
+            raise ExpressionTooLarge(f"expression too large (more than {MAX_EXPRESSION_NODES} terms)")
         if depth > MAX_EXPRESSION_DEPTH:
-            raise ExpressionError(f"expression nested too deeply (more than {MAX_EXPRESSION_DEPTH} levels)")
+            raise ExpressionTooLarge(f"expression nested too deeply (more than {MAX_EXPRESSION_DEPTH} levels)")
         nesting += _nests(node)
         if nesting > MAX_FUNCTION_NESTING:
-            raise ExpressionError(f"functions and powers nested too deeply (more than {MAX_FUNCTION_NESTING} "
+            raise ExpressionTooLarge(f"functions and powers nested too deeply (more than {MAX_FUNCTION_NESTING} "
                                   "levels)")
         stack.extend((child, depth + 1, nesting) for child in ast.iter_child_nodes(node))
 
@@ -88,13 +115,15 @@ def parse_tree(text: str, max_chars: int = MAX_EXPRESSION_CHARS) -> ast.Expressi
     if not isinstance(text, str):
         raise ExpressionError("an expression must be a string")
     if len(text) > max_chars:
-        raise ExpressionError(f"expression longer than {max_chars} characters")
+        raise ExpressionTooLarge(f"expression longer than {max_chars} characters")
     try:
         tree = ast.parse(text.replace("^", "**"), mode="eval")
     except SyntaxError as exc:
         raise ExpressionError(f"not a valid expression: {exc.msg}") from None
-    except (RecursionError, MemoryError, ValueError):  # ValueError: NUL bytes in the source
-        raise ExpressionError("not a valid expression (nested too deeply or malformed)") from None
+    except (RecursionError, MemoryError):
+        raise ExpressionTooLarge("not a valid expression: nested too deeply") from None
+    except ValueError:  # NUL bytes in the source
+        raise ExpressionError("not a valid expression (malformed)") from None
     check_tree_size(tree)
     return tree
 
@@ -102,15 +131,17 @@ def parse_tree(text: str, max_chars: int = MAX_EXPRESSION_CHARS) -> ast.Expressi
 def _checked_power(base: sp.Expr, exponent: sp.Expr) -> sp.Expr:
     """``base ** exponent`` after the exponent bounds of the module docstring (sympy folds number ** number
     exactly, so 9**9**9 would otherwise compute a 370-million-digit integer)."""
+    sp = _sympy()
     if exponent.is_Number:
         if abs(float(exponent)) > MAX_EXPONENT:
-            raise ExpressionError(f"exponent {sp.sstr(exponent)[:40]} too large (at most {MAX_EXPONENT} in "
+            raise ExpressionTooLarge(f"exponent {sp.sstr(exponent)[:40]} too large (at most {MAX_EXPONENT} in "
                                   "magnitude)")
         if base.is_Number and base != 0:
             digits = abs(float(exponent)) * abs(math.log10(abs(float(base))) if abs(base) < MAX_LITERAL
                                                 else math.inf)
             if digits > MAX_POWER_DIGITS:
-                raise ExpressionError(f"number {sp.sstr(base)[:20]}**{sp.sstr(exponent)[:20]} too large")
+                raise ExpressionTooLarge(f"number {sp.sstr(base)[:20]}**{sp.sstr(exponent)[:20]} out of range "
+                                         f"(beyond 10^+-{MAX_POWER_DIGITS})")
     return base ** exponent
 
 
@@ -125,6 +156,8 @@ def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
     """
     names = names or {}
     check_tree_size(tree)
+    sp = _sympy()
+    T, functions, constants = _tables()
 
     def convert(node: ast.AST) -> sp.Expr:
         if isinstance(node, ast.Expression):
@@ -132,17 +165,17 @@ def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
                 and not isinstance(node.value, bool):
             if isinstance(node.value, float) and not math.isfinite(node.value) or abs(node.value) > MAX_LITERAL:
-                raise ExpressionError(f"number out of range (at most {MAX_LITERAL:g} in magnitude)")
+                raise ExpressionTooLarge(f"number out of range (at most {MAX_LITERAL:g} in magnitude)")
             return sp.Float(node.value) if isinstance(node.value, float) else sp.Integer(node.value)
         if isinstance(node, ast.Name):
             if node.id in names:
                 return names[node.id]
             if node.id == "t":
                 return T
-            if node.id in _CONSTANTS:
-                return _CONSTANTS[node.id]
+            if node.id in constants:
+                return constants[node.id]
             raise ExpressionError(f"unknown name {node.id!r} ({name_hint} and functions "
-                                  f"{', '.join(sorted(_FUNCTIONS))} are allowed)")
+                                  f"{', '.join(sorted(functions))} are allowed)")
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
             return _checked_power(convert(node.left), convert(node.right))
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
@@ -155,10 +188,10 @@ def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
                 handled = call(node)
                 if handled is not None:
                     return handled
-            if node.func.id not in _FUNCTIONS:
+            if node.func.id not in functions:
                 raise ExpressionError(f"unknown function {node.func.id!r}; allowed: "
-                                      f"{', '.join(sorted(_FUNCTIONS))}")
-            return _FUNCTIONS[node.func.id](*[convert(a) for a in node.args])
+                                      f"{', '.join(sorted(functions))}")
+            return functions[node.func.id](*[convert(a) for a in node.args])
         if isinstance(node, ast.Attribute) and attribute is not None:
             return attribute(node)
         raise ExpressionError(f"not allowed in an expression: {ast.dump(node)[:60]}")
@@ -174,7 +207,7 @@ def ast_to_sympy(tree: ast.AST, names: Mapping[str, sp.Expr] | None = None,
 def parse_expression(text: str) -> sp.Expr:
     """Parse ``text`` into a sympy expression of ``t`` without evaluating any Python code."""
     expr = ast_to_sympy(parse_tree(text))
-    if expr.free_symbols - {T}:
+    if expr.free_symbols - {_tables()[0]}:
         raise ExpressionError("the expression may depend on t only")
     return expr
 
@@ -195,7 +228,7 @@ class TimeFunction:
 
     @property
     def is_constant(self) -> bool:
-        return not self.expr.has(T)
+        return not self.expr.has(_tables()[0])
 
     def value(self, t: float) -> float:
         return float(self._f(t))
@@ -211,6 +244,7 @@ class TimeFunction:
 
 
 def _expr_from_spec(spec: Any) -> sp.Expr:
+    sp, T = _sympy(), _tables()[0]
     if isinstance(spec, (int, float)) and not isinstance(spec, bool):
         return sp.Float(spec)
     if not isinstance(spec, dict) or "type" not in spec:
@@ -220,7 +254,7 @@ def _expr_from_spec(spec: Any) -> sp.Expr:
         return sp.Float(spec.get("initial", 0.0)) + sp.Float(spec["speed"]) * T
     if kind == "polynomial":
         if len(spec["coefficients"]) > MAX_POLYNOMIAL_TERMS:
-            raise ExpressionError(f"a polynomial has at most {MAX_POLYNOMIAL_TERMS} coefficients")
+            raise ExpressionTooLarge(f"a polynomial has at most {MAX_POLYNOMIAL_TERMS} coefficients")
         return sum((sp.Float(c) * T ** k for k, c in enumerate(spec["coefficients"])), sp.Integer(0))
     if kind == "harmonic":
         return (sp.Float(spec.get("offset", 0.0)) + sp.Float(spec["amplitude"])
@@ -241,6 +275,7 @@ LAMBDIFY_MODULES = [_PIECEWISE_FLOAT, "math"]
 def _compile(expr: sp.Expr) -> Callable[[float], float]:
     """A float function of t (``math`` module). Constants are evaluated the same way, in floating point: sympy's
     own evaluation of a constant such as e**e**e**e**e would run for ever at arbitrary precision."""
+    sp, T = _sympy(), _tables()[0]
     fn = sp.lambdify(T, expr, modules=LAMBDIFY_MODULES)
     if not expr.has(T):
         c = float(fn(0.0))
@@ -252,6 +287,7 @@ def motion_evaluator(functions: "list[TimeFunction]") -> Callable[[float], list[
     """One compiled callable of t returning [f_1 .. f_k, f_1' .. f_k', f_1'' .. f_k''] of several time
     functions (one Python call per time instead of 3 k; e.g. a moving plane's position, velocity and
     acceleration)."""
+    sp, T = _sympy(), _tables()[0]
     exprs = [f.expr for f in functions]
     rates = [sp.diff(e, T) for e in exprs]
     accels = [sp.diff(e, T) for e in rates]
@@ -262,10 +298,11 @@ def motion_evaluator(functions: "list[TimeFunction]") -> Callable[[float], list[
 def time_function(spec: Any) -> TimeFunction:
     """Build a :class:`TimeFunction` from its file description; raises :class:`ExpressionError`."""
     expr = _expr_from_spec(spec)
+    sp, T = _sympy(), _tables()[0]
     try:
         d1 = sp.diff(expr, T)
         if sum(1 for _ in sp.preorder_traversal(d1)) > MAX_DERIVATIVE_NODES:
-            raise ExpressionError(f"the derivative is too large (more than {MAX_DERIVATIVE_NODES} terms)")
+            raise ExpressionTooLarge(f"the derivative is too large (more than {MAX_DERIVATIVE_NODES} terms)")
         d2 = sp.diff(d1, T)
         f = TimeFunction(spec, expr, _compile(expr), _compile(d1), _compile(d2))
         for t in (0.0, 0.5):

@@ -39,6 +39,13 @@ BLAS runs single-threaded during the run only (``mechstudio.core.run.blas``).
 
 Hooks of the caller (all optional, see :func:`iter_simulation`): ``cancel`` and ``flush_now`` at every recorded
 frame (the *checkpoint*), ``stop_requested`` before every integrator step.
+
+Kernels: a run of a formulation with a numpy and a compiled path starts on the numpy path and switches to the
+compiled kernels at a step end when they pay and the cache holds them, compiled meanwhile in a background process
+when it does not (``mechstudio.core.run.kernels``, the settings' ``kernels="auto"``); a kernel missing from the
+cache after all sends the run back to the numpy path from its last accepted state. The driver's code runs under
+the kernel policy of its current path (``mechstudio.core.jit``), set while the driver computes and reset whenever
+it hands a block to the caller.
 """
 from __future__ import annotations
 
@@ -52,9 +59,11 @@ from mechstudio.core.dynamics.base import (FastOutput, Formulation, OutputScalar
                                 get_formulation)
 from mechstudio.core.dynamics.correction import correct
 from mechstudio.core.integrate.base import Integrator, Stepper, get_integrator
+from mechstudio.core.jit import KernelNotCached, reset_policy, set_policy
 from mechstudio.core.run.blas import single_threaded_blas
 from mechstudio.core.run.frames import Frame, FrameBlock, Trajectory, concat_blocks
 from mechstudio.core.run.initial import initial_state
+from mechstudio.core.run.kernels import KernelChoice
 from mechstudio.core.run.settings import SimulationSettings
 from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray, Status
@@ -106,6 +115,11 @@ class RunState:
     stats: dict[str, Any] = field(default_factory=dict)
     cpu0: float = 0.0  # process_time at the start [s]
     wall0: float = 0.0  # perf_counter at the start [s]
+    last_frame_t: float = -1.0  # time of the last recorded output frame [s]
+    numpy_t0: float = 0.0  # simulated time where the current numpy phase began [s]
+    numpy_cpu0: float = 0.0  # process_time when it began [s]
+    numpy_cpu: float = 0.0  # CPU seconds of the finished numpy phases [s]
+    retired: tuple[int, int] = (0, 0)  # (right-hand sides, SVDs) of the formulations replaced by a path switch
 
 
 @dataclass(slots=True)
@@ -140,10 +154,27 @@ class Driver:
         self.eps = 1e-9 * settings.dt  # two times closer than this are the same output time [s]
         self.correction = bool(settings.correction)  # drift correction after each step and at each output
         self.state = RunState()
+        self.kernels = KernelChoice(system, settings)  # numpy or compiled path, and when to switch
 
     # --- the run -----------------------------------------------------------------------------------------------
     def blocks(self) -> Iterator[FrameBlock]:
-        """Run; yield the recorded frames in blocks. Never raises for numerical trouble (module docstring)."""
+        """Run; yield the recorded frames in blocks. Never raises for numerical trouble (module docstring). The
+        driver computes under the kernel policy of its path; the caller's code between blocks does not."""
+        inner = self._blocks()
+        try:
+            while True:
+                token = set_policy(self.kernels.policy)
+                try:
+                    block = next(inner)
+                except StopIteration:
+                    return
+                finally:
+                    reset_policy(token)
+                yield block
+        finally:
+            inner.close()
+
+    def _blocks(self) -> Iterator[FrameBlock]:
         st = self.state
         try:
             self.settings.validate()
@@ -184,7 +215,7 @@ class Driver:
             st.v = np.zeros(system.n) if self.v0 is None else np.asarray(self.v0, float)
         st.phase = f"setting up the {settings.formulation} formulation"  # once per run
         try:
-            self.form = get_formulation(settings.formulation)(system, **settings.formulation_options())
+            self.form = self._formulation(self.kernels.initial_compiled())
         except (SolverFailure, ValueError, NotImplementedError) as exc:
             self.message = f"the {settings.formulation} formulation cannot run this model: {exc}"
             return False
@@ -194,13 +225,19 @@ class Driver:
         st.stats = {"rhs_evaluations": 0, "svd_count": 0, "steps": 0, "corrections": 0, "basis_restarts": 0,
                     "lambda_unique": True, "mode": "continuous" if self.integ.continuous else "intervals"}
         st.cpu0, st.wall0 = time.process_time(), time.perf_counter()
+        st.numpy_t0, st.numpy_cpu0 = st.t, st.cpu0
         st.last_emit = time.perf_counter()
         return True
+
+    def _formulation(self, compiled: bool) -> Formulation:
+        """A new formulation of the run on the numpy (False) or compiled (True) path."""
+        return get_formulation(self.settings.formulation)(self.system, **self.kernels.formulation_options(compiled))
 
     def _initial_frame(self) -> Frame:
         st = self.state
         st.phase = "recording the initial state"
         st.y = self.form.restart(st.q, st.v, st.t)
+        self.kernels.learn_key(self.form)
         pa, va = self._violations(st.q, st.v, st.t)
         return self._make_frame(st.q, st.v, st.t, st.work, pa, pa, va, va)
 
@@ -208,21 +245,30 @@ class Driver:
     def _run_continuous(self) -> Iterator[FrameBlock]:
         st = self.state
         self.t_final = float(self.times[-1])
-        st.stepper = self._new_stepper(st.t, st.y, st.work)
         st.accepted = (st.q, st.v, st.t, st.work)
+        if self.kernels.due_at_start():
+            self._switch_to_compiled()
+        if st.stepper is None:
+            st.stepper = self._new_stepper(st.t, st.y, st.work)
         n_out = self.settings.output_count
         times, eps = self.times, self.eps
         while st.k <= n_out:
             self._check_stop()
-            if not self._take_step():
-                continue  # restarted after RestartRequired: the step again
-            if times[st.k] < st.stepper.t - eps:
-                yield from self._outputs_inside_step()
-            frame = self._settle_step_end()
+            try:
+                if not self._take_step():
+                    continue  # restarted after RestartRequired: the step again
+                if times[st.k] < st.stepper.t - eps:
+                    yield from self._outputs_inside_step()
+                frame = self._settle_step_end()
+            except KernelNotCached:
+                self._back_to_numpy()
+                continue
             if frame is not None:
                 if self._keep(frame):
                     yield self._flush()
                 self._check_cancel()
+            if st.k <= n_out and self._switch_due():
+                self._switch_to_compiled()
 
     def _new_stepper(self, t: float, y: FloatArray, work: float) -> Stepper:
         return self.integ.start(self.form.rhs_augmented, t, np.append(y, work), self.t_final,
@@ -314,11 +360,80 @@ class Driver:
 
     # --- interval by interval (fixed-step and implicit integrators) -------------------------------------------
     def _run_intervals(self) -> Iterator[FrameBlock]:
+        st = self.state
+        if self.kernels.due_at_start():
+            self._switch_to_compiled()
         for k in range(1, self.settings.output_count + 1):
             self._check_stop()
-            if self._keep(self._interval(float(self.times[k]))):
+            st.accepted = (st.q, st.v, st.t, st.work)
+            try:
+                frame = self._interval(float(self.times[k]))
+            except KernelNotCached:
+                self._back_to_numpy()
+                frame = self._interval(float(self.times[k]))
+            if self._keep(frame):
                 yield self._flush()
             self._check_cancel()
+            if k < self.settings.output_count and self._switch_due():
+                self._switch_to_compiled()
+
+    # --- the kernel path: numpy or compiled (module docstring; mechstudio.core.run.kernels) ------------------------
+    def _switch_due(self) -> bool:
+        """Ask the kernel choice at a step end (nothing to ask once it has switched or given up: no clock read)."""
+        if not self.kernels.watching:
+            return False
+        st = self.state
+        return self.kernels.due(st.t, st.numpy_t0, time.process_time() - st.numpy_cpu0)
+
+    def _switch_to_compiled(self) -> None:
+        """Continue from the last accepted (corrected) state on the compiled path; on the numpy path still when a
+        kernel is not in the cache."""
+        st, old = self.state, self.form
+        c0 = time.process_time()
+        set_policy("cached")  # reset with the policy of the whole resumption (blocks())
+        try:
+            self.form = form = self._formulation(True)
+            y = form.restart(st.q, st.v, st.t)
+            self.integ.reset()
+            stepper = None
+            if self.integ.continuous and st.t < float(self.times[-1]) - self.eps:
+                stepper = self._new_stepper(st.t, y, st.work)  # its first derivative: the compiled path's
+        except KernelNotCached:
+            self.form = old
+            set_policy("numpy")
+            self.kernels.missing()
+            return
+        self._retire(old, form)
+        st.y, st.stepper = y, stepper
+        st.numpy_cpu += c0 - st.numpy_cpu0
+        self.kernels.switched(st.t, time.process_time() - c0)
+
+    def _back_to_numpy(self) -> None:
+        """A kernel was missing from the cache (``jit.KernelNotCached``): continue on the numpy path from the last
+        accepted state; the outputs after the last recorded frame are computed again."""
+        st = self.state
+        set_policy("numpy")
+        self.kernels.missing()
+        q, v, t, work = st.accepted
+        form = self._formulation(False)
+        self._retire(self.form, form)
+        st.q, st.v, st.t, st.work = q, v, t, work
+        st.y = form.restart(q, v, t)
+        st.k = int(np.searchsorted(self.times, st.last_frame_t + self.eps, side="right"))
+        st.numpy_t0, st.numpy_cpu0 = t, time.process_time()
+        self._restart_integrator()
+
+    def _retire(self, old: Formulation, new: Formulation) -> None:
+        rhs, svd = self.state.retired
+        self.state.retired = (rhs + old.rhs_evaluations, svd + old.svd_count)
+        self.form = new
+
+    def _restart_integrator(self) -> None:
+        st = self.state
+        self.integ.reset()
+        st.stepper = None
+        if self.integ.continuous and st.t < float(self.times[-1]) - self.eps:
+            st.stepper = self._new_stepper(st.t, st.y, st.work)
 
     def _interval(self, t1: float) -> Frame:
         """Integrate from the current state to the output time t1, correct, restart; the output frame at t1."""
@@ -436,6 +551,7 @@ class Driver:
         caller's ``flush_now``)."""
         st, hooks = self.state, self.hooks
         st.pending.append(frame)
+        st.last_frame_t = frame.t
         if (len(st.pending) >= self.block_frames or time.perf_counter() - st.last_emit > self.block_seconds
                 or (hooks.flush_now is not None and hooks.flush_now())):
             st.last_emit = time.perf_counter()
@@ -460,11 +576,16 @@ class Driver:
         st = self.state
         if st.pending:
             yield self._flush()
-        form, integ = self.form, self.integ
-        st.stats.update(rhs_evaluations=form.rhs_evaluations if form else 0,
-                        svd_count=form.svd_count if form else 0, steps=integ.steps if integ else 0,
-                        cpu_seconds=time.process_time() - st.cpu0, wall_seconds=time.perf_counter() - st.wall0,
-                        simulated_seconds=float(st.t))
+        form, integ, kernels = self.form, self.integ, self.kernels
+        now = time.process_time()
+        if form is not None and not kernels.compiled:
+            st.numpy_cpu += now - st.numpy_cpu0
+        kernels.finished(st.numpy_cpu, form, status == Status.FINISHED)
+        st.stats.update(rhs_evaluations=(form.rhs_evaluations if form else 0) + st.retired[0],
+                        svd_count=(form.svd_count if form else 0) + st.retired[1], steps=integ.steps if integ else 0,
+                        cpu_seconds=now - st.cpu0, wall_seconds=time.perf_counter() - st.wall0,
+                        simulated_seconds=float(st.t), kernels=kernels.describe(),
+                        kernel_switch_cpu_seconds=kernels.switch_cpu)
         self.status, self.message, self.stats = status, message, st.stats
 
 

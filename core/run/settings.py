@@ -2,12 +2,18 @@
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from mechstudio.core.dynamics.base import get_formulation
 from mechstudio.core.integrate.base import get_integrator
 from mechstudio.core.model.document import SIMULATION_DEFAULTS, Model
+
+#: values of :attr:`SimulationSettings.kernels`
+KERNEL_CHOICES = ("auto", "compiled", "numpy")
+#: the environment variable that sets the kernel choice of runs whose settings leave it open (None)
+KERNELS_ENV = "MECHSTUDIO_KERNELS"
 
 
 @dataclass(frozen=True)
@@ -24,6 +30,11 @@ class SimulationSettings:
     max_step: float | None = None
     parametrization: str | None = None  # spherical trees (Wittenburg)
     options: dict[str, Any] = field(default_factory=dict)
+    #: "auto" (start on the numpy path, switch to the compiled kernels when they pay: ``mechstudio.core.run.kernels``),
+    #: "compiled" (numba kernels from the start, compiled now if the cache lacks them) or "numpy"; None: the
+    #: environment's ``MECHSTUDIO_KERNELS``, else "auto". An explicit ``options["kernels"]`` ("numba" or "numpy")
+    #: of the formulation overrides it
+    kernels: str | None = None
 
     @classmethod
     def from_model(cls, model: Model, **overrides: Any) -> "SimulationSettings":
@@ -46,12 +57,25 @@ class SimulationSettings:
             opts["parametrization"] = self.parametrization
         return opts
 
+    def kernel_choice(self) -> str:
+        """:attr:`kernels` resolved: the setting, else ``MECHSTUDIO_KERNELS``, else "auto" (ValueError when the
+        environment's value is not one of :data:`KERNEL_CHOICES`)."""
+        if self.kernels is not None:
+            return self.kernels
+        value = os.environ.get(KERNELS_ENV, "").strip() or "auto"
+        if value not in KERNEL_CHOICES:
+            raise ValueError(f"{KERNELS_ENV} must be one of {', '.join(KERNEL_CHOICES)}, not {value!r}")
+        return value
+
     def validate(self) -> None:
-        """Raise ValueError (bad times) or :class:`~core.errors.UnknownNameError` (unknown method names)."""
+        """Raise ValueError (bad times, kernels) or :class:`~core.errors.UnknownNameError` (unknown method names)."""
         if not (self.t_end > 0 and self.dt > 0 and math.isfinite(self.t_end) and math.isfinite(self.dt)):
             raise ValueError("t_end and dt must be positive and finite")
+        if self.kernels not in KERNEL_CHOICES + (None,):
+            raise ValueError(f"kernels must be one of {', '.join(KERNEL_CHOICES)}, not {self.kernels!r}")
+        self.kernel_choice()
         get_formulation(self.formulation)
         get_integrator(self.integrator)
 
 
-__all__ = ["SimulationSettings"]
+__all__ = ["KERNELS_ENV", "KERNEL_CHOICES", "SimulationSettings"]

@@ -24,7 +24,7 @@ from mechstudio.core.model.io import load_model
 from mechstudio.core.simulate import SimulationSettings
 from mechstudio.core.sweep.address import resolve
 from mechstudio.core.sweep.design import SpecError
-from mechstudio.core.sweep.execute import Outcome, connect, execute
+from mechstudio.core.sweep.execute import Outcome, connect, dashboard_link, execute
 from mechstudio.core.sweep.metrics import Metric, check_metrics, parse_metric
 from mechstudio.core.sweep.runner import RunSpec, probe_run
 from mechstudio.core.sweep.store import SweepStore, program_version, row_schema
@@ -129,10 +129,16 @@ def run_plan(plan: Plan, *, client: Any = None, out: str | os.PathLike[str] | No
              workers: int | None = None, scheduler: str | None = None, scheduler_file: str | None = None,
              batch_size: int | None = None, progress: Progress | None = None,
              cancel: Callable[[], bool] | None = None,
-             sink: Callable[[list[dict[str, Any]]], None] | None = None, warm: bool = True) -> Outcome:
+             sink: Callable[[list[dict[str, Any]]], None] | None = None, warm: bool = True,
+             on_dashboard: Callable[[str | None], None] | None = None) -> Outcome:
     """Run the plan's runs (those not already in ``out`` when resuming); rows are written to ``out`` (Parquet,
     see :mod:`mechstudio.core.sweep.store`) and/or passed to ``sink``. ``progress(done, total)`` after every task.
-    ``warm=False``: the workers' kernels are already warm (no warm-up plugin is registered)."""
+    ``warm=False``: the workers' kernels are already warm (no warm-up plugin is registered).
+    ``on_dashboard(link)``: called once the cluster is up with the address of its Dask dashboard, or None when it
+    has none (:func:`mechstudio.core.sweep.execute.dashboard_link`; ``DASHBOARD_HINT`` says how to get one).
+
+    Raises :class:`~mechstudio.core.sweep.execute.ClusterError` when the cluster cannot be started or reached and
+    OSError naming ``out`` when the result file cannot be written."""
     if resume and out is None:
         raise SpecError("--resume needs the --out file to resume")
     store = SweepStore(out, plan.schema(), resume=resume) if out is not None else None
@@ -157,6 +163,8 @@ def run_plan(plan: Plan, *, client: Any = None, out: str | os.PathLike[str] | No
             return Outcome()
         with (contextlib.nullcontext(client) if client is not None
               else connect(workers, scheduler, scheduler_file)) as c:
+            if on_dashboard is not None:
+                on_dashboard(dashboard_link(c))
             return execute(c, plan.spec, todo, values, deliver, batch_size=batch_size, cancel=cancel, warm=warm)
     finally:
         if store is not None:

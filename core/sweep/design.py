@@ -52,7 +52,7 @@ class Vary:
         if self.values is not None:
             k = len(self.values)
             return np.asarray(self.values, dtype=float)[np.minimum((u * k).astype(int), k - 1)]
-        from scipy.stats import qmc
+        from scipy.stats import qmc  # scipy.stats only for quasi-random designs (start-up)
         if self.start == self.stop:
             return np.full(len(u), float(self.start))
         lo, hi = min(self.start, self.stop), max(self.start, self.stop)
@@ -133,7 +133,7 @@ def build_design(varies: list[Vary], design: str = "grid", samples: int | None =
     if design == "random":
         unit = np.random.default_rng(seed).random((samples, d))
     else:
-        from scipy.stats import qmc
+        from scipy.stats import qmc  # scipy.stats only for quasi-random designs (start-up)
         with warnings.catch_warnings():  # "balance properties" warning for N not a power of 2 (documented)
             warnings.simplefilter("ignore", UserWarning)
             unit = qmc.Sobol(d, scramble=True, rng=seed).random(samples)

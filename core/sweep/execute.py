@@ -2,69 +2,142 @@
 
 * Cluster (:func:`connect`): an existing one when given a scheduler address, a scheduler file or the
   ``DASK_SCHEDULER_ADDRESS`` environment variable; otherwise a ``LocalCluster`` of ``workers`` processes
-  (default: the cores) with one thread each, bound to 127.0.0.1 and without a dashboard. Processes, because
-  the integration holds the GIL between its compiled kernels.
-* Warm-up: a worker plugin (:class:`mechstudio.core.sweep.warm.WarmKernels`) runs the base model for one output interval when it is
-  registered on each worker, and on every worker that joins later, so that loading the compiled (numba)
-  kernels is paid once per worker, never by a timed run.
+  (default: the cores) with one thread each, bound to 127.0.0.1. Processes, because the integration holds the GIL
+  between its compiled kernels. Its HTTP server (the Dask dashboard when bokeh is installed: the ``dashboard``
+  extra) listens on a free port chosen by the system, so that several sweeps at once never compete for Dask's
+  default port 8787. :func:`dashboard_link` gives the dashboard's address, or None without bokeh
+  (:data:`DASHBOARD_HINT` says how to get it).
+* Shutdown: the local workers are closed one by one with :data:`WORKER_CLOSE_S` seconds each to finish (Dask's own
+  close gives a worker process 4 s and then kills it with a warning, which a loaded machine reaches); every worker
+  process has ended when :func:`connect` returns, also after Ctrl+C. A connection or start-up failure of the
+  cluster is a :class:`ClusterError`, distinct from errors of the sweep's own files (OSError naming the file).
+* Warm-up: a worker plugin (:class:`mechstudio.core.sweep.warm.WarmKernels`) starts a run of the base model for
+  one output interval when it is registered on each worker, and on every worker that joins later, and a task
+  waits for it before its first run, so that loading the compiled (numba) kernels is paid once per worker, never
+  by a timed run (:func:`mechstudio.core.sweep.runner.run_sweep_batch`).
 * Batching (:func:`execute`): the runs still to do are cut into tasks of ``batch_size`` runs (default: about
   eight tasks per worker, 1 to 50 runs each) and at most a few tasks per worker are in flight at a time, so
   that neither the scheduler nor the driver ever holds the whole sweep. Rows go to ``sink`` as each task ends.
 * A task that fails as a whole (a worker died, ``KilledWorker``) gives rows with status ``error``; the sweep
-  goes on. ``cancel()`` returning True, or KeyboardInterrupt, stops submitting and cancels the tasks in flight;
-  the rows already passed to ``sink`` are kept.
+  goes on. ``cancel()`` returning True, or KeyboardInterrupt, stops submitting, cancels the tasks in flight and
+  tells every worker (``Client.run`` of :func:`stop_here`) that the sweep has stopped: the runs in progress, which
+  check that between output frames, end at once, and the workers are idle when they are closed. The rows already
+  passed to ``sink`` are kept.
 """
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import logging
 import math
 import os
 import signal
 import threading
+import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from mechstudio.core.sweep.runner import RunSpec, failed_rows, run_batch
+from mechstudio.core.sweep.runner import STOPPED_SWEEPS, RunSpec, failed_rows, run_sweep_batch
 
 Row = dict[str, Any]
+log = logging.getLogger(__name__)
 POLL_SECONDS = 0.2  # how often the driver checks ``cancel`` while waiting for tasks [s]
+WORKER_CLOSE_S = 30.0  # how long a local worker process may take to close before it is killed [s]
+#: the address of the local cluster's HTTP server (dashboard): loopback only, a free port
+LOCAL_DASHBOARD_ADDRESS = "127.0.0.1:0"
+DASHBOARD_HINT = "the Dask dashboard needs bokeh: pip install 'mechanism-studio[dashboard]'"
+
+
+class ClusterError(RuntimeError):
+    """The Dask cluster could not be started or reached (the message says which and why)."""
 
 
 def scheduler_from_environment() -> str | None:
     return os.environ.get("DASK_SCHEDULER_ADDRESS") or None
 
 
+def dashboard_available() -> bool:
+    """Whether this installation can serve the Dask dashboard (bokeh is importable)."""
+    return importlib.util.find_spec("bokeh") is not None
+
+
+def dashboard_link(client: Any) -> str | None:
+    """The address of the Dask dashboard of ``client``'s cluster, or None when its scheduler serves none: a local
+    cluster without bokeh (:data:`DASHBOARD_HINT` says how to get it), a scheduler started with ``--no-dashboard``
+    or without bokeh. (Dask reports an address in every case, its HTTP server's; without the dashboard that page
+    would only answer that Dask needs bokeh.)"""
+    def serves_dashboard(dask_scheduler: Any) -> bool:  # runs in the scheduler's process (sent by value)
+        # the bokeh dashboard is an application added to the scheduler's HTTP server (distributed.dashboard)
+        return bool(getattr(dask_scheduler.http_application, "applications", None))
+    try:
+        link = client.dashboard_link
+        if not link or not client.run_on_scheduler(serves_dashboard):
+            return None
+    except Exception as exc:  # a scheduler that refuses to run functions, a closed client
+        log.debug("no dashboard address: %s", exc)
+        return None
+    return str(link)
+
+
 @contextlib.contextmanager
 def connect(workers: int | None = None, scheduler: str | None = None,
             scheduler_file: str | None = None) -> Iterator[Any]:
     """A Dask ``Client``: to ``scheduler``/``scheduler_file``/$DASK_SCHEDULER_ADDRESS, else a LocalCluster of
-    ``workers`` processes (closed on exit; an external cluster is left running)."""
+    ``workers`` processes (closed on exit, every worker process ended; an external cluster is left running).
+    Raises :class:`ClusterError` when the cluster cannot be started or reached."""
+    # distributed only when a cluster is started (start-up of the CLI and the editor)
     from distributed import Client, LocalCluster
     address = scheduler or (None if scheduler_file else scheduler_from_environment())
     if address or scheduler_file:
-        client = Client(address, scheduler_file=scheduler_file, timeout="30s")
+        try:
+            client = Client(address, scheduler_file=scheduler_file, timeout="30s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            where = address or f"the scheduler file {scheduler_file}"
+            raise ClusterError(f"cannot reach the Dask scheduler at {where}: {exc}") from exc
         try:
             yield client
         finally:
             client.close()
         return
     n = workers or os.cpu_count() or 1
-    with children_ignore_sigint():
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=None, silence_logs=logging.ERROR)
-    with cluster, Client(cluster) as client:
-        yield client
+    cluster = None
+    try:
+        with sigint_deferred():  # the worker processes inherit it: the driver alone stops the sweep on Ctrl+C
+            try:
+                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address=LOCAL_DASHBOARD_ADDRESS, silence_logs=logging.ERROR)
+            except (OSError, RuntimeError, TimeoutError) as exc:
+                raise ClusterError(f"cannot start a local Dask cluster of {n} worker process(es): {exc}") from exc
+        with Client(cluster) as client:
+            yield client
+    finally:
+        if cluster is not None:
+            with sigint_ignored():  # a second Ctrl+C (or a signal to the whole process group) must not cut it short
+                close_local_cluster(cluster)
+
+
+def close_local_cluster(cluster: Any, timeout_s: float = WORKER_CLOSE_S) -> None:
+    """Close every worker of ``cluster`` (giving each ``timeout_s`` seconds), then the cluster itself."""
+    async def close_workers() -> None:
+        await asyncio.gather(*(w.close(timeout=timeout_s) for w in list(cluster.workers.values())))
+    try:
+        cluster.sync(close_workers)
+    finally:
+        cluster.close()
+
+
+def in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
 
 
 @contextlib.contextmanager
-def children_ignore_sigint() -> Iterator[None]:
-    """Start processes that ignore SIGINT (inherited through exec): Ctrl+C in a terminal reaches the whole
-    process group, and it is the driver that stops the sweep cleanly and then closes its workers."""
-    if threading.current_thread() is not threading.main_thread():
+def sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT in the block (main thread only; elsewhere a no-op): the driver's clean-up after a sweep, which a
+    second Ctrl+C must not cut short."""
+    if not in_main_thread():
         yield
         return
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -72,6 +145,44 @@ def children_ignore_sigint() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def sigint_deferred() -> Iterator[None]:
+    """Hold SIGINT back in the block (main thread only; elsewhere a no-op): a Ctrl+C during the block raises
+    KeyboardInterrupt when it ends, not in the middle of it. SIGINT is also blocked in the main thread's signal mask,
+    which the processes and threads started in the block inherit (through fork and exec): Ctrl+C in a terminal,
+    which reaches the whole process group, thus reaches the driver alone, which stops the sweep cleanly and closes
+    its workers."""
+    if not in_main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous_handler = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    previous_mask = (signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                     if hasattr(signal, "pthread_sigmask") else None)
+    try:
+        yield
+    finally:
+        if previous_mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)  # a pending SIGINT is caught above now
+        signal.signal(signal.SIGINT, previous_handler)
+    if caught:
+        raise KeyboardInterrupt
+
+
+def stop_here(sweep_id: str) -> None:
+    """Run on every worker (``Client.run``) when a sweep stops: its runs in progress in that process end."""
+    STOPPED_SWEEPS.add(sweep_id)
+
+
+def stop_workers_runs(client: Any, sweep_id: str) -> None:
+    """Tell every worker that the sweep ``sweep_id`` has stopped (:func:`stop_here`); a worker that cannot be
+    reached is left to the cancel of its task."""
+    try:
+        client.run(stop_here, sweep_id, on_error="ignore")
+    except Exception as exc:  # the cluster is going away: nothing left to stop
+        log.debug("could not tell the workers to stop: %s", exc)
 
 
 def worker_count(client: Any) -> int:
@@ -94,9 +205,9 @@ def execute(client: Any, spec: RunSpec, runs: Sequence[int], values: np.ndarray,
             *, batch_size: int | None = None, cancel: Callable[[], bool] | None = None,
             warm: bool = True) -> Outcome:
     """Run ``runs`` (with parameter ``values``, one row each) on ``client``; rows go to ``sink`` as tasks end."""
-    from distributed import wait
+    from distributed import wait  # distributed only when a cluster is started (start-up of the CLI and the editor)
 
-    from mechstudio.core.sweep.warm import WarmKernels
+    from mechstudio.core.sweep.warm import WarmKernels  # its module imports distributed (start-up)
     outcome = Outcome()
     n = len(runs)
     if n == 0:
@@ -104,9 +215,13 @@ def execute(client: Any, spec: RunSpec, runs: Sequence[int], values: np.ndarray,
     n_workers = worker_count(client)
     size = batch_size or default_batch_size(n, n_workers)
     in_flight_max = max(4, 3 * n_workers)
-    if warm:
-        client.register_plugin(WarmKernels(spec), name=WarmKernels.name)
-    spec_future = client.scatter(spec, broadcast=True, hash=False)
+    sweep_id = uuid.uuid4().hex
+    plugin = f"{WarmKernels.name}-{sweep_id}"  # one per sweep: sweeps sharing a cluster keep their own warm-ups
+    with sigint_deferred():  # short calls, not to be cut in the middle (a Ctrl+C comes through right after)
+        if warm:
+            client.register_plugin(WarmKernels(spec, sweep_id), name=plugin)
+        spec_future = client.scatter(spec, broadcast=True, hash=False)
+
     chunks = ((list(runs[i:i + size]), values[i:i + size].tolist()) for i in range(0, n, size))
     pending: dict[Any, tuple[list[int], list[list[float]]]] = {}
 
@@ -115,7 +230,8 @@ def execute(client: Any, spec: RunSpec, runs: Sequence[int], values: np.ndarray,
             chunk = next(chunks, None)
             if chunk is None:
                 return
-            pending[client.submit(run_batch, spec_future, chunk[0], chunk[1], pure=False)] = chunk
+            pending[client.submit(run_sweep_batch, spec_future, chunk[0], chunk[1], sweep_id,
+                                  pure=False)] = chunk
 
     try:
         top_up()
@@ -142,7 +258,20 @@ def execute(client: Any, spec: RunSpec, runs: Sequence[int], values: np.ndarray,
         outcome.cancelled = True
         raise
     finally:
-        if pending:
-            client.cancel(list(pending))
-        spec_future.release()
+        with sigint_ignored():
+            if pending:
+                stop_workers_runs(client, sweep_id)
+                client.cancel(list(pending))
+            spec_future.release()
+            if warm:
+                remove_plugin(client, plugin)
     return outcome
+
+
+def remove_plugin(client: Any, name: str) -> None:
+    """Unregister the worker plugin ``name`` (an external cluster's workers outlive the sweep: they drop its spec);
+    a cluster that is going away is left alone."""
+    try:
+        client.unregister_worker_plugin(name)
+    except Exception as exc:  # the cluster is going away: nothing to remove
+        log.debug("could not remove the worker plugin %s: %s", name, exc)

@@ -1,9 +1,11 @@
 """One run of a sweep, and a batch of runs: what a Dask task executes on a worker (no Dask import here).
 
 A run applies its parameter values to the base model with the public edits (:func:`mechstudio.core.sweep.address.
-apply_values`, validated like an editor edit), runs :func:`mechstudio.core.simulate.simulate` with the sweep's setting
-overrides and reduces the result columns to the metrics. It is therefore exactly the computation of
-``mechstudio simulate`` on the modified file saved to disk (same model document, same settings).
+apply_values`, validated like an editor edit), compiles it and runs it with the sweep's setting overrides (what
+:func:`mechstudio.core.simulate.simulate` does) and reduces the result columns to the metrics. It is therefore
+exactly the computation of ``mechstudio simulate`` on the modified file saved to disk (same model document, same
+settings). A ``cancel`` callable (the sweep was stopped) is asked between output frames and ends the run with
+status ``cancelled``.
 
 Nothing raises out of a run: an invalid parameter value gives status ``invalid`` with the model's diagnostics,
 a numerical failure the simulation's own status (``failed``, ``singular``, ...) and message, any other
@@ -11,17 +13,26 @@ exception status ``error`` with its type and text; the metrics of such runs are 
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from mechstudio.core.errors import ModelError
 from mechstudio.core.model.document import Model
 from mechstudio.core.model.io import loads_model
-from mechstudio.core.simulate import SimulationSettings, Trajectory, simulate
+from mechstudio.core.simulate import SimulationSettings, Trajectory, run, simulate
 from mechstudio.core.sweep.address import apply_values
 from mechstudio.core.sweep.metrics import Metric, evaluate
+from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.types import Status
+
+#: how often a task waiting for its worker's warm-up checks whether the sweep was stopped [s]
+WARM_WAIT_POLL_S = 0.2
+#: in a worker process: the warm-ups of sweeps (by sweep id), each set once its warm-up run has ended
+WARM_UPS: dict[str, threading.Event] = {}
+#: in a worker process: the sweeps (ids) that have been stopped (core.sweep.execute.stop_here)
+STOPPED_SWEEPS: set[str] = set()
 
 #: statuses a sweep row can have besides the simulation's own (core.types.Status values)
 STATUS_INVALID = "invalid"
@@ -64,14 +75,17 @@ def probe_run(model: Model, overrides: dict[str, Any]) -> Trajectory:
     return simulate(model, **{**overrides, "t_end": dt})
 
 
-def run_one(spec: RunSpec, model: Model, run: int, values: Sequence[float]) -> dict[str, Any]:
-    """The row of run ``run`` with parameter ``values`` (in ``spec.addresses`` order)."""
+def run_one(spec: RunSpec, model: Model, number: int, values: Sequence[float],
+            cancel: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """The row of run ``number`` with parameter ``values`` (in ``spec.addresses`` order); ``cancel()`` True ends
+    the run early (status cancelled)."""
     clock = time.perf_counter()
-    row = blank_row(spec, run, values)
+    row = blank_row(spec, number, values)
     metrics: dict[str, float] = {}
     try:
         modified = apply_values(model, spec.pointers, values)
-        traj = simulate(modified, **spec.overrides)
+        traj = run(compile_model(modified), SimulationSettings.from_model(modified, **spec.overrides),
+                   cancel=cancel)
         row["status"], row["message"] = traj.status.value, traj.message
         if traj.status.ok:
             metrics = {metric_column(k): v for k, v in evaluate(spec.metrics, traj.columns()).items()}
@@ -85,15 +99,54 @@ def run_one(spec: RunSpec, model: Model, run: int, values: Sequence[float]) -> d
     return row
 
 
-def run_batch(spec: RunSpec, runs: Sequence[int], values: Sequence[Sequence[float]]) -> list[dict[str, Any]]:
-    """Rows of several runs (one Dask task): the base model is parsed once per batch."""
+def run_batch(spec: RunSpec, runs: Sequence[int], values: Sequence[Sequence[float]],
+              cancel: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
+    """Rows of several runs (one Dask task): the base model is parsed once per batch. Once ``cancel()`` is True
+    the remaining runs are not started (their rows say cancelled)."""
     model = spec.model()
-    return [run_one(spec, model, r, v) for r, v in zip(runs, values)]
+    rows = []
+    for r, v in zip(runs, values):
+        if cancel is not None and cancel():
+            row = blank_row(spec, r, v)
+            row.update(status=Status.CANCELLED.value, message="the sweep was stopped before this run")
+            rows.append(row)
+        else:
+            rows.append(run_one(spec, model, r, v, cancel))
+    return rows
 
 
 def warm_kernels(spec: RunSpec) -> None:
     """Load (or compile) the formulation's compiled kernels in this process with one short run."""
     probe_run(spec.model(), spec.overrides)
+
+
+def start_warm_up(spec: RunSpec, sweep_id: str) -> threading.Event:
+    """Warm the kernels of ``spec`` in a daemon thread of this process (it does not hold up the process's exit);
+    the event (also in :data:`WARM_UPS`) is set when it has ended, whether the run worked or not (a model that
+    cannot run reports it in its rows)."""
+    done = WARM_UPS.setdefault(sweep_id, threading.Event())
+
+    def warm() -> None:
+        try:
+            warm_kernels(spec)
+        except Exception:  # warming is an optimisation
+            pass
+        finally:
+            done.set()
+    threading.Thread(target=warm, name="mechstudio-warm-kernels", daemon=True).start()
+    return done
+
+
+def run_sweep_batch(spec: RunSpec, runs: Sequence[int], values: Sequence[Sequence[float]],
+                    sweep_id: str) -> list[dict[str, Any]]:
+    """What a Dask task runs: :func:`run_batch` once this worker's warm-up for the sweep (if any) has ended, its
+    runs ending early (status cancelled) once the sweep is stopped (``sweep_id`` in :data:`STOPPED_SWEEPS`)."""
+    def stopped() -> bool:
+        return sweep_id in STOPPED_SWEEPS
+    warming = WARM_UPS.get(sweep_id)
+    while warming is not None and not warming.wait(WARM_WAIT_POLL_S) and not stopped():
+        pass
+    return run_batch(spec, runs, values, cancel=stopped)
 
 
 def failed_rows(spec: RunSpec, runs: Sequence[int], values: Sequence[Sequence[float]], message: str

@@ -6,8 +6,12 @@ Layout while a sweep runs (``OUT`` = the ``--out`` file):
   ``flush_rows`` rows or ``flush_seconds`` seconds (each atomically: a temporary file, then a rename). A
   killed sweep thus loses at most the last unflushed rows; the driver never holds more than one buffer.
 * at the end (also after Ctrl+C or a cancel) the parts -- and, on ``--resume``, the rows already in ``OUT`` --
-  are copied batch by batch (``merge_rows`` rows at a time) into a new ``OUT`` that replaces the old one
-  atomically; the parts folder is then removed.
+  are copied batch by batch (``merge_rows`` rows at a time) into a hidden temporary file beside ``OUT``
+  (:mod:`mechstudio.core.host.files` naming: a later sweep into that folder removes one a killed sweep left behind)
+  that replaces the old ``OUT`` atomically; the parts folder is then removed.
+
+A file that cannot be written or read raises OSError naming ``OUT`` (``error: OUT: Permission denied``), whichever
+file of the layout failed.
 
 ``--resume`` reads the run numbers already in ``OUT`` and in the parts folder, and the sweep skips them. It is
 refused when the file describes a different sweep (model, settings, parameters, design or metrics).
@@ -20,6 +24,7 @@ design, metrics, run count and a SHA-256 of the parameter table), ``mechstudio.v
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -31,6 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mechstudio import __version__
+from mechstudio.core.host.files import naming_target, remove_stale_temporaries, temporary_path
 from mechstudio.core.sweep.design import SpecError
 
 META_KEYS = ("model", "settings", "sweep", "version")
@@ -84,16 +90,20 @@ class SweepStore:
         self._closed = False
         if self.path.is_dir():
             raise SpecError(f"--out {self.path} is a folder, not a file")
-        for stale in self.parts.glob(".tmp-*") if self.parts.is_dir() else []:
-            stale.unlink()
-        if resume:
-            self._check_compatible()
-        else:
-            shutil.rmtree(self.parts, ignore_errors=True)
-            if self.path.exists():
-                self.path.unlink()
-        self.parts.mkdir(parents=True, exist_ok=True)
-        self._seq = len(_parquet_files(self.parts))
+        try:
+            remove_stale_temporaries(self.path.parent, self.path.name)
+            for stale in self.parts.glob(".tmp-*") if self.parts.is_dir() else []:
+                stale.unlink()
+            if resume:
+                self._check_compatible()
+            else:
+                shutil.rmtree(self.parts, ignore_errors=True)
+                if self.path.exists():
+                    self.path.unlink()
+            self.parts.mkdir(parents=True, exist_ok=True)
+            self._seq = len(_parquet_files(self.parts))
+        except OSError as exc:
+            raise naming_target(exc, self.path) from None
 
     # ---- resume ---------------------------------------------------------------------------------------------
     def _sources(self) -> list[Path]:
@@ -136,8 +146,11 @@ class SweepStore:
         self._seq += 1
         final = self.parts / f"part-{self._seq:06d}.parquet"
         tmp = self.parts / f".tmp-{self._seq:06d}.parquet"
-        pq.write_table(table, tmp)
-        os.replace(tmp, final)
+        try:
+            pq.write_table(table, tmp)
+            os.replace(tmp, final)
+        except OSError as exc:
+            raise naming_target(exc, self.path) from None
         self._buffer = []
 
     def iter_written(self) -> Iterator[pa.RecordBatch]:
@@ -150,19 +163,24 @@ class SweepStore:
             return
         self._closed = True
         self.flush()
-        tmp = self.path.with_name(f".{self.path.name}.tmp")
-        with pq.ParquetWriter(tmp, self.schema) as writer:
-            pending: list[pa.RecordBatch] = []
-            count = 0
-            for batch in self.iter_written():
-                pending.append(batch)
-                count += batch.num_rows
-                if count >= self.merge_rows:
+        tmp = temporary_path(self.path)
+        try:
+            with pq.ParquetWriter(tmp, self.schema) as writer:
+                pending: list[pa.RecordBatch] = []
+                count = 0
+                for batch in self.iter_written():
+                    pending.append(batch)
+                    count += batch.num_rows
+                    if count >= self.merge_rows:
+                        writer.write_table(pa.Table.from_batches(pending))
+                        pending, count = [], 0
+                if pending:
                     writer.write_table(pa.Table.from_batches(pending))
-                    pending, count = [], 0
-            if pending:
-                writer.write_table(pa.Table.from_batches(pending))
-        os.replace(tmp, self.path)
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise naming_target(exc, self.path) from None
         shutil.rmtree(self.parts, ignore_errors=True)
 
     def __enter__(self) -> "SweepStore":

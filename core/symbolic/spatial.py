@@ -145,12 +145,12 @@ def spatial_symbolic(model: Model) -> SymbolicModel:
             Qv[c + i] += num(b.mass) * g[i]
     com = {b.name: b.com[:3] for b in ent.bodies}
     for f in ent.forces:
-        if f.body1 == GROUND:
+        if f.body == GROUND:
             continue
-        kb = index[f.body1]
+        kb = index[f.body]
         body, c = bodies[kb], 6 * kb
         if f.type == "applied_force":
-            s = sp.Matrix([num(p - o) for p, o in zip(f.point1[:3], com[f.body1])])
+            s = sp.Matrix([num(p - o) for p, o in zip(f.point[:3], com[f.body])])
             F = sp.Matrix([comp.expr for comp in f.force[:3]])
             power = F.dot(sp.Matrix(body.qd[:3]) + cross(body.w, body.R * s))
         else:

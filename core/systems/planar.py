@@ -52,7 +52,8 @@ from mechstudio.core.elements.primitives.frame import BodyIndex, perp, positions
 from mechstudio.core.elements.primitives.knife_edge import KnifeEdge, KnifeEdgeSpec
 from mechstudio.core.elements.primitives.point_coincidence import PointCoincidence
 from mechstudio.core.model.document import GROUND, Model
-from mechstudio.core.systems.planar_kernels import GEOMETRY_VECTORS, PlanarForces, PlanarGeometry, PlanarReactions, PlanarTime
+from mechstudio.core.systems.planar_kernels import (GEOMETRY_LAYOUT, PlanarForces, PlanarGeometry, PlanarReactions,
+                                                    PlanarTime, checked_fields, empty_array)
 from mechstudio.core.model.timefunc import motion_evaluator
 from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
 from mechstudio.core.types import FloatArray
@@ -602,17 +603,17 @@ class PlanarSystem(ConstrainedSystem):
         f1 = lambda x: np.ascontiguousarray(np.asarray(x, float).ravel())  # noqa: E731
         fields: dict[str, Any] = {}  # each primitive group's arrays, under its COMPILED prefix
         for g in (*self.groups, *([self.knife] if self.knife is not None else [])):
-            fields.update(g.compiled_fields(self.m_holonomic))
-        for name in PlanarGeometry._fields[3:]:
-            if name not in fields:
-                fields[name] = np.zeros((0, 2)) if name in GEOMETRY_VECTORS else np.zeros(0, np.int64)
-            fields[name] = np.ascontiguousarray(fields[name])
-        geo = PlanarGeometry(self.nb, self.m, self.m_holonomic, **fields)
-        frc = PlanarForces(f1(self.mass_diagonal), f1(self._gravity_force), i8(self.spring_b1), i8(self.spring_b2),
-                           f2(self.spring_s1), f2(self.spring_s2), f1(self.spring_k), f1(self.spring_c),
-                           f1(self.spring_l0), i8(self.rot_b1), i8(self.rot_b2), f1(self.rot_k), f1(self.rot_c),
-                           f1(self.rot_theta0), i8([b for b, _, _ in self.loads]), f2([s for _, s, _ in self.loads]),
-                           i8([b for b, _ in self.torques]))
+            fields.update(checked_fields(g, g.compiled_fields(self.m_holonomic)))
+        geo = PlanarGeometry(self.nb, self.m, self.m_holonomic,
+                             **{name: np.ascontiguousarray(fields[name]) if name in fields else empty_array(kind)
+                                for name, kind in GEOMETRY_LAYOUT[3:]})
+        frc = PlanarForces(mass_diagonal=f1(self.mass_diagonal), gravity_force=f1(self._gravity_force),
+                           sp_b1=i8(self.spring_b1), sp_b2=i8(self.spring_b2), sp_s1=f2(self.spring_s1),
+                           sp_s2=f2(self.spring_s2), sp_k=f1(self.spring_k), sp_c=f1(self.spring_c),
+                           sp_l0=f1(self.spring_l0), rt_b1=i8(self.rot_b1), rt_b2=i8(self.rot_b2),
+                           rt_k=f1(self.rot_k), rt_c=f1(self.rot_c), rt_th0=f1(self.rot_theta0),
+                           ld_b=i8([b for b, _, _ in self.loads]), ld_s=f2([s for _, s, _ in self.loads]),
+                           tq_b=i8([b for b, _ in self.torques]))
         rows, cols, sign, body, arm, _ = self._compile_reactions()
         react = PlanarReactions(np.ascontiguousarray(rows), f1(sign), i8(body), f2(arm), *self._radial_sites())
         # time functions: one evaluator for the rheonomic rows, the load components and the torques

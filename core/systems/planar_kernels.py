@@ -22,7 +22,9 @@ perp(a) = (-a_y, a_x) = B(phi) s'.
 The model's data are laid out by the named tuples below, built by name once by ``PlanarSystem.fused_data``
 (:class:`PlanarGeometry`: element rows, body indices and body vectors per equation primitive, the field prefix
 being the primitive's ``COMPILED`` name in core/elements/primitives; :class:`PlanarForces`: masses and force
-elements; :class:`PlanarReactions`) and per t by ``PlanarSystem.time_arrays`` (:class:`PlanarTime`: f(t) and
+elements; :class:`PlanarReactions`). PlanarGeometry and PlanarForces are generated from the primitives' declared
+``COMPILED_FIELDS`` (:data:`GEOMETRY_LAYOUT`, :data:`FORCES_LAYOUT`), and so is the packed layout of
+``mechstudio.core.dynamics.packed_planar``; and per t by ``PlanarSystem.time_arrays`` (:class:`PlanarTime`: f(t) and
 f''(t) per holonomic row, xi, load and torque values). They reach the compiled kernels as plain tuples in the
 same field order (``tuple(named)``): numba types a plain tuple of arrays from a C fingerprint, a named tuple in
 Python (measured: +10 to 17 us per call, as much as the evaluation itself); the kernels unpack them in field
@@ -34,139 +36,126 @@ tests/test_performance_equivalence.py checks them against the reference methods 
 from __future__ import annotations
 
 import math
+import sys
 from typing import NamedTuple
 
 import numpy as np
 
+from mechstudio.core.elements.primitives import (cam_contact, coordinate_driver, disk_on_line, forces, gear_mesh,
+                                                  knife_edge, point_coincidence, point_line, rack_mesh,
+                                                  relative_angle)
+from mechstudio.core.elements.primitives.base import INDEX, NUMBER, TABLE, VECTOR
 from mechstudio.core.elements.primitives.cam_contact import cam_row
 
 IntArray = np.ndarray
 FloatArray = np.ndarray
 
 
-class PlanarGeometry(NamedTuple):
-    """Constraint data per primitive: rows (r, rx, ry), bodies (bi, bj; ground = nb) and body vectors from the
-    centre of mass (si, sj, vi (unit), s, n (unit normal)) -- (K,) int64 or (K, 2) float arrays."""
-    nb: int  # number of bodies
-    m: int  # rows of C
-    mh: int  # holonomic rows
-    co_rx: IntArray  # point coincidence (core/elements/primitives/point_coincidence.py)
-    co_ry: IntArray
-    co_bi: IntArray
-    co_bj: IntArray
-    co_si: FloatArray
-    co_sj: FloatArray
-    pl_r: IntArray  # point on a body-fixed line (point_line.py)
-    pl_bi: IntArray
-    pl_bj: IntArray
-    pl_si: FloatArray
-    pl_sj: FloatArray
-    pl_vi: FloatArray
-    an_r: IntArray  # relative angle (relative_angle.py)
-    an_bi: IntArray
-    an_bj: IntArray
-    cd_r: IntArray  # coordinate driver (coordinate_driver.py): rows and coordinate indices
-    cd_k: IntArray
-    kn_r: IntArray  # knife edge (knife_edge.py): rows of C, body, blade point, blade normal
-    kn_b: IntArray
-    kn_s: FloatArray
-    kn_n: FloatArray
-    gm_r: IntArray  # gear mesh (gear_mesh.py): row, gear bodies, carrier, centres, unit line of centres in the
-    gm_bi: IntArray  # carrier's frame, (r_1, rho_2) pitch radii
-    gm_bj: IntArray
-    gm_bc: IntArray
-    gm_si: FloatArray
-    gm_sj: FloatArray
-    gm_e: FloatArray
-    gm_radii: FloatArray
-    rk_r: IntArray  # rack mesh (rack_mesh.py): row, carrier, pinion, rack, unit axis (carrier frame), pinion
-    rk_bc: IntArray  # centre, rack point, (0, rho)
-    rk_bp: IntArray
-    rk_bb: IntArray
-    rk_u: FloatArray
-    rk_sp: FloatArray
-    rk_sb: FloatArray
-    rk_rho: FloatArray
-    # contact: planar rolling disk (disk_on_line.py): rows (normal, rolling), line body, disk body,
-    # line point, disk centre, unit line direction (body i frame), (radius, c0)
-    dl_rn: IntArray
-    dl_rt: IntArray
-    dl_bi: IntArray
-    dl_bj: IntArray
-    dl_si: FloatArray
-    dl_sj: FloatArray
-    dl_vi: FloatArray
-    dl_par: FloatArray
-    # cam and follower (cam_contact.py): row, cam, follower, kind (0 flat, 1 roller), table offset and nodes,
-    # cam centre, follower point, face normal (follower frame), (roller radius, 0), stacked tables (T, 3)
-    cm_r: IntArray
-    cm_bi: IntArray
-    cm_bj: IntArray
-    cm_kind: IntArray
-    cm_off: IntArray
-    cm_n: IntArray
-    cm_si: FloatArray
-    cm_sj: FloatArray
-    cm_u: FloatArray
-    cm_par: FloatArray
-    cm_tab: FloatArray
+#: kinds of compiled arrays besides the primitives' (core/elements/primitives/base.py): the leading counts of
+#: PlanarGeometry (ints), and the reaction rows (K, 3) int64 padded with m
+COUNT, ROWS = "count", "rows"
+#: the equation primitives in the order of the kernels' loops: their ``COMPILED_FIELDS`` make PlanarGeometry
+GEOMETRY_PRIMITIVES = (point_coincidence, point_line, relative_angle, coordinate_driver, knife_edge, gear_mesh,
+                       rack_mesh, disk_on_line, cam_contact)
+Layout = tuple[tuple[str, str], ...]
 
 
-#: fields of PlanarGeometry that hold (K, 2) body vectors (the others after mh: (K,) int64 indices)
-GEOMETRY_VECTORS = frozenset({"co_si", "co_sj", "pl_si", "pl_sj", "pl_vi", "kn_s", "kn_n"})
-GEOMETRY_VECTORS = GEOMETRY_VECTORS | {"gm_si", "gm_sj", "gm_e", "gm_radii", "rk_u", "rk_sp", "rk_sb", "rk_rho"}
-GEO_NB = PlanarGeometry._fields.index("nb")
-GEO_MH = PlanarGeometry._fields.index("mh")
+def geometry_layout(primitives: tuple = GEOMETRY_PRIMITIVES) -> Layout:
+    """(field, kind) of PlanarGeometry: the counts nb, m, mh, then each primitive's declared arrays under its
+    prefix (``<COMPILED>_<name>``), in the order of ``primitives``."""
+    counts: Layout = (("nb", COUNT), ("m", COUNT), ("mh", COUNT))
+    return counts + tuple((f"{p.COMPILED}_{name}", kind) for p in primitives for name, kind in p.COMPILED_FIELDS)
+
+
+def forces_layout() -> Layout:
+    """(field, kind) of PlanarForces: diag(M) and the gravity forces, then the force primitives' declared arrays
+    (core/elements/primitives/forces.py ``COMPILED_FIELDS``)."""
+    masses: Layout = (("mass_diagonal", NUMBER), ("gravity_force", NUMBER))
+    return masses + tuple((f"{prefix}_{name}", kind) for prefix, fields in forces.COMPILED_FIELDS.items()
+                          for name, kind in fields)
+
+
+#: (field, kind) of PlanarReactions: rows (padded with m), sign, body, arm; the gears' radial sites
+REACTIONS_LAYOUT: Layout = (("rows", ROWS), ("sign", NUMBER), ("body", INDEX), ("arm", VECTOR),
+                            ("radial_body", INDEX), ("radial_n", VECTOR), ("radial_tan", NUMBER))
+GEOMETRY_LAYOUT = geometry_layout()
+FORCES_LAYOUT = forces_layout()
+
+
+def named_tuple(name: str, layout: Layout, doc: str) -> type:
+    """A NamedTuple class with the fields of ``layout`` (ints for counts, arrays otherwise)."""
+    cls = NamedTuple(name, [(f, int if kind == COUNT else np.ndarray) for f, kind in layout])  # type: ignore[misc]
+    cls.__doc__ = doc
+    return cls  # type: ignore[no-any-return]
+
+
+PlanarGeometry = named_tuple("PlanarGeometry", GEOMETRY_LAYOUT, """Constraint data per primitive (generated from
+the primitives' ``COMPILED_FIELDS``, :data:`GEOMETRY_LAYOUT`): nb, m, mh, then per primitive its rows (r, rx,
+ry), bodies (bi, bj; ground = nb) and body vectors from the centre of mass (si, sj, vi (unit), s, n (unit
+normal)) -- (K,) int64 or (K, 2) float arrays; point coincidence co_*, point on a line pl_*, relative angle an_*,
+coordinate driver cd_*, knife edge kn_*, gear mesh gm_*, rack mesh rk_*, disk on a line dl_*, cam contact cm_*.""")
+#: fields of PlanarGeometry that hold float arrays: (K, 2) body vectors and (T, 3) tables (the others after mh:
+#: (K,) int64 indices)
+GEOMETRY_VECTORS = frozenset(f for f, kind in GEOMETRY_LAYOUT if kind in (VECTOR, TABLE))
+GEO_NB = PlanarGeometry._fields.index("nb")  # type: ignore[attr-defined]
+GEO_MH = PlanarGeometry._fields.index("mh")  # type: ignore[attr-defined]
 #: the fields the kernels unpack at once (those before the contact fields, which they index by name below)
-GEO_CORE = PlanarGeometry._fields.index("kn_n") + 1
-GEO_GEARS_END = PlanarGeometry._fields.index("rk_rho") + 1  # the fields the position/velocity kernels unpack by name
+GEO_CORE = PlanarGeometry._fields.index("kn_n") + 1  # type: ignore[attr-defined]
+GEO_GEARS_END = PlanarGeometry._fields.index("rk_rho") + 1  # type: ignore[attr-defined]  # unpacked by name
 # contact: the planar rolling disk's and the cam's fields, indexed by constant in the kernels
-GEOMETRY_VECTORS = GEOMETRY_VECTORS | {"dl_si", "dl_sj", "dl_vi", "dl_par", "cm_si", "cm_sj", "cm_u", "cm_par",
-                                       "cm_tab"}
 GEO_DL_RN, GEO_DL_RT, GEO_DL_BI, GEO_DL_BJ, GEO_DL_SI, GEO_DL_SJ, GEO_DL_VI, GEO_DL_PAR = (
-    PlanarGeometry._fields.index(f) for f in ("dl_rn", "dl_rt", "dl_bi", "dl_bj", "dl_si", "dl_sj", "dl_vi",
-                                              "dl_par"))
+    PlanarGeometry._fields.index(f) for f in ("dl_rn", "dl_rt", "dl_bi", "dl_bj", "dl_si", "dl_sj",  # type: ignore
+                                              "dl_vi", "dl_par"))
 GEO_CM_R, GEO_CM_BI, GEO_CM_BJ, GEO_CM_KIND, GEO_CM_OFF, GEO_CM_N, GEO_CM_SI, GEO_CM_SJ, GEO_CM_U, GEO_CM_PAR, \
-    GEO_CM_TAB = (PlanarGeometry._fields.index(f) for f in ("cm_r", "cm_bi", "cm_bj", "cm_kind", "cm_off", "cm_n",
-                                                            "cm_si", "cm_sj", "cm_u", "cm_par", "cm_tab"))
+    GEO_CM_TAB = (PlanarGeometry._fields.index(f) for f in ("cm_r", "cm_bi", "cm_bj", "cm_kind",  # type: ignore
+                                                            "cm_off", "cm_n", "cm_si", "cm_sj", "cm_u", "cm_par",
+                                                            "cm_tab"))
+
+PlanarForces = named_tuple("PlanarForces", FORCES_LAYOUT, """Masses and force elements (generated from
+core/elements/primitives/forces.py ``COMPILED_FIELDS``, :data:`FORCES_LAYOUT`): diag(M), m g on the x, y
+coordinates; spring-dampers sp_* (bodies, arms (K, 2), stiffness, damping, free length), rotational
+spring-dampers rt_* (bodies, stiffness, damping, free angle), applied forces ld_* (body, arm (K, 2)), applied
+torques tq_b (body).""")
+PlanarReactions = named_tuple("PlanarReactions", REACTIONS_LAYOUT, """Reaction sites
+(``PlanarSystem._compile_reactions``): rows (padded with m), sign, body, arm (K, 2); gears
+(``PlanarSystem._radial_sites``): carrier index, unit radial n' in its frame (K, 2), tan(alpha) (0: none) of the
+force along the pressure line.""")
 
 
-class PlanarForces(NamedTuple):
-    """Masses and force elements (core/elements/primitives/forces.py)."""
-    mass_diagonal: FloatArray  # (n,) diag(M)
-    gravity_force: FloatArray  # (n,) m g on the x, y coordinates
-    sp_b1: IntArray  # spring-dampers: bodies, arms (K, 2), stiffness, damping, free length
-    sp_b2: IntArray
-    sp_s1: FloatArray
-    sp_s2: FloatArray
-    sp_k: FloatArray
-    sp_c: FloatArray
-    sp_l0: FloatArray
-    rt_b1: IntArray  # rotational spring-dampers: bodies, stiffness, damping, free angle
-    rt_b2: IntArray
-    rt_k: FloatArray
-    rt_c: FloatArray
-    rt_th0: FloatArray
-    ld_b: IntArray  # applied forces: body, arm (K, 2)
-    ld_s: FloatArray
-    tq_b: IntArray  # applied torques: body
+def empty_array(kind: str) -> np.ndarray:
+    """The array of a compiled field of ``kind`` when no element has it (no rows)."""
+    shapes = {INDEX: (np.zeros(0, np.int64)), NUMBER: np.zeros(0), VECTOR: np.zeros((0, 2)), TABLE: np.zeros((0, 3)),
+              ROWS: np.zeros((0, 3), np.int64)}
+    return shapes[kind]
 
 
-class PlanarReactions(NamedTuple):
-    """Reaction sites (``PlanarSystem._compile_reactions``): rows (padded with m), sign, body, arm (K, 2);
-    gears (``PlanarSystem._radial_sites``): carrier index, unit radial n' in its frame (K, 2), tan(alpha) (0:
-    none) of the force along the pressure line."""
-    rows: IntArray
-    sign: FloatArray
-    body: IntArray
-    arm: FloatArray
-    radial_body: IntArray
-    radial_n: FloatArray
-    radial_tan: FloatArray
+#: (ndim, dtype kind) of each kind of compiled array
+ARRAY_KINDS = {INDEX: (1, "i"), NUMBER: (1, "f"), VECTOR: (2, "f"), TABLE: (2, "f"), ROWS: (2, "i")}
 
 
-FORCES_MASS_DIAGONAL = PlanarForces._fields.index("mass_diagonal")
-REACTIONS_ROWS = PlanarReactions._fields.index("rows")
+def checked_fields(group: object, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``arrays``, a primitive group's ``compiled_fields``, checked against its module's declaration
+    (``COMPILED_FIELDS``): exactly the declared fields, each of its declared kind -- else a ValueError naming the
+    primitive and the field (a field the layout does not know would not reach the kernels)."""
+    module = sys.modules[type(group).__module__]
+    declared = {f"{module.COMPILED}_{name}": kind for name, kind in module.COMPILED_FIELDS}
+    where = f"{type(group).__name__} ({module.__name__})"
+    for name in arrays.keys() - declared.keys():
+        raise ValueError(f"{where}: compiled field {name!r} is not in its COMPILED_FIELDS {sorted(declared)}; "
+                         "declare it there so that the planar layout and the packed layout carry it")
+    for name in declared.keys() - arrays.keys():
+        raise ValueError(f"{where}: declared compiled field {name!r} is missing from its compiled_fields()")
+    for name, a in arrays.items():
+        ndim, dtype = ARRAY_KINDS[declared[name]]
+        a = np.asarray(a)
+        if a.ndim != ndim or a.dtype.kind != dtype or (declared[name] == VECTOR and a.shape[1:] != (2,)):
+            raise ValueError(f"{where}: compiled field {name!r} is a {a.dtype} array of shape {a.shape}, not the "
+                             f"declared {declared[name]} (ndim {ndim}, dtype kind {dtype!r})")
+    return arrays
+
+
+FORCES_MASS_DIAGONAL = PlanarForces._fields.index("mass_diagonal")  # type: ignore[attr-defined]
+REACTIONS_ROWS = PlanarReactions._fields.index("rows")  # type: ignore[attr-defined]
 
 
 class PlanarTime(NamedTuple):

@@ -47,12 +47,11 @@ from typing import Any
 import math
 
 import numpy as np
-import sympy as sp
 
 from mechstudio.core.elements import element_type, of
 from mechstudio.core.elements.base import UnsupportedElement
 from mechstudio.core.model.document import GROUND, Model
-from mechstudio.core.model.timefunc import T as TIME, TimeFunction, motion_evaluator, time_function
+from mechstudio.core.model.timefunc import TimeFunction, motion_evaluator, time_function
 from mechstudio.core.systems.spatial_kernels import kernels as spatial_kernels
 from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
 from mechstudio.core.types import FloatArray
@@ -106,6 +105,9 @@ def plane_quadratic(plane: list[TimeFunction]) -> tuple | None:
     ``ground.motion``), else None; ``still`` is the constant (z_p, r_p', r_p'') of a plane that does not move
     (else None). :meth:`SpatialSystem.plane_arrays` then evaluates the motion from these coefficients instead
     of the generic compiled expressions (the same values to round-off, a few microseconds less per call)."""
+    import sympy as sp  # only for a moving plane's motion: other models never import sympy (start-up time)
+
+    from mechstudio.core.model.timefunc import T as TIME  # creating the symbol imports sympy: see the line above
     coeffs = np.zeros((3, 3))
     for i, f in enumerate(plane):
         expr = sp.sympify(f.expr)
@@ -162,9 +164,9 @@ class SpatialSystem(ConstrainedSystem):
             rows = (k, self.m_holonomic + 2 * k, self.m_holonomic + 2 * k + 1)
             self.constraints.append(ConstraintInfo(j.name, "rolling_disk", rows, ROLLING_DISK.components, True,
                                                    GROUND, j.body))
-        self.loads = [(self.index[f.body1], np.array(f.point1[:3]) - self.com[f.body1], f.force)
+        self.loads = [(self.index[f.body], np.array(f.point[:3]) - self.com[f.body], f.force)
                       for f in ent.forces if f.type == "applied_force"]
-        self.torques = [(self.index[f.body1], f.torque) for f in ent.forces if f.type == "applied_torque"]
+        self.torques = [(self.index[f.body], f.torque) for f in ent.forces if f.type == "applied_torque"]
         self._compile_fast()
 
     # ------------------------------------------------------------------------------------------------------
@@ -312,7 +314,7 @@ class SpatialSystem(ConstrainedSystem):
         self._xi_cache: tuple | None = None
         self._J3 = np.ascontiguousarray(np.array(self.inertia, float).reshape(self.nb, 3, 3))
         self._mg3 = np.ascontiguousarray(self.mass[:, None] * self.gravity[None, :]).reshape(self.nb, 3)
-        self._k_pos, self._k_vel = spatial_kernels()
+        self._k_pos = self._k_vel = None  # bound at the first evaluation, under the kernel policy of the run
         mask = np.ones((self.m, self.n), bool)
         mh = self.m_holonomic
         for k, (b, _) in enumerate(self._disks):
@@ -358,6 +360,8 @@ class SpatialSystem(ConstrainedSystem):
         cache = self._pos_cache
         if cache is not None and cache[0] == key and cache[1] == zp:
             return cache[2]
+        if self._k_pos is None:
+            self._k_pos, self._k_vel = spatial_kernels()
         val = self._k_pos(np.ascontiguousarray(q, dtype=float), self.mass, self._J3, self.disk_body,
                           self.disk_radius, float(zp))
         self._pos_cache = (key, zp, val)
@@ -370,6 +374,8 @@ class SpatialSystem(ConstrainedSystem):
         cache = self._vel_cache
         if cache is not None and cache[0] == key:
             return cache[1]
+        if self._k_vel is None:
+            self._k_pos, self._k_vel = spatial_kernels()
         val = self._k_vel(np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float), self.mass,
                           self._J3, self._mg3, self.disk_body, self.disk_radius, np.array(ap))
         self._vel_cache = (key, val)

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mechstudio.core.jit import array_types, compile_kernel, numba_module
+from mechstudio.core.jit import KernelNotCached, array_types, compile_kernel, kernel_set, numba_module
 
 
 def k_position_terms(q, mass, J, disk_body, disk_radius, z_plane):  # noqa: ANN001, ANN201
@@ -131,18 +131,19 @@ def k_velocity_terms(q, v, mass, J, mg, disk_body, disk_radius, a_plane):  # noq
     return h, eta, kinetic
 
 
-_COMPILED: tuple[Callable[..., Any], Callable[..., Any]] | None = None
+@kernel_set
+def compiled() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """(position_terms, velocity_terms) compiled by numba, or None without numba (``mechstudio.core.jit``)."""
+    f8_1, f8_2, f8_3, i8_1, _, _ = array_types()
+    f8 = numba_module().float64
+    return (compile_kernel(k_position_terms, (f8_1, f8_1, f8_3, i8_1, f8_1, f8)),
+            compile_kernel(k_velocity_terms, (f8_1, f8_1, f8_1, f8_3, f8_2, i8_1, f8_1, f8_1)))
 
 
 def kernels() -> tuple[Callable[..., Any], Callable[..., Any]]:
-    """(position_terms, velocity_terms): compiled when numba is available, else the Python functions."""
-    global _COMPILED
-    if _COMPILED is None:
-        if numba_module() is None:
-            _COMPILED = (k_position_terms, k_velocity_terms)
-        else:
-            f8_1, f8_2, f8_3, i8_1, _, _ = array_types()
-            f8 = numba_module().float64
-            _COMPILED = (compile_kernel(k_position_terms, (f8_1, f8_1, f8_3, i8_1, f8_1, f8)),
-                         compile_kernel(k_velocity_terms, (f8_1, f8_1, f8_1, f8_3, f8_2, i8_1, f8_1, f8_1)))
-    return _COMPILED
+    """(position_terms, velocity_terms): compiled when the kernel policy gives them (``mechstudio.core.jit``: not
+    under "numpy", and under "cached" only from the cache), else the Python functions."""
+    try:
+        return compiled() or (k_position_terms, k_velocity_terms)
+    except KernelNotCached:
+        return k_position_terms, k_velocity_terms

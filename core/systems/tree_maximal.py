@@ -160,11 +160,11 @@ class TreeMaximalSystem(ConstrainedSystem):
         self.torques: list[tuple[int, Any]] = []
         for f in ent.forces:
             if f.type == "applied_force":
-                k = self.index[f.body1]
-                self.loads.append((k, np.asarray(f.point1, float)[:3] - tree.com[k], f.force))
+                k = self.index[f.body]
+                self.loads.append((k, np.asarray(f.point, float)[:3] - tree.com[k], f.force))
             elif f.type == "applied_torque":
                 comps = f.torque if len(f.torque) == 3 else (None, None, f.torque[0])
-                self.torques.append((self.index[f.body1], comps))
+                self.torques.append((self.index[f.body], comps))
 
     # ------------------------------------------------------------------------------------------------------
     @property

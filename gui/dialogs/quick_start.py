@@ -11,7 +11,8 @@ QUICK_START_HTML = """
 <h2>Quick start: a four-bar linkage in five minutes</h2>
 <p>You build with the mouse: drag entries from the <b>Palette</b> (left) onto the canvas (centre). Drops snap to
 0.1 m grid points and to existing points; the pointer position is shown in metres at the bottom right.
-<i>File → New</i> (Ctrl+N) gives an empty model; <i>Zoom to fit</i> (F) frames what you built.</p>
+Mechanism Studio starts on an empty planar model, ready for step 1; <i>File → New</i> (Ctrl+N) gives another
+one. <i>Zoom to fit</i> (F) frames what you built.</p>
 <ol>
 <li><b>Ground points.</b> Drag <i>Ground point</i> to (0, 0) and again to (4, 0).</li>
 <li><b>Crank.</b> Drag <i>Bar</i> to (0, 0): a 1 m bar of 1 kg/m from the drop point to the right.</li>
@@ -29,7 +30,9 @@ QUICK_START_HTML = """
 <li><b>Run.</b> Press <b>Run</b> (F5) in the Simulation toolbar. The mechanism falls under gravity in the
     <b>3D view</b>; the <b>Plots</b> under the canvas fill with reactions, constraint violation, energy and
     coordinates. Pause (F6), Stop (Shift+F5), Step back (Shift+F7) and Step (F7: one output frame) are next to
-    Run; drag the time slider (the row below the buttons) to scrub through the result.</li>
+    Run; drag the time slider (the row below the buttons) to scrub through the result. <i>Simulation →
+    Settings…</i> sets the end time (5, 0.5 or 1e4 s), the output interval, the formulation and the integrator
+    of this model: they are saved with it.</li>
 <li><b>Coupler curve.</b> Right-click the coupler where you want a coupler point and choose <i>Add point
     here</i> (or <i>Model → Add point</i>, P, then click the body): the body gets a named point (P1, P2, …;
     rename it in Properties) that is ticked for tracing. Any body point can be ticked or unticked in the

@@ -1,13 +1,15 @@
 """Help → Keyboard shortcuts: every shortcut of the window's menus (read from the actions themselves, so the
-list is always current) and the canvas's mouse and key gestures."""
+list is always current: the panel keys of View → Go to panel and the command palette among them) and the
+canvas's mouse and key gestures, the keyboard path included (Tab, the palette's Enter, the command palette)."""
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QMenu, QMenuBar,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout)
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QMenuBar, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout)
 
+from mechstudio.gui.widgets.menu_actions import menu_actions
 from mechstudio.gui.widgets.toolbar_style import plain_text
 
 #: the canvas's gestures (gui/editor/canvas.py), which are not menu actions
@@ -19,31 +21,29 @@ CANVAS_GESTURES = (
     ("Canvas", "Middle-button drag", "pan"),
     ("Canvas", "Esc or right click", "cancel the armed palette tool or the half-placed joint"),
     ("Canvas", "Right click on a body point / a body", "trace the point / add a point here"),
+    ("Canvas", "Tab / Shift+Tab", "give the keyboard to the next / previous panel's field (a frame around the canvas "
+                                  "shows that it has the keyboard)"),
+    ("Command palette", "Ctrl+K or Ctrl+Shift+P, type a name, Enter",
+     "run a menu command, or place an element: type each of its points as x, y [m] and Enter (Esc cancels)"),
     ("Outline", "Tick a body's point", "trace it (its path is drawn during and after a run)"),
     ("Palette", "Drag an entry onto the canvas", "place it (or click the entry, then click the canvas)"),
+    ("Palette", "Arrow keys, Enter", "place the chosen entry at typed coordinates (the command palette asks)"),
+    ("Panels", "Ctrl+0, Ctrl+1 … Ctrl+7", "the canvas; the palette, outline, properties, spherical tree, undo "
+                                         "history, 3D view, plots (View → Go to panel)"),
     ("Properties", "Tab / Shift+Tab, Enter", "next / previous field, commit the value"),
     ("Properties", "Mouse wheel over a focused field", "step the value (an unfocused field scrolls the panel)"),
 )
 
 
 def menu_shortcuts(menubar: QMenuBar) -> list[tuple[str, str, str]]:
-    """(menu path, shortcuts, action) for every action with a shortcut, in menu order."""
+    """(menu path, shortcuts, action) for every action with a shortcut, in menu order (walked without
+    ``QAction.menu()``, which deletes the menus it is asked for: :mod:`mechstudio.gui.widgets.menu_actions`)."""
     rows: list[tuple[str, str, str]] = []
-
-    def walk(menu: QMenu, path: str) -> None:
-        for a in menu.actions():
-            sub = a.menu()
-            if isinstance(sub, QMenu):
-                walk(sub, f"{path} › {plain_text(a.text())}")
-            elif isinstance(a, QAction) and not a.isSeparator():
-                keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in a.shortcuts() if not k.isEmpty()]
-                if keys:
-                    rows.append((path, " or ".join(keys), plain_text(a.text()).split(" ")[0]
-                                 if a.objectName() in ("act_undo", "act_redo") else plain_text(a.text())))
-
-    for top in menubar.actions():
-        if isinstance(top.menu(), QMenu):
-            walk(top.menu(), plain_text(top.text()))
+    for path, a in menu_actions(menubar):
+        keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in a.shortcuts() if not k.isEmpty()]
+        if keys:
+            rows.append((path, " or ".join(keys), plain_text(a.text()).split(" ")[0]
+                         if a.objectName() in ("act_undo", "act_redo") else plain_text(a.text())))
     return rows
 
 

@@ -27,8 +27,10 @@ import logging
 import math
 from typing import Any
 
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import (QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF, QTransform)
+import numpy as np
+
+from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (QBrush, QColor, QFont, QPainter, QPainterPath, QPalette, QPen, QPolygonF, QTransform)
 from PySide6.QtWidgets import (QGraphicsEllipseItem, QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem,
                                QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView)
 
@@ -38,11 +40,14 @@ from mechstudio.core.errors import ModelError
 from mechstudio.gui.document import Document
 from mechstudio.gui.editor import placement, traced_points
 from mechstudio.gui.editor.canvas_points import PointTools
+from mechstudio.core.drawing.build import posed_scene
 from mechstudio.core.drawing.scene import SceneGeometry, Vec2, scene_geometry
 
 PICK_PX = 9.0  # pick and snap radius [px]
 HANDLE_PX = 5.0
 GRID_STEP = 0.1  # [m]
+BODY_ROLE = 0  # graphics item data key: the body a shape item draws
+FOCUS_FRAME_PX = 2  # the frame drawn inside the canvas's edge while it has the keyboard focus
 _gesture_ids = itertools.count(1)
 
 log = logging.getLogger(__name__)
@@ -74,6 +79,9 @@ class PlanarCanvas(PointTools, QGraphicsView):
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setBackgroundBrush(QColor("#fbfbf8"))
+        # the grid is drawn once per zoom or pan (Qt invalidates the cache then): a run's playback redraws only
+        # the mechanism
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setMinimumSize(320, 240)
         self.snap_to_grid = True
         self.grid_step = GRID_STEP
@@ -84,11 +92,12 @@ class PlanarCanvas(PointTools, QGraphicsView):
         self._ghost: QGraphicsItem | None = None
         self._rubber: QGraphicsRectItem | None = None
         self._fitted = False
+        self._shown: tuple[Any, Any, float] | None = None  # (system, q, t) of a run's configuration drawn
         self._init_point_tools()
         self.setTransform(QTransform.fromScale(100.0, -100.0))
         document.sig_analysis_changed.connect(self._on_document_analysis_changed)
         document.sig_selection_changed.connect(lambda _keys: self.rebuild())
-        document.sig_path_changed.connect(lambda _p: self.zoom_to_fit())
+        document.sig_reset.connect(self.zoom_to_fit)
         self.rebuild()
 
     # ---- coordinates ------------------------------------------------------------------------------------
@@ -115,8 +124,9 @@ class PlanarCanvas(PointTools, QGraphicsView):
         p = self.mapToScene(pos.toPoint() if hasattr(pos, "toPoint") else pos)
         return (p.x(), p.y())
 
-    def snap(self, p: Vec2, *, points: bool = True, exclude_body: str | None = None) -> Vec2:
-        """Snap to a body point, ground point or joint within the pick radius, else to the grid."""
+    def snap(self, p: Vec2, *, points: bool = True, exclude_body: str | None = None, grid: bool = True) -> Vec2:
+        """Snap to a body point, ground point or joint within the pick radius, else to the grid (when ``grid`` and
+        snapping to the grid is on)."""
         if points:
             tol = self.tolerance
             cands: list[Vec2] = list(self.geometry.ground.values())
@@ -127,7 +137,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
             near = [(math.dist(p, c), c) for c in cands if math.dist(p, c) <= tol]
             if near:
                 return min(near)[1]
-        if self.snap_to_grid:
+        if self.snap_to_grid and grid:
             return (_snap_value(p[0], self.grid_step), _snap_value(p[1], self.grid_step))
         return p
 
@@ -152,13 +162,14 @@ class PlanarCanvas(PointTools, QGraphicsView):
     def rebuild(self) -> None:
         """Redraw everything from ``document.analysis.posed``."""
         analysis = self.document.analysis
-        self.geometry = scene_geometry(analysis.posed, solver_frames(analysis))
+        self.geometry = self._shown_geometry() or scene_geometry(analysis.posed, solver_frames(analysis))
         self._ghost = None
         self._rubber = None
+        self._body_items: dict[str, list[QGraphicsItem]] = {}
         self._scene.clear()
         sel = set(self.document.selection)
         sg = self.geometry
-        offending = set(analysis.offending) if analysis.state == "failed" else set()
+        offending = set(analysis.offending) if analysis.state == "failed" and self._shown is None else set()
         self._ticked = set(traced_points.traced(self.document.model))
         for b in sg.bodies:
             self._draw_body(b, ("bodies", b.name) in sel)
@@ -176,12 +187,64 @@ class PlanarCanvas(PointTools, QGraphicsView):
                 if b is not None:
                     for _kind, hp in self._handles(b):
                         self._marker(hp, "square", QColor("#222"), QColor("#ffd84d"), HANDLE_PX)
-        if self._pending is not None:
+        if self._pending is not None and self._pending.first is not None:
             self._marker(self._pending.first.world, "circle", QColor("#d9534f"), None, 8.0)
         if not self._fitted and self.isVisible():
             self._fitted = True
             self.zoom_to_fit()
         self.viewport().update()
+
+    # ---- a run's configuration (playback) ---------------------------------------------------------------
+    def show_configuration(self, system: Any, q: Any, t: float) -> None:
+        """Draw the mechanism at the coordinates ``q`` (n,) of the compiled ``system`` — a run's state at time ``t``
+        [s] — instead of the model's assembled pose (the live view calls this while it plays or scrubs a run).
+        Picking and the right-click menu work on what is shown; placing an element shows the model's pose again
+        first (placement works on the model), and so does :meth:`show_model_pose`."""
+        self._shown = (system, np.array(q, dtype=float), float(t))
+        self.rebuild()
+
+    def show_model_pose(self) -> None:
+        """Draw the model's assembled pose again (no run, an edit, results cleared)."""
+        if self._shown is not None:
+            self._shown = None
+            self.rebuild()
+
+    @property
+    def shown_time(self) -> float | None:
+        """The run time [s] whose configuration is drawn; None when the model's pose is."""
+        return None if self._shown is None else self._shown[2]
+
+    @property
+    def placing(self) -> bool:
+        """A palette tool is armed, a placement waits for a click, or an element is being dragged in or a gesture
+        is under way: the model's pose stays on screen."""
+        return self._armed is not None or self._pending is not None or self._ghost is not None or \
+            self._gesture is not None
+
+    def _shown_geometry(self) -> SceneGeometry | None:
+        if self._shown is None:
+            return None
+        system, q, _t = self._shown
+        try:
+            return posed_scene(system, q)
+        except Exception:  # noqa: BLE001 (drawing a run's state must never break the editor: show the model)
+            log.warning("cannot draw the run's configuration; showing the model's pose", exc_info=True)
+            self._shown = None
+            return None
+
+    def model_world(self, body: str, world: Vec2) -> Vec2:
+        """The model-pose position of the point of ``body`` that is drawn at ``world`` [m] (the same point while
+        the model's pose is shown; with a run's configuration, the point that moves with the body there)."""
+        if self._shown is None:
+            return world
+        shown = self.geometry.body(body)
+        model_body = scene_geometry(self.document.base_model()).body(body)
+        if shown is None or model_body is None:
+            return world
+        (x, y, phi), (x0, y0, phi0) = shown.pose, model_body.pose
+        dx, dy = world[0] - x, world[1] - y
+        c, s = math.cos(phi0 - phi), math.sin(phi0 - phi)
+        return (x0 + c * dx - s * dy, y0 + s * dx + c * dy)
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)
@@ -247,12 +310,14 @@ class PlanarCanvas(PointTools, QGraphicsView):
             item.setPen(pen)
             item.setZValue(10)
             self._scene.addItem(item)
+            self._tag_body(item, b.name)
         for c, r, spokes in b.disks:
             item = QGraphicsEllipseItem(QRectF(c[0] - r, c[1] - r, 2 * r, 2 * r))
             item.setPen(self._pen(outline, 3 if selected else 1.5))
             item.setBrush(fill)
             item.setZValue(10)
             self._scene.addItem(item)
+            self._tag_body(item, b.name)
             for k in range(spokes):
                 ang = b.pose[2] + 2 * math.pi * k / spokes
                 line = self._scene.addLine(QLineF(QPointF(*c), QPointF(c[0] + r * math.cos(ang),
@@ -263,6 +328,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
             item = self._scene.addPolygon(QPolygonF([QPointF(*v) for v in poly]),
                                           self._pen(outline, 3 if selected else 1.5), QBrush(fill))
             item.setZValue(10)
+            self._tag_body(item, b.name)
         for name, p in b.points.items():
             if (b.name, name) in self._ticked:  # a traced point: filled in the body's colour, labelled
                 self._marker(p, "circle", color.darker(160), color, 4.0, z=22)
@@ -271,6 +337,14 @@ class PlanarCanvas(PointTools, QGraphicsView):
                 self._marker(p, "circle", color.darker(160), QColor("white"), 2.5, z=20)
         self._marker(b.com, "circle", QColor("#333"), QColor("#333"), 1.8, z=21)
         self._label(b.name, b.com, "#ff7700" if selected else "#333")
+
+    def _tag_body(self, item: QGraphicsItem, body: str) -> None:
+        item.setData(BODY_ROLE, body)
+        self._body_items.setdefault(body, []).append(item)
+
+    def body_items(self, body: str) -> list[QGraphicsItem]:
+        """The items that draw the shapes of ``body`` (its bars' paths, disks, polygons) in world coordinates."""
+        return list(self._body_items.get(body, []))
 
     def _draw_ground(self, name: str, p: Vec2, selected: bool) -> None:
         self._marker(p, "triangle", QColor("#ff9900") if selected else QColor("#555"),
@@ -301,7 +375,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
             self._draw_gearing(j, color)
         else:
             self._marker(j.p2, "circle", color, QColor("#eee"), 5.0, z=30)
-        for line in j.polylines:  # contacts (issue 15): the rolling line and disk rim, the cam profile, follower
+        for line in j.polylines:  # contacts: the rolling line and disk rim, the cam profile, follower
             path = QPainterPath(QPointF(*line[0]))
             for v in line[1:]:
                 path.lineTo(QPointF(*v))
@@ -312,7 +386,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
         self._label(j.name, j.p2, "#d9000f" if offending else "#222", dx=7, dy=2)
 
     def _draw_gearing(self, j: Any, color: QColor) -> None:
-        """Gear pair / rack and pinion (issue 15): dashed pitch circles, the rack's pitch line with tooth ticks
+        """Gear pair / rack and pinion: dashed pitch circles, the rack's pitch line with tooth ticks
         (one per pitch-circle twelfth of the pinion), a diamond at the pitch point."""
         pen = self._pen(color, 1.2, Qt.PenStyle.DashLine)
         for c, r in j.circles:
@@ -457,6 +531,8 @@ class PlanarCanvas(PointTools, QGraphicsView):
     # ---- palette interface ------------------------------------------------------------------------------
     def arm(self, kind: str | None) -> None:
         """Arm a palette tool: the next left click on the canvas places it."""
+        if kind:
+            self.show_model_pose()
         self._armed = kind
         self._pending = None
         self._point_tool = False
@@ -485,33 +561,52 @@ class PlanarCanvas(PointTools, QGraphicsView):
         self.drop(kind, self.to_world(local))
         return True
 
-    def drop(self, kind: str, world: Vec2) -> None:
-        """Place palette element ``kind`` at world point ``world`` (snapped)."""
-        p = self.snap(world)
+    def drop(self, kind: str, world: Vec2, *, grid: bool = True) -> str:
+        """Place palette element ``kind`` at world point ``world`` (snapped to a point within the pick radius, else
+        to the grid when ``grid``); the status text."""
+        self.show_model_pose()
+        p = self.snap(world, grid=grid)
         base = self.document.base_model()
         try:
             result = placement.place(base, scene_geometry(base), kind, p, self.tolerance)
         except ModelError as exc:
-            self.sig_status.emit(f"cannot place: {exc.diagnostics[0].message}")
-            return
-        self._apply(result)
+            text = f"cannot place: {exc.diagnostics[0].message}"
+            self.sig_status.emit(text)
+            return text
+        return self._apply(result)
 
-    def _apply(self, result: Any) -> None:
+    def click_pending(self, world: Vec2, *, grid: bool = True) -> str:
+        """The click at ``world`` that a pending placement waits for (a second end, a coupling's joint); the status
+        text. Without a pending placement: nothing happens."""
+        if self._pending is None:
+            return ""
+        self.show_model_pose()
+        base = self.document.base_model()
+        p = self.snap(world, grid=grid)
+        try:
+            result = placement.complete(base, scene_geometry(base), self._pending, p, self.tolerance)
+        except ModelError as exc:
+            result = f"cannot place: {exc.diagnostics[0].message}"
+        return self._apply(result)
+
+    def _apply(self, result: Any) -> str:
+        """Show the outcome of a placement step (a message, a pending placement or the new element); its status
+        text."""
         if isinstance(result, str):
             self._pending = None
-            self.sig_status.emit(result)
+            text = result
             self.rebuild()
         elif isinstance(result, placement.Pending):
             self._pending = result
-            what = placement.PALETTE[result.kind][0].lower()
-            self.sig_status.emit(f"{what}: first end on {result.first.body}; click the second body or point "
-                                 "(empty space: the ground; Esc cancels)")
+            text = placement.prompt(result)
             self.rebuild()
         else:
             self._pending = None
             self.document.push_edit(result.model, result.text)
             self.document.set_selection([result.key])
-            self.sig_status.emit(result.text)
+            text = f"{result.text}; {result.note}" if result.note else result.text
+        self.sig_status.emit(text)
+        return text
 
     def preview_global(self, kind: str, global_pos: Any) -> None:
         """Ghost of a palette element being dragged over the canvas."""
@@ -519,6 +614,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
         local = self.viewport().mapFromGlobal(global_pos)
         if not self.viewport().rect().contains(local):
             return
+        self.show_model_pose()
         p = self.snap(self.to_world(local))
         item = QGraphicsEllipseItem(QRectF(-7, -7, 14, 14))
         item.setPen(self._pen("#0078d7", 2, Qt.PenStyle.DashLine))
@@ -553,10 +649,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
         self.setFocus()
         world = self.to_world(event.position())
         if self._pending is not None:
-            base = self.document.base_model()
-            p = self.snap(world)
-            result = placement.complete(base, scene_geometry(base), self._pending, p, self.tolerance)
-            self._apply(result)
+            self.click_pending(world)
             return
         if self._armed is not None:
             kind = self._armed
@@ -663,15 +756,9 @@ class PlanarCanvas(PointTools, QGraphicsView):
             new = edit.set_poses(base, {g["body"]: (x, y, phi)})
             doc.push_edit(new, f"Move {g['body']}", key, extra_hold=(f"{g['body']}.x", f"{g['body']}.y"))
         elif g["kind"] == "resize":
-            b = edit.element(base, "bodies", g["body"])
-            x0, y0, _ = edit.body_pose(b)
-            p = self.snap(world, exclude_body=g["body"])
-            length = math.hypot(p[0] - x0, p[1] - y0)
-            if length < 1e-3:
+            new = placement.stretch_bar(base, g["body"], self.snap(world, exclude_body=g["body"]))
+            if new is None:
                 return
-            phi = math.atan2(p[1] - y0, p[0] - x0)
-            new = edit.resize_bar(edit.set_poses(base, {g["body"]: (x0, y0, phi)}, validate=False), g["body"],
-                                  round(length, 10))
             doc.push_edit(new, f"Resize {g['body']}", key, extra_hold=(f"{g['body']}.phi",))
         elif g["kind"] == "rotate":
             b = edit.element(base, "bodies", g["body"])
@@ -700,9 +787,43 @@ class PlanarCanvas(PointTools, QGraphicsView):
             return
         super().keyPressEvent(event)
 
+    def event(self, event: QEvent) -> bool:  # noqa: D102 - Qt API
+        # Tab and Shift+Tab move the keyboard focus on to the next field of the window (a QGraphicsView hands them
+        # to its scene, which keeps them: the keyboard was trapped in the canvas)
+        if event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab) and \
+                not event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier):
+            if self.focusNextPrevChild(event.key() == Qt.Key.Key_Tab):
+                return True
+        return super().event(event)
+
+    def focusInEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().focusInEvent(event)
+        self.viewport().update()
+
+    def focusOutEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().focusOutEvent(event)
+        self.viewport().update()
+
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
         super().drawForeground(painter, rect)
         self.draw_point_traces(painter)
+        if self.hasFocus():
+            self.draw_focus_frame(painter)
+
+    def draw_focus_frame(self, painter: QPainter) -> None:
+        """A frame of :data:`FOCUS_FRAME_PX` in the style's highlight colour just inside the viewport's edge: the
+        canvas has the keyboard."""
+        painter.save()
+        painter.resetTransform()
+        pen = QPen(self.palette().color(QPalette.ColorRole.Highlight), FOCUS_FRAME_PX)
+        pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        half = FOCUS_FRAME_PX / 2
+        r = QRectF(self.viewport().rect()).adjusted(half, half, -half, -half)
+        painter.drawRect(r)
+        painter.restore()
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
         super().drawBackground(painter, rect)
@@ -734,7 +855,6 @@ def solver_frames(analysis: Any) -> dict[str, Any] | None:
     model = analysis.posed
     if model.kind != "spatial" or analysis.system is None or analysis.q is None or not analysis.assembled:
         return None
-    import numpy as np
     system, q, out = analysis.system, analysis.q, {}
     try:
         for b in model.data.get("bodies", []):

@@ -36,6 +36,7 @@ class PointTools:
 
     document: Any
     geometry: Any
+    model_world: Any  # (body, world) -> world of the model's pose (PlanarCanvas)
 
     def _init_point_tools(self) -> None:
         self._point_lines: list[Any] = []
@@ -116,7 +117,7 @@ class PointTools:
             if model.kind != "planar":
                 a.setEnabled(False)
                 a.setText(f"Add point here (on {body}): spatial bodies get points in Properties")
-            a.triggered.connect(lambda _c=False, body=body, p=p: self.add_point(body, p))
+            a.triggered.connect(lambda _c=False, body=body, p=p: self.add_point(body, self.model_world(body, p)))
             out.append(a)
         if not out:
             a = QAction("Nothing here: right-click a body point to trace it, or a body to add a point", self)
@@ -148,8 +149,9 @@ class PointTools:
         return True
 
     def add_point(self, body: str, world: Vec2) -> str | None:
-        """Add an auto-named, ticked point to ``body`` at world point ``world``; its name (None, and the reason in
-        the status bar, when refused)."""
+        """Add an auto-named, ticked point to ``body`` at world point ``world`` of the model's pose (where a run's
+        configuration is shown, the canvas maps the clicked point there first: ``model_world``); its name (None,
+        and the reason in the status bar, when refused)."""
         try:
             new, name = traced_points.add_point(self.document.base_model(), body, world)
         except (ValueError, KeyError) as exc:
@@ -191,4 +193,4 @@ class PointTools:
         if not bodies:
             self.refuse("no body here: click on a body to add a point to it", view_pos)
             return None
-        return self.add_point(bodies[0], world)
+        return self.add_point(bodies[0], self.model_world(bodies[0], world))

@@ -6,6 +6,15 @@ key), a :class:`Pending` connection (a joint or spring whose second end the next
 saying why nothing can be placed there. Joints connect the bodies under the drop point: ground points first,
 then bodies in file order; a body point or ground point within the snap radius is reused, otherwise a named
 point is added to the body.
+
+Nothing moves when a joint pins a body to the ground at a new ground point (a click or drop on empty space): the
+new ground point goes where the body's end is (revolute, weld), or onto the sliding line through it (prismatic,
+pin in slot: the line runs along the global x axis, so the new point takes the click's x and the body's y). Where
+two existing points that do not meet are joined, the assembly closes the gap, and :attr:`Placed.note` says so.
+
+A gear pair or a rack and pinion couples two joints: dropped anywhere, it waits for a click on its first joint
+(unless dropped on one), then for a click on the second; a click that misses keeps it waiting and says why
+(:attr:`Pending.note`). :func:`prompt` is the status text of what a pending placement waits for.
 """
 from __future__ import annotations
 
@@ -13,44 +22,55 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from mechstudio.core.elements import element_type
+from mechstudio.core.elements import element_type, element_types
+from mechstudio.core.elements.base import CouplingEnds, ElementType
+from mechstudio.core.elements.fields import JointRef
 from mechstudio.core.model import GROUND, Model
 from mechstudio.core.model import edit
 from mechstudio.core.drawing.scene import SceneGeometry, Vec2
 
-def _element_entry(type_: str) -> tuple[str, str]:
-    """(label, tooltip) of the palette entry that creates element type ``type_`` (from core/elements)."""
-    info = element_type(type_).editor
-    return info.label, info.tooltip
+def _palette_elements() -> dict[str, ElementType]:
+    """palette kind -> the element type whose entry it is (core/elements: ``editor.palette``; when several types
+    share a kind, e.g. the joint-angle and joint-distance drivers, the first by ``editor.rank`` and name)."""
+    out: dict[str, ElementType] = {}
+    for et in sorted((et for et in element_types() if et.editor.palette), key=lambda et: (et.editor.rank, et.name)):
+        out.setdefault(str(et.editor.palette), et)
+    return out
 
 
+#: the element type behind each element entry of the palette, in palette order
+ELEMENTS = _palette_elements()
 #: palette entries: kind -> (label, tooltip); element entries come from the element registry
 PALETTE = {
     "bar": ("Bar", "A uniform bar, 1 m and 1 kg/m; drag its end handle to resize and rotate"),
     "disk": ("Disk", "A uniform disk, r = 0.25 m, 1 kg"),
     "block": ("Block", "A rectangular block (polygon body), 0.4 m x 0.2 m, 1 kg"),
     "ground": ("Ground point", "A fixed point of the ground"),
-    "revolute": _element_entry("revolute"),
-    "prismatic": _element_entry("prismatic"),
-    "weld": _element_entry("weld"),
-    "pin_in_slot": _element_entry("pin_in_slot"),
-    "spring": _element_entry("spring_damper"),
-    "rotational_spring": _element_entry("rotational_spring_damper"),
-    "driver": _element_entry("joint_angle"),
-    "force": _element_entry("applied_force"),
-    "torque": _element_entry("applied_torque"),
-    "knife_edge": _element_entry("knife_edge"),
+    **{kind: (et.editor.label, et.editor.tooltip) for kind, et in ELEMENTS.items()},
 }
-# gears (issue 15): placed by clicking the two joints they couple (first type, second type)
-PALETTE.update({"gear_pair": _element_entry("gear_pair"), "rack_pinion": _element_entry("rack_pinion")})
-COUPLING_KINDS = {"gear_pair": ("revolute", "revolute"), "rack_pinion": ("revolute", "prismatic")}
 BODY_KINDS = ("bar", "disk", "block")
-CONNECTOR_KINDS = ("revolute", "prismatic", "weld", "pin_in_slot", "spring")
-# contact (issue 15): two clicks, in order -- the disk's centre then a point of its line; the cam's centre then
-# the follower's point (body1 is the second click for the disk, the first for the cam)
-CONTACT_KINDS = ("planar_rolling_disk", "cam_follower")
-PALETTE.update({k: _element_entry(k) for k in CONTACT_KINDS})
-CONNECTOR_KINDS += CONTACT_KINDS
+
+
+def _kinds(placement: str) -> tuple[str, ...]:
+    return tuple(k for k, et in ELEMENTS.items() if et.editor.placement == placement)
+
+
+def _joint_types(et: ElementType) -> tuple[str, ...]:
+    """The joint types the element's joint fields accept, one per field (its first accepted type)."""
+    return tuple(f.types[0] for f in et.fields if isinstance(f, JointRef) and f.types)
+
+
+#: placed by clicking the two joints they couple (gear pair, rack and pinion ...): kind -> (first type, second)
+COUPLING_KINDS = {k: _joint_types(ELEMENTS[k]) for k in _kinds("coupling")}
+#: contact: two clicks, in order -- the disk's centre then a point of its line; the cam's centre then the
+#: follower's point (body1 is the second click for the disk, the first for the cam)
+CONTACT_KINDS = _kinds("contact")
+#: two clicks joining two bodies (or a body and the ground); the contacts are placed that way too
+CONNECTOR_KINDS = _kinds("connector") + CONTACT_KINDS
+#: dropped on a joint: kind -> the joint types its elements act on (a rotational spring: revolute; a driver:
+#: revolute for an angle, prismatic for a distance)
+ON_JOINT_KINDS = {k: tuple(dict.fromkeys(t for et in element_types() if et.editor.palette == k
+                                         for t in _joint_types(et))) for k in _kinds("on_joint")}
 ROLLER_RADIUS = 0.05  # [m] default roller of a new cam follower (at most a third of the cam-follower distance)
 
 
@@ -67,12 +87,44 @@ class Placed:
     model: Model
     text: str
     key: tuple[str, str]
+    note: str = ""  # for the status bar: what the assembly will do (a gap it closes)
 
 
 @dataclass(frozen=True)
 class Pending:
+    """A placement that waits for a click: the second end of a connection, or a coupling's joints.
+
+    ``first``: the first end (a coupling's: ``body`` "" and ``ref`` the first joint's name); None while a coupling
+    still waits for its first joint. ``note``: why the last click did not complete it (shown with the prompt)."""
     kind: str
-    first: Attach
+    first: Attach | None
+    note: str = ""
+
+
+def prompt(pending: Pending) -> str:
+    """The status text of what ``pending`` waits for (the last miss first, then what to click; Esc cancels)."""
+    label = PALETTE[pending.kind][0]
+    if pending.kind in COUPLING_KINDS:
+        first_type, second_type = COUPLING_KINDS[pending.kind]
+        gear = pending.kind == "gear_pair"
+        if pending.first is None:
+            text = f"{label}: click the {first_type} joint of the {'first gear' if gear else 'pinion'}"
+        else:
+            text = (f"{label}: first joint {pending.first.ref}; click the {second_type} joint of the "
+                    f"{'second gear' if gear else 'rack'}")
+    elif pending.first is None:
+        text = f"{label}: click where it goes"
+    else:
+        first = pending.first
+        where = "the ground" if first.body == GROUND else first.body
+        point = f" ({first.ref})" if isinstance(first.ref, str) else ""
+        if pending.kind in CONTACT_KINDS:
+            second = "a point of the line" if pending.kind == "planar_rolling_disk" else "the follower's roller centre"
+            text = f"{label}: first click on {where}{point}; click {second}"
+        else:
+            text = f"{label}: first end on {where}{point}; click the second body or point (empty space: the ground)"
+    text += " (Esc cancels)"
+    return f"{pending.note} — {text}" if pending.note else text
 
 
 def attachments_at(model: Model, sg: SceneGeometry, p: Vec2, tol: float) -> list[Attach]:
@@ -122,8 +174,62 @@ def _resolve(data: dict[str, Any], a: Attach, taken: set[str]) -> Any:
     return f"p{k}"
 
 
+def stretch_bar(model: Model, body: str, end: Vec2) -> Model | None:
+    """Bar ``body`` turned about its end ``a`` and resized so that its end ``b`` lies at ``end`` [m] (what dragging
+    its end handle does; mass, inertia and centre of mass follow the length: ``edit.resize_bar``). None when
+    ``end`` is at the bar's end ``a``."""
+    x0, y0, _ = edit.body_pose(edit.element(model, "bodies", body))
+    length = math.hypot(end[0] - x0, end[1] - y0)
+    if length < 1e-3:
+        return None
+    phi = math.atan2(end[1] - y0, end[0] - x0)
+    return edit.resize_bar(edit.set_poses(model, {body: (x0, y0, phi)}, validate=False), body, round(length, 10))
+
+
 def _phi(data: dict[str, Any], body: str) -> float:
     return 0.0 if body == GROUND else edit.body_pose(edit.element(data, "bodies", body))[2]
+
+
+#: joints whose two points coincide, and joints whose second point slides on a line (global x) through the first
+COINCIDENT_KINDS = ("revolute", "weld")
+SLIDING_KINDS = ("prismatic", "pin_in_slot")
+GAP_TOL = 1e-9  # [m] two points closer than this meet
+
+
+def _new_ground(a: Attach) -> bool:
+    return a.body == GROUND and a.ref is None
+
+
+def keep_in_place(kind: str, a: Attach, b: Attach) -> tuple[Attach, Attach]:
+    """The two ends of a new joint, a new ground point moved so that nothing else has to (module docstring):
+    at the body's end (revolute, weld), or onto the line through it along the global x axis (prismatic, pin in
+    slot). Other ends are returned as they are."""
+    for new, other in ((a, b), (b, a)):
+        if _new_ground(new) and other.body != GROUND:
+            if kind in COINCIDENT_KINDS:
+                moved = Attach(GROUND, None, other.world)
+            elif kind in SLIDING_KINDS:
+                moved = Attach(GROUND, None, (new.world[0], other.world[1]))
+            else:
+                continue
+            return (moved, other) if new is a else (other, moved)
+    return a, b
+
+
+def gap_note(kind: str, a: Attach, b: Attach) -> str:
+    """What the assembly does when the joint's two (existing) points do not meet; "" when they do."""
+    if kind in COINCIDENT_KINDS:
+        gap = math.dist(a.world, b.world)
+        what = "apart"
+    elif kind in SLIDING_KINDS:
+        gap = abs(a.world[1] - b.world[1])
+        what = "off the sliding line (along x)"
+    else:
+        return ""
+    if gap <= GAP_TOL:
+        return ""
+    mover = b.body if b.body != GROUND else a.body
+    return f"the joint's points are {gap:.3g} m {what}: the assembly moves {mover} to close the gap"
 
 
 def connect(model: Model, kind: str, a: Attach, b: Attach) -> Placed | str:
@@ -133,7 +239,7 @@ def connect(model: Model, kind: str, a: Attach, b: Attach) -> Placed | str:
     if kind in CONTACT_KINDS:
         return connect_contact(model, kind, a, b)
     order = {GROUND: -1, **{n: i for i, n in enumerate(edit.names(model, "bodies"))}}
-    a, b = sorted((a, b), key=lambda x: order.get(x.body, 0))
+    a, b = sorted(keep_in_place(kind, a, b), key=lambda x: order.get(x.body, 0))
     data = model.copy_data()
     taken: set[str] = set()
     r1, r2 = _resolve(data, a, taken), _resolve(data, b, taken)
@@ -152,7 +258,8 @@ def connect(model: Model, kind: str, a: Attach, b: Attach) -> Placed | str:
         phi1 = _phi(data, a.body)
         extra["axis"] = [math.cos(-phi1), math.sin(-phi1)]  # global x in body1's frame
     data.setdefault("joints", []).append(edit.joint_item(name, kind, a.body, r1, b.body, r2, **extra))
-    return Placed(edit.model_from_data(data, model.source), f"Add {kind} joint {name}", ("joints", name))
+    return Placed(edit.model_from_data(data, model.source), f"Add {kind} joint {name}", ("joints", name),
+                  gap_note(kind, a, b))
 
 
 def connect_contact(model: Model, kind: str, first: Attach, second: Attach) -> Placed | str:
@@ -216,8 +323,8 @@ def place(model: Model, sg: SceneGeometry, kind: str, p: Vec2, tol: float) -> Pl
         if hits:
             return Pending(kind, hits[0])
         return Pending(kind, Attach(GROUND, None, (x, y)))
-    if kind in ("rotational_spring", "driver"):
-        types = ("revolute",) if kind == "rotational_spring" else ("revolute", "prismatic")
+    if kind in ON_JOINT_KINDS:
+        types = ON_JOINT_KINDS[kind]
         jname = joint_at(sg, p, tol * 1.5, types)
         if jname is None:
             return f"drop the {PALETTE[kind][0].lower()} on a {' or '.join(types)} joint"
@@ -241,12 +348,8 @@ def place(model: Model, sg: SceneGeometry, kind: str, p: Vec2, tol: float) -> Pl
                    "function": {"type": "constant_speed", "initial": dist, "speed": 0.1}}
         data.setdefault("drivers", []).append(drv)
         return Placed(edit.model_from_data(data, model.source), f"Add driver {name}", ("drivers", name))
-    if kind in COUPLING_KINDS:  # gear pair, rack and pinion: the first joint now, the second one next click
-        first = COUPLING_KINDS[kind][0]
-        jname = joint_at(sg, p, tol * 1.5, (first,))
-        if jname is None:
-            return f"click the {first} joint of the {'first gear' if kind == 'gear_pair' else 'pinion'}"
-        return Pending(kind, Attach("", jname, next(g.p2 for g in sg.joints if g.name == jname)))
+    if kind in COUPLING_KINDS:  # gear pair, rack and pinion: the first joint (now or next click), then the second
+        return first_coupled_joint(sg, Pending(kind, None), p, tol)
     # force, torque, knife edge: on a body
     hits = [h for h in attachments_at(model, sg, p, tol) if h.body != GROUND]
     if not hits:
@@ -268,10 +371,28 @@ def place(model: Model, sg: SceneGeometry, kind: str, p: Vec2, tol: float) -> Pl
     return Placed(edit.model_from_data(data, model.source), f"Add knife edge {name}", ("joints", name))
 
 
-def complete(model: Model, sg: SceneGeometry, pending: Pending, p: Vec2, tol: float) -> Placed | str:
-    """Finish a pending connection with the click at ``p`` (on nothing: a new ground point there)."""
+def first_coupled_joint(sg: SceneGeometry, pending: Pending, p: Vec2, tol: float) -> Pending:
+    """A coupling's first joint from the click at ``p``: waiting for the second joint, or still for the first one
+    (with a note) when no joint of the right type is there."""
+    first = COUPLING_KINDS[pending.kind][0]
+    jname = joint_at(sg, p, tol * 1.5, (first,))
+    if jname is None:
+        any_joint = joint_at(sg, p, tol * 1.5)
+        note = f"{any_joint} is not a {first} joint" if any_joint else f"no {first} joint there"
+        return Pending(pending.kind, None, note)
+    return Pending(pending.kind, Attach("", jname, next(g.p2 for g in sg.joints if g.name == jname)))
+
+
+def complete(model: Model, sg: SceneGeometry, pending: Pending, p: Vec2, tol: float) -> Placed | Pending | str:
+    """Go on with a pending placement by the click at ``p``: a connection's second end (on nothing: a new ground
+    point, see :func:`keep_in_place`); a coupling's first or second joint (a miss keeps it pending)."""
     if pending.kind in COUPLING_KINDS:
-        return couple(model, sg, pending, p, tol)
+        if pending.first is None:
+            return first_coupled_joint(sg, pending, p, tol)
+        result = couple(model, sg, pending, p, tol)
+        return Pending(pending.kind, pending.first, result) if isinstance(result, str) else result
+    if pending.first is None:
+        return place(model, sg, pending.kind, p, tol)
     hits = [h for h in attachments_at(model, sg, p, tol) if h.body != pending.first.body]
     second = hits[0] if hits else Attach(GROUND, None, (float(p[0]), float(p[1])))
     if pending.first.body == GROUND and second.body == GROUND:
@@ -298,6 +419,8 @@ def couple(model: Model, sg: SceneGeometry, pending: Pending, p: Vec2, tol: floa
     def on_carrier(g: Any) -> Vec2:
         return g.p1 if g.body1 == carrier else g.p2
     data = model.copy_data()
+    if type(ELEMENTS[pending.kind]).coupling_item is not ElementType.coupling_item:  # the item its type writes
+        return _coupling(model, data, pending.kind, g1, g2, carrier)
     if pending.kind == "gear_pair":
         half = round(math.dist(on_carrier(g1), on_carrier(g2)) / 2, 12)
         if half <= 0.0:
@@ -323,3 +446,19 @@ def couple(model: Model, sg: SceneGeometry, pending: Pending, p: Vec2, tol: floa
     data.setdefault("joints", []).append({"name": name, "type": "rack_pinion", "joint1": g1.name, "joint2": g2.name,
                                           "radius": radius, "side": side, "offset": round(offset, 12)})
     return Placed(edit.model_from_data(data, model.source), f"Add rack and pinion {name}", ("joints", name))
+
+
+def _coupling(model: Model, data: dict[str, Any], kind: str, g1: Any, g2: Any, carrier: str) -> Placed | str:
+    """An element coupling joints ``g1`` and ``g2`` (scene records) on ``carrier``, as its element type writes it
+    (:meth:`~core.elements.base.ElementType.coupling_item`), named after its label's initials."""
+    def mounted(g: Any) -> tuple[str, Vec2, Vec2]:  # (body, its joint point, the carrier's point)
+        return (g.body2, g.p2, g.p1) if g.body1 == carrier else (g.body1, g.p1, g.p2)
+    (b1, p1, c1), (b2, p2, c2) = mounted(g1), mounted(g2)
+    et = ELEMENTS[kind]
+    prefix = "".join(w[0] for w in et.editor.label.split()).upper()
+    name = edit.unique_name(data, prefix, "joints")
+    item = et.coupling_item(name, g1.name, g2.name, CouplingEnds(carrier, b1, b2, p1, p2, c1, c2, g2.axis))
+    if isinstance(item, str):
+        return item
+    data.setdefault("joints", []).append(item)
+    return Placed(edit.model_from_data(data, model.source), f"Add {et.editor.label.lower()} {name}", ("joints", name))

@@ -21,8 +21,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPainter, QPicture
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QMenu, QSplitter,
-                               QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QMenu, QSizePolicy,
+                               QSplitter, QToolButton, QVBoxLayout, QWidget)
 
 from mechstudio.core.simulate import REACTION_COMPONENTS
 from mechstudio.gui.plots.curves import Curve, CurveSet
@@ -32,11 +32,69 @@ PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
            "#bcbd22"]
 LOG_FLOOR = 1e-18  # violations are plotted on a log axis: exact zeros are shown at this floor
 HEADROOM = 0.15  # the y range grows by this fraction of its span beyond the data (and never shrinks in a run)
+TIME_GROWTH = 2.0  # during a run the time axis ends at this multiple of the newest data time when it grows
+FIRST_TIME_SPAN = 1.0  # [s] the time axis of a run starts as [0, min(end time, this)]
+KEY_LINES = 2  # the colour key over a plot takes at most this many lines; the rest is in its tooltip
 TICK_TEXT_WIDTH = 40  # [px] room for the left axis' tick labels (pyqtgraph starts at 30 and grows as labels come)
 
 
 def _pen(i: int, style: Qt.PenStyle = Qt.PenStyle.SolidLine, width: float = 1.0) -> Any:
     return pg.mkPen(PALETTE[i % len(PALETTE)], width=width, style=style)
+
+
+class KeyLabel(QLabel):
+    """The coloured key of a plot's curves in at most :data:`KEY_LINES` lines: what does not fit is counted
+    ("+3 more") and the whole key is in the tooltip, so a plot with many curves keeps its height for the curves."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setStyleSheet("font-size: 8pt")
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
+        self.entries: list[tuple[str, str]] = []  # (colour, text) of every curve
+
+    def set_entries(self, entries: list[tuple[str, str]]) -> None:
+        if entries != self.entries:
+            self.entries = entries
+            self._relayout()
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._relayout()
+
+    def _relayout(self) -> None:
+        """Show as many entries as fit in KEY_LINES lines of the current width."""
+        if not self.entries:
+            self.setText("")
+            self.setToolTip("")
+            return
+        fm = self.fontMetrics()
+        gap = fm.horizontalAdvance("  ")
+        width = max(self.width(), 60)
+        lines, x, shown = 1, 0, 0
+        for k, (_c, text) in enumerate(self.entries):
+            w = fm.horizontalAdvance(text)
+            more = fm.horizontalAdvance(f"+{len(self.entries) - k} more") + gap
+            room = width - (more if lines == KEY_LINES and k < len(self.entries) - 1 else 0)
+            if x and x + gap + w > room:
+                if lines == KEY_LINES:
+                    break
+                lines, x = lines + 1, 0
+            x += (gap if x else 0) + w
+            shown = k + 1
+        spans = [f'<span style="color:{c}">{html_escape(t)}</span>' for c, t in self.entries]
+        text = "  ".join(spans[:shown])
+        if shown < len(spans):
+            text += f'  <span style="color:#555">+{len(spans) - shown} more</span>'
+        if text != self.text():
+            self.setText(text)
+        self.setToolTip("<br>".join(spans) if shown < len(spans) else "")
+        self.setMaximumHeight(KEY_LINES * fm.lineSpacing() + 4)
+
+
+def html_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class LivePlot(QWidget):
@@ -83,10 +141,8 @@ class LivePlot(QWidget):
         # legend only in exported images (export_plot turns it on for the export)
         self.legend = self.plot_item.addLegend(offset=(5, 5), labelTextSize="8pt")
         self.legend.setVisible(False)
-        self.key_label = QLabel("")
+        self.key_label = KeyLabel()
         self.key_label.setObjectName(f"key_{self.key}")
-        self.key_label.setWordWrap(True)
-        self.key_label.setStyleSheet("font-size: 8pt")
         self.cursor = pg.InfiniteLine(0.0, angle=90, pen=pg.mkPen("#555", width=1, style=Qt.PenStyle.DashLine))
         self.plot_item.addItem(self.cursor, ignoreBounds=True)
         # every curve of the plot in one item (one paint() for all of them: see gui/plots/curves.py), over the cursor
@@ -100,8 +156,10 @@ class LivePlot(QWidget):
         self._buffer: Any = None
         self._y_range: tuple[float, float] | None = None
         self._y_managed = True
-        self._range_only = False  # the last live update only grew the y range
-        # a zoom or pan by the user (mouse, wheel) hands the y range over to them until the next run
+        self._t_span: float | None = None  # the run's end time [s]: the time axis follows the data up to it
+        self._x_hi: float | None = None  # the end of the time axis while it follows the data [s]
+        self._range_only = False  # the last live update only grew the ranges
+        # a zoom or pan by the user (mouse, wheel) hands the ranges over to them until the next run
         self.plot_item.getViewBox().sigRangeChangedManually.connect(lambda *_a: self._user_range())
         self.plot_item.enableAutoRange(y=False)
 
@@ -146,12 +204,48 @@ class LivePlot(QWidget):
         self.curve_set.clear()
         self.legend.clear()
         self._legend_key = []
-        self.key_label.setText("")
+        self.key_label.set_entries([])
         self.cursor.setValue(0.0)
         self._y_range = None
         self._y_managed = True
+        self._x_hi = None
         self._range_only = False
         self.plot_item.enableAutoRange(y=False)
+
+    def set_time_span(self, t_end: float | None) -> None:
+        """A run to ``t_end`` [s] starts: the time axis shows [0, min(t_end, FIRST_TIME_SPAN)] and then follows
+        the data (:meth:`follow_time`); None: pyqtgraph's automatic range."""
+        self._t_span = t_end if t_end and t_end > 0 else None
+        self._x_hi = None
+        if self._t_span is None:
+            self.plot_item.enableAutoRange(x=True)
+            return
+        self.plot_item.enableAutoRange(x=False)
+        self._set_x_hi(min(self._t_span, FIRST_TIME_SPAN))
+
+    def _set_x_hi(self, hi: float) -> None:
+        self._x_hi = hi
+        self.plot_item.setXRange(0.0, hi, padding=0.01)
+        self.prebuild_axes()
+
+    def follow_time(self, t_last: float) -> bool:
+        """Keep the newest data time ``t_last`` [s] on the time axis: when it reaches the axis' end, the end
+        moves to TIME_GROWTH times it (never past the run's end time). So a long run's data fill the plot instead
+        of a sliver of [0, end time], and the axis is re-rendered a few times per run, not at every refresh. Not
+        after the user zoomed or panned. True when the range changed."""
+        if self._t_span is None or self._x_hi is None or not self._y_managed:
+            return False
+        if t_last <= self._x_hi or self._x_hi >= self._t_span:
+            return False
+        self._set_x_hi(min(self._t_span, max(TIME_GROWTH * t_last, 2.0 * self._x_hi)))
+        return True
+
+    def fit_time(self, t_last: float) -> None:
+        """The run ended at ``t_last`` [s]: the time axis shows [0, t_last] (a stopped run fills its plot)."""
+        if self._t_span is None or not self._y_managed or t_last <= 0:
+            return
+        if self._x_hi is None or abs(self._x_hi - t_last) > 1e-12 * max(t_last, 1.0):
+            self._set_x_hi(t_last)
 
     def grow_y_range(self, ys: list[np.ndarray]) -> bool:
         """Keep the data inside the y range: when a value leaves it, grow it (never shrink) with HEADROOM.
@@ -223,7 +317,7 @@ class LivePlot(QWidget):
         self._y_range = None
 
     def _user_range(self) -> None:
-        """The user zoomed or panned: the y range is theirs now."""
+        """The user zoomed or panned: the ranges are theirs now."""
         self._y_managed = False
 
     def _update_legend(self, wanted: list[tuple[str, np.ndarray, Any]]) -> None:
@@ -254,17 +348,17 @@ class LivePlot(QWidget):
         t = buffer.t
         wanted = self.series(buffer)
         if range_apart and not self._range_only:
-            if self.grow_y_range([y for _n, y, _p in wanted]):
+            grew_y = self.grow_y_range([y for _n, y, _p in wanted])
+            if self.follow_time(float(t[-1])) or grew_y:
                 self._range_only = True
                 return False
         self._range_only = False
         self.curve_set.set_curves(t, wanted)
         self._update_legend(wanted)
         self.grow_y_range([y for _n, y, _p in wanted])
-        key = "  ".join(f'<span style="color:{p.color().name()}">{"┅" if p.style() != Qt.PenStyle.SolidLine else "━"}'
-                        f' {n}</span>' for n, _y, p in wanted)
-        if key != self.key_label.text():
-            self.key_label.setText(key)
+        self.follow_time(float(t[-1]))
+        self.key_label.set_entries([(p.color().name(), f'{"┅" if p.style() != Qt.PenStyle.SolidLine else "━"} {n}')
+                                    for n, _y, p in wanted])
         return True
 
     def data_range(self) -> tuple[float, float]:
@@ -483,14 +577,15 @@ class PlotPanel(QWidget):
         self._versions = {}
 
     def set_time_range(self, t_end: float | None) -> None:
-        """Fix the time axis to [0, t_end] during a run (a steady axis is not re-rendered at every refresh);
-        None: automatic."""
+        """A run to ``t_end`` [s] starts: the time axes follow its data up to t_end (:meth:`LivePlot.follow_time`;
+        a steady axis is not re-rendered at every refresh); None: automatic."""
         for p in self.plots.values():
-            if t_end:
-                p.plot_item.setXRange(0.0, t_end, padding=0.01)
-                p.plot_item.enableAutoRange(x=False)
-            else:
-                p.plot_item.enableAutoRange(x=True)
+            p.set_time_span(t_end)
+
+    def fit_time(self, t_last: float) -> None:
+        """The run ended at ``t_last`` [s]: every time axis shows [0, t_last]."""
+        for p in self.plots.values():
+            p.fit_time(t_last)
 
     def paint_pending(self) -> bool:
         """A plot was updated with ``defer_paint`` and waits for :meth:`flush_paint`."""

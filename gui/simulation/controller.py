@@ -25,18 +25,45 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal
 from mechstudio.core.simulate import SimulationSettings
 from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.types import Status
-from mechstudio.gui.editor.traced_points import same_but_editor_state
+from mechstudio.gui.dialogs.wording import user_words
 from mechstudio.gui.simulation.buffer import TrajectoryBuffer
 from mechstudio.gui.simulation.playback import PlaybackClock
+from mechstudio.gui.simulation.settings_values import settings_problem
 from mechstudio.gui.simulation.worker import SimulationWorker
 from mechstudio.gui.view3d.geometry import Poser
 
 log = logging.getLogger(__name__)
 
 
+def same_mechanism(a: Any, b: Any) -> bool:
+    """True when two models differ at most in their ``editor`` and ``simulation`` sections: a run of one is a
+    run of the other (the run's own settings are kept with its results)."""
+    if a is None or b is None:
+        return False
+    da, db = a.data, b.data
+    return all(da.get(k) == db.get(k) for k in (set(da) | set(db)) - {"editor", "simulation"})
+
+
 def _ptr(obj: Any) -> int:
     from shiboken6 import getCppPointer
     return int(getCppPointer(obj)[0])
+
+
+#: every simulation thread with its worker, referenced until the thread has ended: a controller deleted mid-run
+#: (its window deleted without its close handler) must not let Python destroy a running QThread, which makes Qt
+#: abort the process; the controller's deletion stops the run instead (see :meth:`SimulationController.start`)
+RUNNING_THREADS: set[tuple[QThread, Any]] = set()
+
+
+def prune_running_threads() -> None:
+    """Forget the threads that have ended (or whose C++ object is gone)."""
+    for pair in list(RUNNING_THREADS):
+        try:
+            ended = pair[0].isFinished() or not pair[0].isRunning()
+        except RuntimeError:  # deleted by its deleteLater
+            ended = True
+        if ended:
+            RUNNING_THREADS.discard(pair)
 
 
 DISPLAY_MS = 16  # ~60 fps
@@ -107,7 +134,7 @@ class SimulationController(QObject):
             swapped.connect(self._on_frame_swapped)
         self._gc_frozen = False
         document.sig_model_changed.connect(self._on_document_model_changed)
-        document.sig_path_changed.connect(self._on_document_path_changed)
+        document.sig_reset.connect(self._on_document_reset)
         self.show_model()
 
     # ---- state -------------------------------------------------------------------------------------------
@@ -122,11 +149,15 @@ class SimulationController(QObject):
         return self.sim_thread is not None
 
     def effective_settings(self, model: Any = None) -> SimulationSettings:
+        """The settings a run of ``model`` (default: the document's) uses: its ``simulation`` section, under
+        :attr:`overrides`."""
         model = model or self.document.model
         return SimulationSettings.from_model(model, **self.overrides)
 
     def set_overrides(self, **kw: Any) -> None:
-        """Settings that override the model's ``simulation`` section (the settings dialog writes these)."""
+        """Settings over the document's ``simulation`` section for scripts, tests and the view benchmark: not
+        saved, and dropped when the document starts over (open, new). The settings dialog edits the document
+        itself (an undoable change of its ``simulation`` section)."""
         self.overrides.update({k: v for k, v in kw.items() if v is not None})
 
     # ---- the model preview ----------------------------------------------------------------------------------
@@ -166,7 +197,7 @@ class SimulationController(QObject):
         self._set_state("idle")
 
     def _on_document_model_changed(self, model: Any) -> None:
-        if same_but_editor_state(model, self.model):  # ticks of traced points, view state: same mechanism
+        if same_mechanism(model, self.model):  # ticks of traced points, view state, settings: same mechanism
             self.model = model  # (also an undo back to the run's mechanism: its results are valid again)
             self.stale = False
             self.sig_state_changed.emit(self.state)
@@ -177,7 +208,9 @@ class SimulationController(QObject):
         else:
             self.show_model()
 
-    def _on_document_path_changed(self, _path: str) -> None:
+    def _on_document_reset(self) -> None:
+        """Another model was opened (or a new one started): its own settings, no results. A save keeps both."""
+        self.overrides.clear()
         self.reset()
 
     # ---- commands ----------------------------------------------------------------------------------------
@@ -198,6 +231,9 @@ class SimulationController(QObject):
                 system = compile_model(model)
             settings = self.effective_settings(model)
             settings.validate()
+            problem = settings_problem(settings, model)
+            if problem is not None:
+                raise ValueError(problem)
         except Exception as exc:  # noqa: BLE001 (any compile/settings failure becomes a message)
             log.info("cannot start the simulation", exc_info=True)
             self._fail(f"cannot start the simulation: {exc}")
@@ -227,6 +263,9 @@ class SimulationController(QObject):
         self.worker = SimulationWorker(system, settings, start_paused=paused)
         self.sim_thread = QThread()
         self.sim_thread.setObjectName("simulation")
+        prune_running_threads()
+        RUNNING_THREADS.add((self.sim_thread, self.worker))
+        self.destroyed.connect(self.worker.stop)  # deleted mid-run: the run stops, its thread ends by itself
         self.worker.moveToThread(self.sim_thread)
         self.sim_thread.started.connect(self.worker.run)
         self.worker.sig_block.connect(self._on_block)
@@ -414,6 +453,7 @@ class SimulationController(QObject):
         self._release_thread()
         status = outcome.get("status", Status.FAILED)
         self._dirty = True
+        self.plots.fit_time(self.buffer.t_latest)  # a run that stopped early fills its plots
         self.plot_timer.start()  # the remaining plots catch up one per tick
         if status == Status.CANCELLED:
             self._set_state("stopped")
@@ -427,6 +467,7 @@ class SimulationController(QObject):
         self.sig_finished.emit(outcome)
 
     def _fail(self, message: str) -> None:
+        message = user_words(message)
         self.last_error = message
         self.clock.pause()
         self._set_state("failed")

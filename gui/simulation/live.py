@@ -8,7 +8,7 @@ paused run", is in the tooltip). The time slider, time readout, speed, progress 
 ``window.add_time_bar(widget)`` when it has that method, otherwise it goes at the end of the Simulation toolbar.
 The progress bar (with the ETA) shows only while the solver runs; the status label is the run's only status.
 :meth:`LiveView.reset` clears the plots, legends and cursors (the controller calls it itself when a file is opened
-or a new model started: the document's path signal).
+or a new model started: the document's reset signal; a save keeps the results).
 """
 from __future__ import annotations
 
@@ -23,9 +23,12 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QSlider,
                                QStyle, QWidget)
 
+from mechstudio.core.model import edit
 from mechstudio.gui.plots.panel import PlotPanel
+from mechstudio.gui.simulation.canvas_motion import CanvasMotion
 from mechstudio.gui.simulation.controller import SimulationController
 from mechstudio.gui.simulation.point_traces import PointTraces
+from mechstudio.gui.simulation.settings_values import simulation_section
 from mechstudio.gui.view3d.scene import SceneContainer
 
 log = logging.getLogger(__name__)
@@ -35,6 +38,9 @@ STATUS_TEXT = {"idle": "ready", "running": "running", "paused": "paused", "finis
                "stopped": "stopped", "failed": "FAILED"}
 SPEEDS = ("0.1", "0.25", "0.5", "1", "2", "4")
 TRACE_CANVAS_MS = 100  # the canvas's traces follow a playing run at most this often [ms]
+#: the simulation settings in words (undo step names)
+SETTING_WORDS = {"t_end": "end time", "dt": "output interval", "rtol": "relative tolerance",
+                 "atol": "absolute tolerance", "correction": "drift correction"}
 
 
 class LiveView(QObject):
@@ -58,6 +64,7 @@ class LiveView(QObject):
         from mechstudio.gui.plots.figure import DEFAULT_SIZE
         self.plot_size = DEFAULT_SIZE  # the last size chosen for plot pictures (every plot of a bundle has it)
         self.video_size = VIDEO_SIZE  # [px] (width, height) of exported videos
+        self.settings_dialog: Any = None  # the settings dialog while it is open
         self._build_actions()
         self._build_toolbar()
         self._build_menu()
@@ -66,6 +73,7 @@ class LiveView(QObject):
         c.sig_time_changed.connect(self._on_time_changed)
         c.sig_progress.connect(self._on_progress)
         self._install_point_traces()
+        self.canvas_motion = CanvasMotion(self.controller, window.canvas, self)  # the 2D canvas follows the run
         self.plots.sig_export.connect(self._on_plot_export)
         window.installEventFilter(self)
         self._on_state_changed(c.state)
@@ -174,7 +182,7 @@ class LiveView(QObject):
         self.progress = QProgressBar()
         self.progress.setObjectName("sim_progress")
         self.progress.setRange(0, 1000)
-        self.progress.setFixedWidth(fm.horizontalAdvance("100%  ETA 00000 s") + 24)
+        self.progress.setFixedWidth(fm.horizontalAdvance("100%  ETA 00 min 00 s") + 24)
         self.progress.setTextVisible(True)
         self.progress.setFormat("")
         policy = self.progress.sizePolicy()
@@ -251,7 +259,7 @@ class LiveView(QObject):
             return
         self._last_label = now
         self.time_label.setText(f"t = {t:.3f} s")
-        t_max = self.controller.settings.t_end if self.controller.settings else 0.0
+        t_max = self.slider_span()
         if t_max > 0 and not self.slider.isSliderDown():
             self.slider.blockSignals(True)
             self.slider.setValue(int(round(SLIDER_STEPS * min(t / t_max, 1.0))))
@@ -265,20 +273,26 @@ class LiveView(QObject):
         if now - self._last_progress < 0.25 and t < t_end:  # QProgressBar.setValue repaints synchronously
             return
         self._last_progress = now
-        frac = t / t_end if t_end > 0 else 0.0
+        frac = min(t / t_end, 1.0) if t_end > 0 else 0.0
         self.progress.setValue(int(1000 * frac))
-        if rate < 1.0 and rate > 0:
+        if rate > 0:
             eta = (t_end - t) / rate
-            self.progress.setFormat(f"{100 * frac:.0f}%  ETA {eta:.0f} s")
-            self.progress.setToolTip(f"{rate:.2f}× real time")
+            self.progress.setFormat(f"{100 * frac:.0f}%  ETA {format_duration(eta)}")
+            self.progress.setToolTip(f"{t:.6g} s of {t_end:.6g} s simulated, {rate:.3g}× real time; about "
+                                     f"{format_duration(eta)} to go")
         else:
             self.progress.setFormat(f"{100 * frac:.0f}%")
-            self.progress.setToolTip(f"{rate:.2f}× real time")
+            self.progress.setToolTip(f"{t:.6g} s of {t_end:.6g} s simulated")
+
+    def slider_span(self) -> float:
+        """The time the slider's full travel covers [s]: the run's data (what can be shown), else its end time."""
+        c = self.controller
+        if len(c.buffer) and c.buffer.t_latest > 0:
+            return c.buffer.t_latest
+        return c.settings.t_end if c.settings else 0.0
 
     def _on_slider_moved(self, value: int) -> None:
-        c = self.controller
-        t_max = c.settings.t_end if c.settings else 0.0
-        c.seek(value / SLIDER_STEPS * t_max)
+        self.controller.seek(value / SLIDER_STEPS * self.slider_span())
 
     def _on_trails(self, on: bool) -> None:
         self.view.show_trails = on
@@ -330,11 +344,32 @@ class LiveView(QObject):
         # after the current event: a modal box must not run inside the worker's signal delivery
         QTimer.singleShot(0, lambda: self.window.messenger.error(self.window, title, text))
 
-    def edit_settings(self) -> None:
-        from mechstudio.gui.simulation.settings_dialog import SettingsDialog
-        dlg = SettingsDialog(self.controller.effective_settings(), self.window)
-        if dlg.exec():
-            self.controller.set_overrides(**dlg.values())
+    def edit_settings(self) -> bool:
+        """*Simulation → Settings…*: the document's settings in a dialog; accepted, they become one undoable edit
+        of the document (see :meth:`apply_settings`). True when the document changed."""
+        from mechstudio.gui.simulation.settings_dialog import SettingsDialog  # the dialog: loaded when first used
+        dlg = SettingsDialog(self.controller.effective_settings(), self.window, model=self.window.document.model)
+        self.settings_dialog = dlg  # tests drive the modal dialog through this
+        try:
+            if not dlg.exec():
+                return False
+            return self.apply_settings(dlg.values())
+        finally:
+            self.settings_dialog = None
+
+    def apply_settings(self, values: dict[str, Any]) -> bool:
+        """Write ``values`` (of ``settings_values.FIELDS``) into the document's ``simulation`` section as one
+        undoable edit that marks the document modified; they are saved with the file, and another document has its
+        own. True when something changed."""
+        doc = self.window.document
+        self.controller.overrides.clear()  # the dialog showed them: what was accepted is the document's now
+        section = simulation_section(doc.model, values)
+        old = doc.model.data.get("simulation", {})
+        if section == old:
+            return False
+        changed = [k for k in section if section.get(k) != old.get(k)]
+        text = "Simulation settings: " + ", ".join(setting_words(k, section[k]) for k in changed)
+        return doc.push_edit(edit.set_value(doc.model, "/simulation", section), text, reassemble=False)
 
     # ---- exports -----------------------------------------------------------------------------------------
     def _ask_directory(self, title: str) -> str | None:
@@ -459,6 +494,33 @@ class LiveView(QObject):
     def _after_close(self) -> None:
         if not self.window.isVisible():
             self.controller.shutdown()
+
+
+def setting_words(key: str, value: Any) -> str:
+    """``"end time 10 s"``: one simulation setting as an undo step names it."""
+    if isinstance(value, bool):
+        return f"{SETTING_WORDS.get(key, key)} {'on' if value else 'off'}"
+    if isinstance(value, float):
+        return f"{SETTING_WORDS.get(key, key)} {value:g}{' s' if key in ('t_end', 'dt') else ''}"
+    return f"{SETTING_WORDS.get(key, key)} {value}"
+
+
+def format_duration(seconds: float) -> str:
+    """A remaining time as a person reads it: ``"< 1 s"``, ``"42 s"``, ``"4 min 05 s"``, ``"3 h 20 min"``,
+    ``"2 d 04 h"``."""
+    s = max(0.0, float(seconds))
+    if s < 1:
+        return "< 1 s"
+    if s < 60:
+        return f"{s:.0f} s"
+    m, sec = divmod(int(round(s)), 60)
+    if m < 60:
+        return f"{m} min {sec:02d} s"
+    h, m = divmod(m, 60)
+    if h < 48:
+        return f"{h} h {m:02d} min"
+    d, h = divmod(h, 24)
+    return f"{d} d {h:02d} h"
 
 
 def install_live_view(window: Any) -> LiveView:

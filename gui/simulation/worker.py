@@ -14,12 +14,23 @@ that arrives between the two calls takes hold at the next frame, so no computed 
 the run waits. Stop is also seen before every integrator step (``stop_requested``), so a run crawling between two
 frames stops at once. Errors never escape: a failed run ends with ``sig_finished`` carrying its status and message (and
 an unexpected exception becomes a FAILED outcome too).
+
+The solver process never outlives the app, however the app ends (:func:`detach_from_app`, first thing in the
+child): the kernel kills it when the thread that forked it dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux,
+a SIGKILL of the app included), and a watchdog thread ends it when its parent process is gone (the parent's pid
+changes when it is re-parented) where there is no such call. Everything else the fork copied is let go: every
+inherited file descriptor but the result pipe and the standard streams is pointed at ``/dev/null`` (so the
+child holds neither the app's X connection — a dead app's window would stay on screen — nor the recovery
+slot's lock file, whose lock would keep the crashed session's recovery from being offered), and the default
+signal dispositions are restored (SIGTERM ends it).
 """
 from __future__ import annotations
 
+import ctypes
 import logging
 import multiprocessing as mp
 import os
+import signal
 import sys
 import threading
 import time
@@ -36,6 +47,11 @@ log = logging.getLogger(__name__)
 
 CHILD_NICE = 4  # the simulation process yields the CPU to the GUI
 SWITCH_INTERVAL = 0.0001  # [s] GIL switch interval while a run is going
+WATCHDOG_S = 0.2  # [s] how often the solver process checks that the app is still there
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+#: signals whose default disposition the solver process restores (the app may have handlers or ignore them)
+DEFAULT_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
+                        if hasattr(signal, n))
 
 
 class SimulationWorker(QObject):
@@ -60,6 +76,7 @@ class SimulationWorker(QObject):
             use_process = sys.platform.startswith("linux") and "fork" in mp.get_all_start_methods() \
                 and not os.environ.get("MECHSTUDIO_SIM_IN_THREAD")
         self.use_process = use_process
+        self.child_pid: int | None = None  # the solver process while it runs (process path)
         if use_process:
             ctx = mp.get_context("fork")
             self._ctx = ctx
@@ -144,10 +161,11 @@ class SimulationWorker(QObject):
         parent, child = self._ctx.Pipe(duplex=False)
         proc = self._ctx.Process(target=_child_main, name="mechstudio-simulation", daemon=True,
                                  args=(child, self.system, self.settings, self._p_stop, self._p_pause, self._p_steps,
-                                       self.block_frames, self.block_seconds))
+                                       self.block_frames, self.block_seconds, os.getpid()))
         outcome: dict[str, Any] | None = None
         try:
             proc.start()
+            self.child_pid = proc.pid
             child.close()
             while outcome is None:
                 if parent.poll(0.05):
@@ -169,7 +187,11 @@ class SimulationWorker(QObject):
             if proc.is_alive():
                 proc.terminate()
                 proc.join(2.0)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(2.0)
             parent.close()
+            self.child_pid = None
         if outcome is None:
             outcome = dict(status=Status.FAILED, stats={},
                            message=f"the simulation process ended unexpectedly (exit code {proc.exitcode})")
@@ -231,12 +253,87 @@ class ProcessGate:
         return self.stop.is_set()
 
 
+def detach_from_app(parent_pid: int, keep_fds: tuple[int, ...] = ()) -> None:
+    """In a process forked from the app: end with the app, and let go of everything the fork copied.
+
+    * Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` — the kernel kills this process when the thread that forked it
+      ends, however it ends (a SIGKILL of the app included). If the app died before the call took effect, the
+      parent pid has already changed: exit now.
+    * Everywhere: a daemon watchdog thread exits when the parent pid changes (the app is gone and this process was
+      re-parented), every :data:`WATCHDOG_S`.
+    * Every inherited file descriptor except 0, 1, 2 and ``keep_fds`` is pointed at ``/dev/null`` (``dup2``:
+      the descriptor numbers stay taken, so an inherited Python object that closes one later closes nothing of
+      ours): the app's X connection (a crashed app's window would otherwise stay on screen while this process
+      lives), the recovery slot's lock file (its lock would keep the crashed session's recovery from being
+      offered), the log file, sockets.
+    * The default dispositions of :data:`DEFAULT_SIGNALS` and an empty signal mask: SIGTERM ends this process.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
+                log.warning("prctl(PR_SET_PDEATHSIG) failed: errno %d", ctypes.get_errno())
+        except (OSError, AttributeError):
+            log.warning("prctl is not available: the solver process relies on its watchdog", exc_info=True)
+    if os.getppid() != parent_pid:  # the app died before (or while) the death signal was armed
+        os._exit(1)
+    for sig in DEFAULT_SIGNALS:
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):  # ValueError: not the main thread (cannot happen right after a fork)
+            pass
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    _null_inherited_fds(set(keep_fds) | {0, 1, 2})
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="app-watchdog", daemon=True).start()
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while True:
+        time.sleep(WATCHDOG_S)
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+
+def inherited_fds() -> list[int]:
+    """The open file descriptors of this process (Linux: /proc/self/fd; elsewhere: probed up to 256)."""
+    try:
+        return sorted(int(n) for n in os.listdir("/proc/self/fd"))
+    except OSError:
+        out = []
+        for fd in range(256):
+            try:
+                os.fstat(fd)
+            except OSError:
+                continue
+            out.append(fd)
+        return out
+
+
+def _null_inherited_fds(keep: set[int]) -> None:
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        for fd in inherited_fds():
+            if fd in keep or fd == null:
+                continue
+            try:
+                os.dup2(null, fd, inheritable=False)
+            except OSError:  # (the listing's own descriptor, closed by now)
+                pass
+    finally:
+        os.close(null)
+
+
 def _child_main(conn: Any, system: Any, settings: SimulationSettings, stop: Any, pause: Any, steps: Any,
-                block_frames: int, block_seconds: float) -> None:
+                block_frames: int, block_seconds: float, parent_pid: int) -> None:
     """The forked simulation process: run, send ("block", FrameBlock)... then ("done", outcome).
 
-    It lowers its own scheduling priority so that the window (same user, same cores) always gets the CPU
-    first: the run may slow down, the GUI never stalls."""
+    It first detaches itself from the app (:func:`detach_from_app`: it ends with the app and holds nothing of
+    it), then lowers its own scheduling priority so that the window (same user, same cores) always gets the CPU
+    first: the run may slow down, the GUI never stalls. Its log goes to stderr (the app's log file is not its to
+    write; a failure's traceback reaches the app in the outcome)."""
+    detach_from_app(parent_pid, keep_fds=(conn.fileno(),))
+    _log_to_stderr()
     try:
         os.nice(CHILD_NICE)
     except (OSError, AttributeError):
@@ -248,6 +345,8 @@ def _child_main(conn: Any, system: Any, settings: SimulationSettings, stop: Any,
                                      stop_requested=gate.stop_requested, outcome=outcome,
                                      block_frames=block_frames, block_seconds=block_seconds):
             conn.send(("block", block))
+    except (BrokenPipeError, EOFError):  # the app stopped listening (it is closing): nothing left to do
+        os._exit(0)
     except Exception as exc:  # noqa: BLE001 (a bug in a formulation must not take the window down)
         log.exception("the simulation process failed with an internal error")
         outcome.update(status=Status.FAILED, message=f"internal error: {type(exc).__name__}: {exc}",
@@ -257,5 +356,17 @@ def _child_main(conn: Any, system: Any, settings: SimulationSettings, stop: Any,
     outcome.setdefault("stats", {})
     try:
         conn.send(("done", outcome))
+    except (BrokenPipeError, EOFError):
+        pass
     finally:
         conn.close()
+
+
+def _log_to_stderr() -> None:
+    """The root logger of the solver process: stderr only (the inherited handlers' files are /dev/null now)."""
+    root = logging.getLogger()
+    for h in list(root.handlers):
+        root.removeHandler(h)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("mechstudio-simulation: %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)

@@ -9,7 +9,12 @@
   LocalCluster; the progress bar follows the runs, **Cancel** stops it keeping the finished rows. Rows appear in
   the sortable table and the plot (metric against the parameter; a heat map for two parameters on a grid) as
   they arrive. **Export…** writes Parquet (with the sweep's metadata) or CSV. Double-clicking a row opens that
-  run -- the model with those values -- in the editor and starts it in the live view when there is one.
+  run -- the model with those values -- in the editor as a new untitled, unsaved document (asking to save the
+  open one's changes first) and starts it in the live view when there is one.
+* The cluster (:class:`mechstudio.gui.sweep.cluster.SweepCluster`) is started by the first sweep and kept for the
+  next ones while the dialog is open; its dashboard's link is shown when it has one (bokeh installed). Closing
+  the dialog or the window closes it in the background.
+* The dialog fits the screen it opens on (at most 1000 × 860 px; the set-up part scrolls on a small screen).
 """
 from __future__ import annotations
 
@@ -17,10 +22,11 @@ import os
 import threading
 from typing import Any
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDoubleSpinBox, QFormLayout, QGroupBox,
-                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox,
-                               QSplitter, QTableView, QTableWidget, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtCore import QRect, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QDialog, QDoubleSpinBox, QFormLayout,
+                               QFrame, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar,
+                               QPushButton, QScrollArea, QSpinBox, QSplitter, QTableView, QTableWidget, QTabWidget,
+                               QVBoxLayout, QWidget)
 
 from mechstudio.core.errors import ModelError
 from mechstudio.core.model.document import Model
@@ -29,7 +35,14 @@ from mechstudio.core.simulate import SimulationSettings
 from mechstudio.core.sweep.address import apply_values, resolve, sweepable_addresses
 from mechstudio.core.sweep.design import DESIGNS, Vary
 from mechstudio.core.sweep.metrics import REDUCERS
+from mechstudio.gui.simulation.settings_dialog import SecondsBox
+from mechstudio.gui.sweep.cluster import SweepCluster
 from mechstudio.gui.sweep.results import MetricPlot, RowsModel
+
+PREFERRED_SIZE = (1000, 860)  # [px] the dialog's size where the screen has room
+SCREEN_MARGIN_PX = 8  # kept free around the dialog on a small screen
+RESULTS_MIN_PX = 220  # the plot and table never get less height
+TABLE_MIN_PX = 84  # the parameter and metric tables show at least their header and two rows
 
 
 def choice_combo(items: list[str], current: str | None = None) -> QComboBox:
@@ -64,8 +77,9 @@ class SweepDialog(QDialog):
         self.window = window
         self.setObjectName("sweep_dialog")
         self.setWindowTitle("Parameter sweep")
-        self.resize(1000, 860)
+        self.resize(*PREFERRED_SIZE)
         self.worker: Any = None
+        self.cluster = SweepCluster()
         self.plan: Any = None
         self.base_model: Model | None = None
         self.result_columns: list[str] = []
@@ -80,7 +94,10 @@ class SweepDialog(QDialog):
     def _build(self) -> None:
         top = QVBoxLayout(self)
         split = QSplitter(Qt.Orientation.Vertical)
+        split.setObjectName("sweep_splitter")
+        split.setChildrenCollapsible(False)
         top.addWidget(split)
+        self.splitter = split
         setup = QWidget()
         lay = QVBoxLayout(setup)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -91,7 +108,7 @@ class SweepDialog(QDialog):
         self.params_table.setObjectName("sweep_parameters")
         self.params_table.setHorizontalHeaderLabels(["parameter", "start", "stop", "count"])
         self.params_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.params_table.setMinimumHeight(110)
+        self.params_table.setMinimumHeight(TABLE_MIN_PX)
         v.addWidget(self.params_table)
         row = QHBoxLayout()
         add = QPushButton("Add parameter")
@@ -108,7 +125,7 @@ class SweepDialog(QDialog):
         self.metrics_table.setObjectName("sweep_metrics")
         self.metrics_table.setHorizontalHeaderLabels(["label", "reducer", "column"])
         self.metrics_table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.metrics_table.setMinimumHeight(110)
+        self.metrics_table.setMinimumHeight(TABLE_MIN_PX)
         v.addWidget(self.metrics_table)
         row = QHBoxLayout()
         add = QPushButton("Add metric")
@@ -130,8 +147,14 @@ class SweepDialog(QDialog):
         form.addRow("seed", self.seed)
         form_row.addLayout(form)
         form = QFormLayout()
-        self.t_end = QDoubleSpinBox(minimum=1e-4, maximum=1e6, decimals=4, suffix=" s")
-        self.dt = QDoubleSpinBox(minimum=1e-5, maximum=1e3, decimals=5, suffix=" s")
+        self.t_end = SecondsBox(1e-4, 1e9, 1.0)
+        self.t_end.setObjectName("sweep_t_end")
+        self.t_end.setToolTip("End time of every run in seconds: 5, 0.5 or 1e4")
+        self.dt = SecondsBox(1e-6, 1e6, 0.01)
+        self.dt.setObjectName("sweep_dt")
+        self.dt.setToolTip("Output interval of every run in seconds: 0.01 or 1e-3")
+        for box in (self.t_end, self.dt):
+            box.refused.connect(lambda reason: self.status.setText(reason))
         self.workers = QSpinBox(minimum=1, maximum=256, value=os.cpu_count() or 1)
         form.addRow("end time", self.t_end)
         form.addRow("output interval", self.dt)
@@ -152,12 +175,32 @@ class SweepDialog(QDialog):
         self.progress = QProgressBar()
         self.progress.setFormat("%v / %m runs")
         self.status = QLabel("")
+        self.status.setObjectName("sweep_status")
         self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         for w in (self.run_button, self.cancel_button, self.progress, self.export_button):
             row.addWidget(w)
-        lay.addLayout(row)
-        lay.addWidget(self.status)
-        split.addWidget(setup)
+        self.dashboard = QLabel("")
+        self.dashboard.setObjectName("sweep_dashboard")
+        self.dashboard.setOpenExternalLinks(True)
+        self.dashboard.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.dashboard.hide()
+        # the inputs scroll on a small screen; the run row, the status and the dashboard's link stay in view
+        self.setup_area = QScrollArea()
+        self.setup_area.setObjectName("sweep_setup")
+        self.setup_area.setWidget(setup)
+        self.setup_area.setWidgetResizable(True)
+        self.setup_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.setup_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        upper = QWidget()
+        upper_lay = QVBoxLayout(upper)
+        upper_lay.setContentsMargins(0, 0, 0, 0)
+        upper_lay.addWidget(self.setup_area, 1)
+        upper_lay.addLayout(row)
+        upper_lay.addWidget(self.status)
+        upper_lay.addWidget(self.dashboard)
+        self.upper = upper
+        split.addWidget(upper)
 
         results = QWidget()
         v = QVBoxLayout(results)
@@ -187,8 +230,47 @@ class SweepDialog(QDialog):
         self.tabs.addTab(self.plot, "Plot")
         self.tabs.addTab(self.table, "Table")
         v.addWidget(self.tabs)
+        results.setMinimumHeight(RESULTS_MIN_PX)
         split.addWidget(results)
-        split.setSizes([470, 390])
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 1)
+        self.fit_to_screen()
+
+    def fit_to_screen(self, available: QRect | None = None) -> None:
+        """At most :data:`PREFERRED_SIZE`, inside ``available`` (default: the available area of the screen the
+        window is on); the set-up part gets the height it needs when there is room (it scrolls otherwise), the
+        results the rest."""
+        if available is None:
+            screen = self.window.screen() if hasattr(self.window, "screen") else None
+            screen = screen or QApplication.primaryScreen()
+            if screen is None:
+                return
+            available = screen.availableGeometry()
+        avail = available
+        frame = 40  # the title bar and border a window manager adds [px]
+        w = min(PREFERRED_SIZE[0], avail.width() - 2 * SCREEN_MARGIN_PX)
+        h = min(PREFERRED_SIZE[1], avail.height() - 2 * SCREEN_MARGIN_PX - frame)
+        self.setMaximumSize(avail.width(), avail.height() - frame)
+        self.resize(w, h)
+        fixed = self.upper.sizeHint().height() - self.setup_area.sizeHint().height()  # run row, status, link
+        setup_h = self.setup_area.widget().sizeHint().height() + 2 + fixed
+        room = max(h - RESULTS_MIN_PX - 40, 120 + fixed)
+        self.splitter.setSizes([min(setup_h, room), max(h - min(setup_h, room), RESULTS_MIN_PX)])
+        x = min(max(self.x(), avail.left() + SCREEN_MARGIN_PX), avail.right() - w - SCREEN_MARGIN_PX)
+        y = min(max(self.y(), avail.top() + SCREEN_MARGIN_PX), avail.bottom() - h - frame - SCREEN_MARGIN_PX)
+        self.move(max(x, avail.left()), max(y, avail.top()))
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        if not getattr(self, "_fitted", False):
+            self._fitted = True
+            self.fit_to_screen()
+            parent = self.parentWidget()
+            if parent is not None:  # centred over the window, inside the screen
+                geo = self.frameGeometry()
+                geo.moveCenter(parent.frameGeometry().center())
+                self.move(geo.topLeft())
+                self.fit_to_screen()
+        super().showEvent(event)
 
     @staticmethod
     def _remove_row(table: QTableWidget) -> None:
@@ -300,8 +382,9 @@ class SweepDialog(QDialog):
                       seed=None if self.grid else self.seed.value())
         self.worker = SweepWorker(self.base_model, varies, metrics, {"t_end": self.t_end.value(),
                                                                       "dt": self.dt.value()}, design,
-                                  workers=self.workers.value(), client=client, parent=self)
+                                  workers=self.workers.value(), client=client, parent=self, cluster=self.cluster)
         self.worker.planned.connect(self._on_planned)
+        self.worker.cluster_ready.connect(self._on_cluster_ready)
         self.worker.progress.connect(self._on_progress)
         self.worker.rows.connect(self._on_rows)
         self.worker.finished.connect(self._on_finished)
@@ -326,6 +409,11 @@ class SweepDialog(QDialog):
         self.progress.setValue(0)
         self.status.setText(f"{plan.n_runs} runs on Dask…")
 
+    def _on_cluster_ready(self, link: str) -> None:
+        """Show the Dask dashboard's link (none without bokeh)."""
+        self.dashboard.setVisible(bool(link))
+        self.dashboard.setText(f'Dask dashboard (the workers at work): <a href="{link}">{link}</a>' if link else "")
+
     def _on_progress(self, done: int, total: int) -> None:
         self.progress.setRange(0, total)
         self.progress.setValue(done)
@@ -338,6 +426,8 @@ class SweepDialog(QDialog):
     def _on_finished(self, state: str, message: str) -> None:
         self.state = state
         self._set_running(False)
+        if not self.isVisible():  # the dialog was closed during the sweep
+            self.cluster.close()
         failed = int((self.rows.frame["status"] != "finished").sum()) if len(self.rows.frame) else 0
         extra = f"; {failed} did not finish (see the table's status and message)" if failed else ""
         self.status.setText(f"{state}: {message}{extra}")
@@ -372,10 +462,11 @@ class SweepDialog(QDialog):
         except ModelError as exc:
             self.window.messenger.error(self, "Cannot open the run", str(exc))
             return False
-        if not self.window.maybe_save():
+        row = self.rows.frame[self.rows.frame["run"] == run].iloc[0]
+        values = ", ".join(f"{p.removeprefix('param.')} = {float(row[p]):g}" for p in self.params)
+        if not self.window.open_untitled(model, f"Run {run} of the sweep ({values})", base=self.base_model):
             return False
-        self.window.document.reset(model, None)
-        self.window.statusBar().showMessage(f"Opened run {run} of the sweep (unsaved)", 8000)
+        self.window.statusBar().showMessage(f"Opened run {run} of the sweep as a new unsaved model ({values})", 8000)
         live = getattr(self.window, "live", None)
         if live is not None:
             live.act_run.trigger()
@@ -408,4 +499,11 @@ class SweepDialog(QDialog):
 
     def closeEvent(self, event: Any) -> None:
         self.cancel()  # the worker thread ends on its own; the window never waits for it
+        if not (self.worker is not None and self.worker.is_running()):
+            self.cluster.close()  # else when the cancelled sweep has finished (_on_finished)
         super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """The window closes: stop the sweep and close the cluster (in the background, see SweepCluster)."""
+        self.cancel()
+        self.cluster.close()

@@ -8,6 +8,7 @@ no new tasks are submitted, the tasks in flight are cancelled, and ``finished`` 
 """
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -15,23 +16,30 @@ from PySide6.QtCore import QObject, Signal
 
 from mechstudio.core.model.document import Model
 from mechstudio.core.sweep import AddressError, SpecError, Vary, build_design, prepare, run_plan
+from mechstudio.gui.dialogs.wording import sweep_words, user_words
+from mechstudio.gui.sweep.cluster import SweepCluster, dashboard_link
 
 
 class SweepWorker(QObject):
-    """One sweep in a background thread: ``planned(plan)`` once checked, ``progress(done, total)``,
-    ``rows(list of dict)``, ``finished(state, message)`` with state "finished", "cancelled" or "failed"."""
+    """One sweep in a background thread: ``planned(plan)`` once checked, ``cluster_ready(dashboard link or "")``
+    when the cluster runs, ``progress(done, total)``, ``rows(list of dict)``, ``finished(state, message)`` with
+    state "finished", "cancelled" or "failed" (messages in the dialog's words: ``gui.dialogs.wording``).
+
+    The runs go to ``client`` when given, else to ``cluster`` (a :class:`~mechstudio.gui.sweep.cluster.SweepCluster`
+    kept by the dialog between sweeps), else to a local cluster of ``workers`` processes for this sweep only."""
 
     planned = Signal(object)
+    cluster_ready = Signal(str)
     progress = Signal(int, int)
     rows = Signal(list)
     finished = Signal(str, str)
 
     def __init__(self, model: Model, varies: list[Vary], metrics: list[str], overrides: dict[str, Any],
                  design: dict[str, Any], workers: int | None = None, client: Any = None,
-                 parent: QObject | None = None):
+                 parent: QObject | None = None, cluster: SweepCluster | None = None):
         super().__init__(parent)
         self.model, self.varies, self.metrics, self.overrides = model, varies, metrics, overrides
-        self.design, self.workers, self.client = design, workers, client
+        self.design, self.workers, self.client, self.cluster = design, workers, client, cluster
         self.plan: Any = None
         self._cancel = threading.Event()
         self._thread = threading.Thread(target=self._run, name="sweep", daemon=True)
@@ -49,6 +57,11 @@ class SweepWorker(QObject):
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
+    def _deliver(self, rows: list[dict[str, Any]]) -> None:
+        """Rows to the dialog, their messages in its words (a failed run names the model kind, not a class)."""
+        self.rows.emit([{**r, "message": user_words(r["message"])} if isinstance(r.get("message"), str) else r
+                        for r in rows])
+
     def _run(self) -> None:
         try:
             table = build_design(self.varies, self.design["design"], self.design.get("samples"),
@@ -56,17 +69,24 @@ class SweepWorker(QObject):
             self.plan = prepare(self.model, table, self.metrics, self.overrides,
                                 design={**self.design, "vary": [v.text() for v in self.varies]})
         except (SpecError, AddressError) as exc:
-            self.finished.emit("failed", str(exc))
+            self.finished.emit("failed", sweep_words(str(exc)))
             return
         except Exception as exc:  # an unforeseen problem is reported, never raised into Qt
-            self.finished.emit("failed", f"{type(exc).__name__}: {exc}")
+            self.finished.emit("failed", sweep_words(f"{type(exc).__name__}: {exc}"))
             return
         self.planned.emit(self.plan)
         try:
-            outcome = run_plan(self.plan, client=self.client, workers=self.workers, sink=self.rows.emit,
+            client = self.client
+            if client is None and self.cluster is not None:
+                client = self.cluster.client_for(self.workers or os.cpu_count() or 1)
+                self.cluster_ready.emit(dashboard_link(client) or "")
+            if self._cancel.is_set():
+                self.finished.emit("cancelled", f"cancelled after 0 of {self.plan.n_runs} runs")
+                return
+            outcome = run_plan(self.plan, client=client, workers=self.workers, sink=self._deliver,
                                progress=self.progress.emit, cancel=self._cancel.is_set)
         except Exception as exc:  # cluster start-up or connection trouble: reported, never raised into Qt
-            self.finished.emit("failed", f"{type(exc).__name__}: {exc}")
+            self.finished.emit("failed", sweep_words(f"{type(exc).__name__}: {exc}"))
             return
         if outcome.cancelled or self._cancel.is_set():
             self.finished.emit("cancelled", f"cancelled after {outcome.rows} of {self.plan.n_runs} runs")

@@ -207,13 +207,17 @@ def ring_mesh(c: FloatArray, r: float, width: float, height: float, n: int = 48)
 
 
 def _gear_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: float, extent: float) -> Marker:
-    """Gear pair (issue 15): each gear's pitch circle as a thin ring about its centre (its body's frame)."""
-    r = j.radius if end == 0 else j.radius2
+    """Gear pair, and any element coupling two joints that has wheels (a belt drive's pulleys): each wheel's
+    (pitch) circle as a thin ring about its centre (its body's frame), radii from its element type; a small
+    sphere at an end without a wheel."""
+    r = element_type(j.type, "joints").wheel_radii(j)[end]
+    if r is None:
+        return sphere_mesh(p, jr, 6, 10)
     return ring_mesh(p, r, 0.8 * jr, 0.5 * jr)
 
 
 def _rack_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: float, extent: float) -> Marker:
-    """Rack and pinion (issue 15): the pinion's pitch circle as a ring; on the rack a flat bar along its axis
+    """Rack and pinion: the pinion's pitch circle as a ring; on the rack a flat bar along its axis
     (the carrier-frame axis turned into the rack's frame by the held angle phi_rack - phi_carrier)."""
     if end == 0:
         return ring_mesh(p, j.radius, 0.8 * jr, 0.5 * jr)
@@ -221,7 +225,7 @@ def _rack_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: floa
     ax = (c * j.axis[0] - s * j.axis[1], s * j.axis[0] + c * j.axis[1])
     length = max(8.0 * j.radius, 0.6 * extent)
     return box_mesh(p, np.array([length, 1.6 * jr, 0.5 * jr]), rot_z(float(np.arctan2(ax[1], ax[0]))))
-# contact (issue 15): planar rolling disk ("rolling") and cam and follower ("cam")
+# contact: planar rolling disk ("rolling") and cam and follower ("cam")
 def _rolling_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: float, extent: float) -> Marker:
     """Planar rolling disk: the line on body 1 (or the ground), a flat bar 1.2 extent long along the axis through
     point1; on the disk a thin ring of the disk's radius about its centre."""
@@ -253,8 +257,8 @@ def _cam_marker(j: Any, end: int, body: str, p: FloatArray, kind: str, jr: float
 #: a contact, not a marker
 JOINT_MARKERS = {"pin": _pin_marker, "ball": _pin_marker, "weld": _dot_marker, "blade": _dot_marker,
                  "slider": _slider_marker, "slot": _slot_marker}
-JOINT_MARKERS.update({"gears": _gear_marker, "rack": _rack_marker})  # issue 15
-JOINT_MARKERS.update({"rolling": _rolling_marker, "cam": _cam_marker})  # contact (issue 15)
+JOINT_MARKERS.update({"gears": _gear_marker, "rack": _rack_marker})
+JOINT_MARKERS.update({"rolling": _rolling_marker, "cam": _cam_marker})  # contact
 
 
 def build_scene(model: Model) -> SceneSpec:
@@ -349,7 +353,8 @@ def build_scene(model: Model) -> SceneSpec:
         if symbol == "disk":
             disk_contacts[j.name] = (j.body2 or getattr(j, "body", ""), j.radius)
             continue
-        marker = JOINT_MARKERS.get(symbol)
+        marker = JOINT_MARKERS.get(symbol) or (_gear_marker if element_type(j.type).editor.placement == "coupling"
+                                               else None)
         if marker is None:
             raise ValueError(f"joint {j.name!r}: no 3D marker for symbol {symbol!r} of type {j.type}; known: "
                              f"{', '.join(sorted(JOINT_MARKERS))} and disk")

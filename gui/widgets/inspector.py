@@ -1,7 +1,12 @@
 """Property inspector: every field of the selected element, with units and validation.
 
-The form is generated from the element's JSON (so every field the file has is editable) and bound to JSON
-pointers. Typing or spinning previews live: each change pushes a command that merges with the previous ones of
+A joint, driver or force is shown from its element type's field declarations (core/elements/<type>.py,
+core/elements/fields.py), in their order: a number with its unit (an angle in degrees when the View menu says
+so) and refused at the field outside its bounds; a reference as a chooser of the valid targets only (a body
+field lists the bodies, a gear pair's joint fields the revolute joints, a rack's the prismatic ones, a choice its
+values, a named point the points of its body); a direction as a vector that may not be zero; a time function
+with the unit of its value. An optional field the file omits is shown with its default. Bodies, ground points
+and the model's own fields are generated from their JSON. Every field is bound to its JSON pointer. Typing or spinning previews live: each change pushes a command that merges with the previous ones of
 the same field-editing session, so when editing finishes (focus leaves, Enter) the whole session is one undo
 step, named after the element, the field and the value ("Set crank.mass to 2 kg").
 
@@ -28,7 +33,9 @@ from PySide6.QtGui import QContextMenuEvent, QWheelEvent
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QMenu, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
-from mechstudio.core.errors import ModelError
+from mechstudio.core.elements import SECTIONS, element_type
+from mechstudio.core.elements.fields import Field
+from mechstudio.core.errors import ModelError, UnknownNameError
 from mechstudio.core.model import GROUND
 from mechstudio.core.model import edit
 from mechstudio.gui.document import Document
@@ -58,6 +65,8 @@ TIME_FUNCTION_DEFAULTS = {
     "expression": {"type": "expression", "expression": "sin(t)"},
 }
 TIME_FUNCTION_KEYS = {"function"}  # keys whose value is a time function (plus force/torque components)
+#: a time function's parameters whose unit is the unit of its value (speed: that unit per second)
+VALUE_PARAMETERS = ("value", "initial", "amplitude", "offset")
 ERROR_STYLE = "background: #ffd6d6"
 
 
@@ -121,6 +130,8 @@ class Inspector(QScrollArea):
         self._field_of: dict[QObject, str] = {}  # number field widget -> its pointer (context menu)
         self._field_actions: list[tuple[str, Callable[[str], None]]] = []
         self._updaters: dict[str, Callable[[Any], None]] = {}
+        self._checks: dict[str, Callable[[Any], str | None]] = {}  # field pointer -> its declared check
+        self._views: dict[str, tuple[Callable[[float], float], str]] = {}  # number field -> (file -> view, unit)
         #: callables (menu, pointer) adding entries to a numeric field's context menu (gui.sweep: "Sweep this")
         self.field_menu_hooks: list[Callable[[QMenu, str], None]] = []
         self._session = next(_sessions)
@@ -181,7 +192,7 @@ class Inspector(QScrollArea):
             self._update_values(found[0], found[1])
             return
         self._key, self._shape = key, shape
-        self._fields, self._updaters, self._errors, self._field_of = {}, {}, {}, {}
+        self._fields, self._updaters, self._errors, self._field_of, self._checks, self._views = {}, {}, {}, {}, {}, {}
         self._plot = None
         page = QWidget()
         lay = QVBoxLayout(page)
@@ -253,6 +264,8 @@ class Inspector(QScrollArea):
         self._fields["name"] = w
 
     def _dict_rows(self, form: QFormLayout, pointer: str, value: dict[str, Any], coll: str, depth: int = 0) -> None:
+        if depth == 0 and coll in SECTIONS and self._element_rows(form, pointer, value, coll):
+            return
         for key, v in value.items():
             ptr = f"{pointer}/{edit.join_pointer(key)[1:]}"
             label = ("  " * depth) + key
@@ -310,6 +323,58 @@ class Inspector(QScrollArea):
                 else:
                     self._dict_rows(form, ptr, v, coll, depth + 1)
 
+    # ---- element fields, from their declarations ------------------------------------------------------------
+    def _element_rows(self, form: QFormLayout, pointer: str, item: dict[str, Any], coll: str) -> bool:
+        """Rows of a joint, driver or force from its type's fields (module docstring); False for an unknown
+        type (then the generic rows show the JSON)."""
+        try:
+            et = element_type(str(item.get("type")), coll)
+        except UnknownNameError:
+            return False
+        self._name_row(form, coll, str(item.get("name", "")))
+        type_label = QLabel(str(item.get("type")))
+        type_label.setToolTip(et.editor.label)
+        form.addRow("type", type_label)
+        for f in et.fields:
+            if f.key in item:
+                value = item[f.key]
+            elif f.offered:
+                value = list(f.default) if isinstance(f.default, tuple) else f.default
+            else:
+                continue
+            self._field_row(form, f, f"{pointer}/{edit.join_pointer(f.key)[1:]}", value, item)
+        for key, v in item.items():  # anything the type does not declare (the loader refuses it): as JSON
+            if key not in ("name", "type") and key not in et.fields:
+                self._dict_rows(form, pointer, {key: v}, coll, depth=1)
+        return True
+
+    def _field_row(self, form: QFormLayout, f: Field, ptr: str, value: Any, item: dict[str, Any]) -> None:
+        """One declared field: its editor by kind (see the module docstring)."""
+        label = f.key
+        kind = f.editor
+        choices = f.choices(self.document.model.data, item)
+        if kind in ("body", "joint", "choice") or (kind == "point" and isinstance(value, str)):
+            self._choice_row(form, label, ptr, str(value), choices or [])
+        elif kind in ("number", "angle", "count"):
+            self._add_row(form, label, self._spin(ptr, f.key, value, field=f), [ptr])
+        elif kind == "flag":
+            w = QCheckBox()
+            w.setObjectName(f"field:{ptr}")
+            w.setChecked(bool(value))
+            w.toggled.connect(lambda on, ptr=ptr: self._set(ptr, bool(on), session_end=True))
+            self._fields[ptr] = w
+            self._updaters[ptr] = lambda val, w=w: w.setChecked(bool(val))
+            self._add_row(form, label, w, [ptr])
+        elif kind in ("point", "direction") and isinstance(value, list):
+            self._vector_row(form, label, ptr, value, f.key, f.unit, field=f)
+        elif kind in ("time_function", "time_functions"):
+            self._time_function_rows(form, label, ptr, value, unit=f.unit)
+        else:  # pragma: no cover - every field kind is handled above
+            self._dict_rows(form, ptr.rsplit("/", 1)[0], {f.key: value}, "", depth=1)
+        for p, w in self._fields.items():  # the field's description on its editors
+            if (p == ptr or p.startswith(ptr + "/")) and not w.toolTip():
+                w.setToolTip(f.description())
+
     def _body_point_row(self, form: QFormLayout, body: str, point: str, ptr: str, value: list[Any]) -> None:
         """A named point of a body: its name (editable: renaming updates every reference and the trace tick,
         ``mechstudio.gui.editor.traced_points.rename_point``) beside its body-frame coordinates."""
@@ -347,7 +412,10 @@ class Inspector(QScrollArea):
             return "m"
         return UNITS.get(key, "")
 
-    def _spin(self, ptr: str, key: str, value: float) -> QDoubleSpinBox:
+    def _spin(self, ptr: str, key: str, value: float, field: Field | None = None,
+              angle: bool | None = None, unit: str | None = None) -> QDoubleSpinBox:
+        """A number field bound to ``ptr``. With a declared ``field``: its unit, degrees for an angle, a whole
+        number for a count, and its bounds refused at the field. ``angle``/``unit`` override the key's."""
         w = FieldSpinBox()
         w.setObjectName(f"field:{ptr}")
         w.setDecimals(6)
@@ -356,19 +424,28 @@ class Inspector(QScrollArea):
         w.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         w.setKeyboardTracking(True)
         w.setAccelerated(True)
-        unit = self._unit(key)
+        is_angle = (field.editor == "angle" if field is not None else key in ANGLE_KEYS) if angle is None else angle
+        degrees = is_angle and self.angle_unit() == "deg"
+        if unit is None:
+            unit = field.unit if field is not None else self._unit(key)
+        if is_angle:
+            unit = ("°" if degrees else "rad") + (unit[3:] if unit.startswith("rad/") else "")
         if unit:
             w.setSuffix(f" {unit}")
-        angle = key in ANGLE_KEYS and self.angle_unit() == "deg"
-        to_view = (lambda x: math.degrees(x)) if angle else (lambda x: x)
-        to_file = (lambda x: math.radians(x)) if angle else (lambda x: x)
+        to_view = (lambda x: math.degrees(x)) if degrees else (lambda x: x)
+        to_file = (lambda x: math.radians(x)) if degrees else (lambda x: x)
+        self._views[ptr] = (to_view, unit)
         w.setValue(to_view(float(value)))
-        is_int = isinstance(value, int) and key in ("spokes",)
+        is_int = (field is not None and field.editor == "count") or (isinstance(value, int) and key in ("spokes",))
         if is_int:
             w.setDecimals(0)
+        check = None
+        if field is not None:
+            view = (math.degrees(1.0), "°") if degrees else None
+            check = lambda v, field=field, view=view: field.value_problem(v, view)  # noqa: E731
         w.valueChanged.connect(lambda x, ptr=ptr, w=w: self._set(ptr, int(x) if is_int else to_file(x),
                                                                  shown=f"{format_number(x)}{w.suffix()}",
-                                                                 key=key, view_value=x))
+                                                                 key=key, view_value=x, check=check))
         w.editingFinished.connect(self._end_session)
         w.installEventFilter(self)
         self._field_of[w] = ptr
@@ -379,20 +456,38 @@ class Inspector(QScrollArea):
     def _number_row(self, form: QFormLayout, label: str, ptr: str, key: str, value: float) -> None:
         self._add_row(form, label, self._spin(ptr, key, value), [ptr])
 
-    def _vector_row(self, form: QFormLayout, label: str, ptr: str, value: list[Any], key: str, unit: str) -> None:
+    def _vector_row(self, form: QFormLayout, label: str, ptr: str, value: list[Any], key: str, unit: str,
+                    field: Field | None = None) -> None:
+        """Components of a vector, each a number field; a declared direction ``field`` refuses a component that
+        makes the vector zero."""
         row = QWidget()
         h = QHBoxLayout(row)
         h.setContentsMargins(0, 0, 0, 0)
         for i, x in enumerate(value):
             if isinstance(x, (int, float)) and not isinstance(x, bool):
-                w = self._spin(f"{ptr}/{i}", key if key in UNITS or key in ANGLE_KEYS or key in LENGTH_KEYS
-                               else "points", x)
+                if field is not None:
+                    w = self._spin(f"{ptr}/{i}", key, x, angle=False, unit=unit)
+                    if field.editor == "direction":
+                        self._checks[f"{ptr}/{i}"] = self._component_check(field, ptr, i)
+                else:
+                    w = self._spin(f"{ptr}/{i}", key if key in UNITS or key in ANGLE_KEYS or key in LENGTH_KEYS
+                                   else "points", x)
                 if not unit:
                     w.setSuffix("")
                 h.addWidget(w)
             else:
                 h.addWidget(QLabel(str(x)))
         self._add_row(form, label, row, [f"{ptr}/{i}" for i in range(len(value))])
+
+    def _component_check(self, field: Field, ptr: str, i: int) -> Callable[[Any], str | None]:
+        """The check of component ``i`` of the vector at ``ptr``: the vector with that component must pass
+        the field's own check (a direction is never zero)."""
+        def check(v: Any) -> str | None:
+            vec = list(edit.get_value(self.document.model, ptr, []))
+            if i < len(vec):
+                vec[i] = v
+            return field.value_problem(vec)
+        return check
 
     def _choice_row(self, form: QFormLayout, label: str, ptr: str, value: str, choices: list[str]) -> None:
         w = FieldComboBox()
@@ -404,10 +499,12 @@ class Inspector(QScrollArea):
         self._updaters[ptr] = lambda val, w=w: w.setCurrentText(str(val))
         self._add_row(form, label, w, [ptr])
 
-    def _time_function_rows(self, form: QFormLayout, label: str, ptr: str, value: Any) -> None:
+    def _time_function_rows(self, form: QFormLayout, label: str, ptr: str, value: Any, unit: str | None = None) -> None:
+        """A time function's type selector, its parameters (with the unit of the function's value ``unit``,
+        when given: an angle in degrees, a speed per second) and a preview plot."""
         if isinstance(value, list):  # force / torque components
             for i, comp in enumerate(value):
-                self._time_function_rows(form, f"{label}[{i}]", f"{ptr}/{i}", comp)
+                self._time_function_rows(form, f"{label}[{i}]", f"{ptr}/{i}", comp, unit)
             return
         kind = "constant" if isinstance(value, (int, float)) else value.get("type", "constant")
         combo = FieldComboBox()
@@ -418,14 +515,14 @@ class Inspector(QScrollArea):
             lambda k, ptr=ptr: self._set(ptr, TIME_FUNCTION_DEFAULTS[k], session_end=True, rebuild=True))
         self._add_row(form, f"{label} (f(t))", combo, [ptr])
         if isinstance(value, (int, float)):
-            self._number_row(form, "  value", ptr, "value", value)
+            self._parameter_row(form, "value", ptr, "value", value, unit)
         else:
             for k, v in value.items():
                 if k == "type":
                     continue
                 sub = f"{ptr}/{k}"
                 if isinstance(v, (int, float)):
-                    self._number_row(form, f"  {k}", sub, k if k in UNITS else "value", v)
+                    self._parameter_row(form, k, sub, k if k in UNITS else "value", v, unit)
                 elif isinstance(v, list):
                     self._vector_row(form, f"  {k}", sub, v, "value", "")
                 else:
@@ -436,6 +533,16 @@ class Inspector(QScrollArea):
                     self._updaters[sub] = lambda val, w=w: w.setText(str(val))
                     self._add_row(form, f"  {k}", w, [sub])
         self._add_preview(form, ptr)
+
+    def _parameter_row(self, form: QFormLayout, name: str, ptr: str, key: str, value: float, unit: str | None) -> None:
+        """A number parameter of a time function: with the function's unit when known (module docstring)."""
+        if unit is None or name not in VALUE_PARAMETERS + ("speed",):
+            self._number_row(form, f"  {name}", ptr, key, value)
+            return
+        angle = unit == "rad"
+        per_second = "/s" if name == "speed" else ""
+        shown = ("rad" + per_second) if angle else (f"{unit}{per_second}" if unit else "")
+        self._add_row(form, f"  {name}", self._spin(ptr, key, value, angle=angle, unit=shown), [ptr])
 
     def _add_preview(self, form: QFormLayout, ptr: str) -> None:
         try:
@@ -491,16 +598,26 @@ class Inspector(QScrollArea):
         self._session = next(_sessions)
 
     def _set(self, ptr: str, value: Any, session_end: bool = False, rebuild: bool = False, *,
-             shown: str | None = None, key: str | None = None, view_value: float | None = None) -> None:
+             shown: str | None = None, key: str | None = None, view_value: float | None = None,
+             check: Callable[[Any], str | None] | None = None) -> None:
         self._busy += 1
         try:
-            self._set_value(ptr, value, session_end, rebuild, shown, key, view_value)
+            self._set_value(ptr, value, session_end, rebuild, shown, key, view_value, check or self._checks.get(ptr))
         finally:
             self._busy -= 1
 
     def _set_value(self, ptr: str, value: Any, session_end: bool, rebuild: bool, shown: str | None,
-                   key: str | None, view_value: float | None) -> None:
+                   key: str | None, view_value: float | None, check: Callable[[Any], str | None] | None) -> None:
         current = edit.get_value(self.document.model, ptr, None)
+        why = check(value) if check is not None and view_value is not None else None
+        if why is not None:  # a declared field's bounds (in the unit shown)
+            kept = "its value"
+            if isinstance(current, (int, float)) and ptr in self._views:
+                to_view, unit = self._views[ptr]
+                kept = f"{format_number(to_view(float(current)))} {unit}".strip()
+            text = why if why.startswith("the ") else f"the {why}"
+            self._refuse(ptr, [f"T{text[1:]}: {shown} was not applied, the model keeps {kept}."])
+            return
         if key in MINIMA and view_value is not None:
             bound, strict = MINIMA[key]
             if value < bound or (strict and value <= bound):

@@ -18,7 +18,8 @@ from typing import Any, Callable
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox,
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout,
                                QWidget)
 
@@ -26,6 +27,7 @@ from mechstudio.core.errors import ModelError
 from mechstudio.core.model import GROUND
 from mechstudio.core.model import edit
 from mechstudio.gui.document import Document
+from mechstudio.gui.widgets.inspector import FieldComboBox  # a choice that the wheel changes only with focus
 
 NEW_POINT = "(new point)"
 
@@ -81,9 +83,20 @@ def user_message(exc: ModelError) -> str:
 
 class NumberBox(QDoubleSpinBox):
     """A spin box that shows its value with the digits it needs ("0.25", "0.0208333"), not a fixed count of
-    decimals that a narrow field cuts off ("0.250000" as "0.2500(")."""
+    decimals that a narrow field cuts off ("0.250000" as "0.2500("). The mouse wheel changes it only while it has
+    the keyboard focus (as in Properties); over an unfocused field the wheel scrolls the panel."""
 
     digits = 6  # significant digits shown (the value keeps the spin box's decimals; the tooltip shows it all)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the wheel does not take focus
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()  # the scroll area scrolls instead
 
     def textFromValue(self, value: float) -> str:
         return f"{value:.{self.digits}g}"
@@ -131,6 +144,18 @@ class Vector(QWidget):
 
 
 class TreeEditor(QScrollArea):
+    #: narrower than this [px], every label goes above its field: three numbers of a row then keep their digits
+    #: (beside a label column they would be cut to "0.02(" in a panel of a 1366 px wide window)
+    WRAP_BELOW_PX = 480
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        policy = (QFormLayout.RowWrapPolicy.WrapAllRows if self.viewport().width() < self.WRAP_BELOW_PX
+                  else QFormLayout.RowWrapPolicy.WrapLongRows)
+        for form in getattr(self, "forms", []):
+            if form.rowWrapPolicy() != policy:
+                form.setRowWrapPolicy(policy)
+
     def __init__(self, document: Document, parent: Any = None):
         super().__init__(parent)
         self.document = document
@@ -148,11 +173,12 @@ class TreeEditor(QScrollArea):
         box = QGroupBox("Add child body through a spherical joint")
         form = QFormLayout(box)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        self.parent_combo = QComboBox()
+        self.forms = [form]  # narrow: every label goes above its field (see resizeEvent)
+        self.parent_combo = FieldComboBox()
         self.parent_combo.setObjectName("tree_parent")
         self.parent_combo.currentTextChanged.connect(self._on_parent_changed)
         form.addRow("parent", self.parent_combo)
-        self.parent_point = QComboBox()
+        self.parent_point = FieldComboBox()
         self.parent_point.setObjectName("tree_parent_point")
         self.parent_point.setEditable(True)
         form.addRow("hinge point on parent", self.parent_point)
@@ -181,7 +207,7 @@ class TreeEditor(QScrollArea):
         helper = QWidget()
         h = QHBoxLayout(helper)
         h.setContentsMargins(0, 0, 0, 0)
-        self.helper_kind = QComboBox()
+        self.helper_kind = FieldComboBox()
         self.helper_kind.addItems(list(SHAPES))
         self.helper_kind.setObjectName("tree_helper_kind")
         self.helper_dims = QLineEdit(SHAPES["rod"].default)
@@ -229,6 +255,7 @@ class TreeEditor(QScrollArea):
 
         disk = QGroupBox("Rolling disk")
         dform = QFormLayout(disk)
+        self.forms.append(dform)
         self.disk_radius = _spin(0.3, 1e-6, 100, suffix="m")
         self.disk_mass = _spin(1.0, 1e-9, 1e6, suffix="kg")
         dform.addRow("radius", self.disk_radius)

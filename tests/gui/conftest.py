@@ -1,7 +1,9 @@
 """Fixtures of the GUI tests: an isolated config folder (settings, recovery files) per test, a main window with
-a recording messenger instead of modal dialogs, and helpers that drive the canvas with real mouse events."""
+a recording messenger instead of modal dialogs, helpers that drive the canvas with real mouse events, and a
+deterministic teardown of every widget a test leaves behind (:func:`dispose_widgets`)."""
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,43 @@ def isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     d = tmp_path_factory.mktemp("config")
     monkeypatch.setenv("MECHSTUDIO_CONFIG_DIR", str(d))
     return d
+
+
+def dispose_widgets(app: Any) -> None:
+    """Close and delete, now, every widget a test left: each visible top-level widget and each top-level widget
+    of a class not from Qt itself (the app's windows and panels, pyqtgraph's widgets), visible or not; then run
+    the pending events (the windows' close handlers, zero timers), the deferred deletions, and a garbage
+    collection.
+
+    Without this, ``close()`` + ``deleteLater()`` (what pytest-qt does with the widgets given to ``qtbot``) leave
+    the C++ widgets alive until some later test's event loop runs the deferred deletions, and Python's garbage
+    collector may meanwhile clear the wrappers of the pyqtgraph items in them: a later layout pass then calls a
+    Python override of an item whose wrapper is cleared ("'LabelItem' object has no attribute ..."), in whichever
+    test happens to run then. Here every widget is gone before the next test starts, and the collection runs at
+    this fixed point. Qt's own hidden top-level widgets (tooltips, popup menus not shown) are kept."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QWidget
+    for w in app.topLevelWidgets():
+        try:
+            visible, ours = w.isVisible(), not type(w).__module__.startswith("PySide6")
+            if visible:
+                QWidget.close(w)  # Qt's close (its closeEvent runs); a Python close() may not run twice (pyqtgraph)
+            if visible or ours:
+                w.deleteLater()
+        except RuntimeError:  # deleted meanwhile by a parent's deletion
+            pass
+    for _ in range(3):  # a close handler may post more work (a zero timer that deletes a thread, ...)
+        app.processEvents()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture(autouse=True)
+def widget_teardown(qapp: Any) -> Any:
+    """Every GUI test ends with :func:`dispose_widgets` (after its own fixtures' teardown)."""
+    yield
+    dispose_widgets(qapp)
 
 
 class RecordingMessenger:

@@ -60,17 +60,18 @@ def test_cli_headless_subcommand_needs_no_display() -> None:
     assert "degrees of freedom" in out.stdout
 
 
-def test_bare_mechstudio_opens_the_default_sample(qtbot: Any) -> None:
-    """What `make run` / a bare `mechstudio` does: build_window on the default model, no recovery pending."""
+def test_bare_mechstudio_opens_an_empty_planar_model(qtbot: Any) -> None:
+    """What `make run` / a bare `mechstudio` does: build_window with no file, no recovery pending: an empty planar
+    model, where the Quick start begins (the palette is enabled)."""
     from mechstudio.gui.app import build_window, create_application
-    from mechstudio.gui.paths import default_model
     create_application()
     w = build_window(None)
     qtbot.addWidget(w)
     w.show()
     qtbot.waitExposed(w)
-    assert w.document.path is None and w.sample_source == str(default_model())  # an untitled copy of the sample
-    assert w.document.model.data.get("bodies")
+    assert w.document.path is None and w.sample_source is None
+    assert w.document.model.kind == "planar" and not w.document.model.data.get("bodies")
+    assert w.palette.isEnabled()
     assert not w.document.modified
 
 
@@ -82,6 +83,9 @@ import mechstudio.gui.app as app_module
 
 def grab():
     app = QApplication.instance()
+    if app.thread().loopLevel() == 0:  # start-up still paints inside processEvents: quit() would be lost
+        QTimer.singleShot(200, grab)
+        return
     app.primaryScreen().grabWindow(0).save(sys.argv[2])
     app.quit()
 

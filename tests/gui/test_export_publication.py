@@ -243,13 +243,19 @@ def test_log_axis_labels_never_overlap(qtbot: Any, height: int) -> None:
             pi.setLogMode(y=True)
             pi.getViewBox().setYRange(lo, hi, padding=0)
             qtbot.waitUntil(lambda: pi.getAxis("left").height() > 0.5 * height, timeout=3000)  # laid out
-            settled = [-1.0]
-
-            def steady() -> bool:  # the axis kept its height over one more event-loop pass
-                hh, settled[0] = settled[0], pi.getAxis("left").height()
-                return hh == settled[0]
-
-            qtbot.waitUntil(steady, timeout=3000)
+            # the axis fits its width to its labels when it paints, which lays the plot out again: paint and run the
+            # pending events (all of them, however slow the machine) until the axis keeps its size over a round (a
+            # timed poll may catch the layout half done)
+            from PySide6.QtCore import QCoreApplication
+            size = None
+            for _round in range(20):
+                w.grab()
+                for _event_pass in range(3):
+                    QCoreApplication.sendPostedEvents()
+                    QCoreApplication.processEvents()
+                size, before = (pi.getAxis("left").width(), pi.getAxis("left").height()), size
+                if size == before:
+                    break
             rects = label_rects(pi.getAxis("left"))
             if axis_class is NonOverlappingAxis:
                 assert overlaps(rects) == 0, (lo, hi, height, [r.getRect() for r in rects])

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 pytestmark = pytest.mark.gui
+SETTLE_ROUNDS = 6  # event-loop rounds that deliver a change to the screen (each queued step takes one)
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +47,20 @@ def panel(qtbot: Any, traj: Any) -> Any:
     return p
 
 
+def settle() -> None:
+    """Run the pending events to the end: a scene change is queued, turns into a repaint request of the view, which
+    is queued too, and is then painted and flushed to the X server. A few rounds deliver all of it, however slow the
+    machine is (waiting a fixed number of milliseconds does not, under load)."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QApplication
+    for _ in range(SETTLE_ROUNDS):
+        QCoreApplication.sendPostedEvents()
+        QApplication.processEvents()
+
+
 def pixels(widget: Any, qtbot: Any) -> np.ndarray:
     from PySide6.QtGui import QImage
-    qtbot.wait(30)
+    settle()
     img = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
     a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine() // 4, 4)
     return a[:, :img.width(), :3].copy()
@@ -104,7 +116,7 @@ def on_screen(widget: Any, qtbot: Any) -> np.ndarray:
     """What the X server shows of the widget (``grab()`` would paint it afresh, in full)."""
     from PySide6.QtCore import QPoint
     from PySide6.QtGui import QImage
-    qtbot.wait(30)
+    settle()
     top = widget.window()
     at = widget.mapTo(top, QPoint(0, 0))
     img = top.screen().grabWindow(top.winId(), at.x(), at.y(), widget.width(), widget.height()).toImage()
@@ -115,7 +127,8 @@ def on_screen(widget: Any, qtbot: Any) -> np.ndarray:
 
 def test_cursor_strips_repaint_the_same_pixels(panel: Any, qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A moving cursor repaints thin strips, where only the curves' points in the strip are drawn: after the
-    cursor went over the plot in live-sized steps and away, the screen shows what a full repaint shows."""
+    cursor went over the plot in live-sized steps (each one painted before the next) and away, the screen shows
+    what a full repaint shows."""
     from mechstudio.gui.plots.curves import CurveSet
     strips = []
     orig = CurveSet._strip
@@ -132,7 +145,7 @@ def test_cursor_strips_repaint_the_same_pixels(panel: Any, qtbot: Any, monkeypat
     full = {k: on_screen(p.plot_widget, qtbot) for k, p in panel.plots.items()}
     for t in np.arange(0.0, 1.6, 0.06):  # a plot tick's worth of animation per step
         panel.set_cursor(float(t))
-        qtbot.wait(5)
+        settle()
     panel.set_cursor(-1.0)
     assert sum(strips) > 50, "the cursor moves did not repaint strips"
     for k, p in panel.plots.items():
@@ -235,16 +248,16 @@ def test_same_pixels_synthetic(qtbot: Any, case: str) -> None:
         # (a PlotDataItem picks its downsampling factor when the x range changes, for the view's width then: set
         # the range once the widget is laid out, as a user's zoom would)
         pi.setXRange(x_range[0] - 1.0, x_range[1], padding=0)
-        qtbot.wait(20)
+        settle()
         pi.setXRange(*x_range, padding=0)
         cursor = pg.InfiniteLine(x_range[0] - 5.0, angle=90)
         pi.addItem(cursor, ignoreBounds=True)
-        qtbot.wait(20)
+        settle()
         # a cursor sweeps over the plot: strip repaints (also of downsampled and gappy curves). (Qt strokes a wide
         # dotted pen under a clip with other dots than without one, for per-curve items just the same: both sweep.)
         for t in np.linspace(*x_range, 40):
             cursor.setValue(float(t))
-            qtbot.wait(3)
+            settle()
         cursor.setValue(x_range[0] - 5.0)
         images.append(on_screen(w, qtbot))
     drawn = (images[1] != images[1][3, -3]).any(axis=2).sum()
@@ -268,10 +281,10 @@ def test_deep_zoom_clips_far_values(qtbot: Any) -> None:
     cs.set_curves(x, [("big", np.where(x > 0.5, 1e12, 0.0), pg.mkPen("r"))])
     w.getPlotItem().setYRange(-1e-3, 1e-3, padding=0)
     w.getPlotItem().setXRange(0, 1, padding=0)
-    qtbot.wait(20)
+    settle()
     y = cs.display()[0].y
     h = w.getPlotItem().getViewBox().viewRect().height()
     assert y.max() <= 1e-3 + RANGE_LIMIT * h * 1.0001 and y.max() < 1e12
     w.getPlotItem().setYRange(-1e12, 2e12, padding=0)  # everything in view: nothing clipped
-    qtbot.wait(20)
+    settle()
     assert cs.display()[0].y.max() == 1e12

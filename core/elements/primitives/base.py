@@ -10,8 +10,12 @@ A primitive is one kind of constraint equation, defined once in its own module o
 * ``symbolic(spec, S)``: the same rows as sympy expressions (S is :class:`mechstudio.core.symbolic.planar.PlanarSymbols`);
   holonomic primitives return Phi rows, nonholonomic ones the velocity expression C_psi q' + xi;
 * ``COMPILED``: the name of the loop over this primitive in ``mechstudio.core.systems.planar_kernels`` (its field prefix in
-  ``PlanarGeometry``); tests/test_element_registry.py checks numeric vs compiled vs symbolic vs finite
-  differences for every element, hence for every primitive.
+  ``PlanarGeometry``), and ``COMPILED_FIELDS``: the arrays that loop reads, in order, as (name after the prefix,
+  kind) -- :data:`INDEX`, :data:`VECTOR`, :data:`NUMBER` or :data:`TABLE`. ``PlanarGeometry`` and the packed
+  layout of ``mechstudio.core.dynamics.packed_planar`` are generated from these declarations, and the group's
+  ``compiled_fields`` must return exactly them (checked when a system's compiled data are built);
+  tests/test_element_registry.py checks numeric vs compiled vs symbolic vs finite differences for every
+  element, hence for every primitive.
 """
 from __future__ import annotations
 
@@ -20,6 +24,10 @@ from typing import Sequence
 import numpy as np
 
 from mechstudio.core.types import FloatArray
+
+#: kinds of a compiled array (``COMPILED_FIELDS``): int64 (K,) indices (rows, bodies, counts), float64 (K, 2)
+#: body vectors or pairs of numbers, float64 (K,) numbers, float64 (T, 3) table rows (a cam's r, r', r'')
+INDEX, VECTOR, NUMBER, TABLE = "index", "vector", "number", "table"
 
 
 class HolonomicGroup:

@@ -48,14 +48,16 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
-import sympy as sp
 
-from mechstudio.core.elements.primitives.base import HolonomicGroup
+from mechstudio.core.elements.primitives.base import INDEX, TABLE, VECTOR, HolonomicGroup
 from mechstudio.core.elements.primitives.cam_profile import TABLE_NODES, profile_table
 from mechstudio.core.elements.primitives.frame import BodyIndex, Vec
 from mechstudio.core.types import FloatArray
 
 COMPILED = "cm"  # core.systems.planar_kernels: the PlanarGeometry fields cm_* and their loop
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("r", INDEX), ("bi", INDEX), ("bj", INDEX), ("kind", INDEX), ("off", INDEX), ("n", INDEX),
+                   ("si", VECTOR), ("sj", VECTOR), ("u", VECTOR), ("par", VECTOR), ("tab", TABLE))
 FOLLOWERS = ("flat", "roller")
 NEWTON_ITERATIONS = 30
 #: Newton's method starts from the best of this many uniformly spaced table nodes
@@ -238,7 +240,9 @@ _NAMES = itertools.count()
 def _opaque(name: str, nargs: int, value: Any, derivatives: tuple[Any, ...] = ()) -> type:
     """A sympy function of ``nargs`` arguments evaluated by ``value`` (for lambdify) whose partial derivative in
     argument k is derivatives[k - 1] (another such function, applied to the same arguments)."""
-    def fdiff(self: Any, argindex: int = 1) -> sp.Expr:
+    import sympy as sp  # symbolic work only: a model without symbolic use never imports sympy (start-up time)
+
+    def fdiff(self: Any, argindex: int = 1) -> Any:
         if not derivatives:
             raise sp.ArgumentIndexError(self, argindex)
         return derivatives[argindex - 1](*self.args)
@@ -266,6 +270,7 @@ def _newton(score: Any, step: Any) -> float:
 
 def exact_profile(profile: Any) -> Any:
     """theta -> [r, r', r''] of the exact profile expression (sympy derivatives; its variable is written t)."""
+    import sympy as sp  # symbolic work only: a model without symbolic use never imports sympy (start-up time)
     e = profile.expr
     if not e.free_symbols:
         return lambda x: [float(e), 0.0, 0.0]
@@ -345,6 +350,7 @@ def symbolic(spec: CamContactSpec, S: Any) -> list[Any]:
     """The row of Phi as a sympy expression: the kinematics in sympy, the cam's support function h(psi) (flat) or
     distance function D(c) (roller) and their derivatives as sympy functions evaluated on the exact profile
     (:func:`exact_support`, :func:`exact_distance`; tests check them against finite differences)."""
+    import sympy as sp  # symbolic work only: a model without symbolic use never imports sympy (start-up time)
     d = S.r(spec.body2) + S.arm(spec.body2, spec.point2) - S.r(spec.body1) - S.arm(spec.body1, spec.point1)
     if spec.follower == "flat":
         h, h1, h2 = exact_support(spec.profile)

@@ -9,11 +9,13 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from mechstudio.core.elements.primitives.base import HolonomicGroup, TimeColumn
+from mechstudio.core.elements.primitives.base import INDEX, HolonomicGroup, TimeColumn
 from mechstudio.core.elements.primitives.frame import BodyIndex
 from mechstudio.core.types import FloatArray
 
 COMPILED = "cd"  # core.systems.planar_kernels: the PlanarGeometry fields cd_* and their loops
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("r", INDEX), ("k", INDEX))
 COORDS = ("x", "y", "phi")
 
 

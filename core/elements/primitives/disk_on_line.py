@@ -28,11 +28,14 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from mechstudio.core.elements.primitives.base import HolonomicGroup
+from mechstudio.core.elements.primitives.base import INDEX, VECTOR, HolonomicGroup
 from mechstudio.core.elements.primitives.frame import BodyIndex, Vec, columns, dot, perp, positions, rotate
 from mechstudio.core.types import FloatArray
 
 COMPILED = "dl"  # core.systems.planar_kernels: the PlanarGeometry fields dl_* and their loop
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("rn", INDEX), ("rt", INDEX), ("bi", INDEX), ("bj", INDEX), ("si", VECTOR), ("sj", VECTOR),
+                   ("vi", VECTOR), ("par", VECTOR))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mechstudio.core.elements.primitives.base import INDEX, NUMBER, VECTOR
 from mechstudio.core.elements.primitives.frame import Vec
+
+#: the force primitives' arrays in ``mechstudio.core.systems.planar_kernels.PlanarForces``: prefix -> (name after the
+#: prefix, kind) in order -- spring-dampers (bodies, arms, k, c, L0), rotational spring-dampers (bodies, k, c,
+#: theta0), applied forces (body, arm) and applied torques (body); the packed layout is generated from them
+COMPILED_FIELDS = {
+    "sp": (("b1", INDEX), ("b2", INDEX), ("s1", VECTOR), ("s2", VECTOR), ("k", NUMBER), ("c", NUMBER),
+           ("l0", NUMBER)),
+    "rt": (("b1", INDEX), ("b2", INDEX), ("k", NUMBER), ("c", NUMBER), ("th0", NUMBER)),
+    "ld": (("b", INDEX), ("s", VECTOR)),
+    "tq": (("b", INDEX),),
+}
 
 
 @dataclass(frozen=True)

@@ -30,11 +30,14 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from mechstudio.core.elements.primitives.base import HolonomicGroup
+from mechstudio.core.elements.primitives.base import INDEX, VECTOR, HolonomicGroup
 from mechstudio.core.elements.primitives.frame import BodyIndex, Vec, columns, dot, perp, positions, rotate
 from mechstudio.core.types import FloatArray
 
 COMPILED = "gm"  # core.systems.planar_kernels: the PlanarGeometry fields gm_* and their loops
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("r", INDEX), ("bi", INDEX), ("bj", INDEX), ("bc", INDEX), ("si", VECTOR), ("sj", VECTOR),
+                   ("e", VECTOR), ("radii", VECTOR))
 
 
 @dataclass(frozen=True)

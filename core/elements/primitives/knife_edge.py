@@ -11,10 +11,13 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
+from mechstudio.core.elements.primitives.base import INDEX, VECTOR
 from mechstudio.core.elements.primitives.frame import BodyIndex, Vec, columns, dot, perp, positions, rotate
 from mechstudio.core.types import FloatArray
 
 COMPILED = "kn"  # core.systems.planar_kernels: the PlanarGeometry fields kn_* and their loops
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("r", INDEX), ("b", INDEX), ("s", VECTOR), ("n", VECTOR))
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,13 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from mechstudio.core.elements.primitives.base import HolonomicGroup
+from mechstudio.core.elements.primitives.base import INDEX, VECTOR, HolonomicGroup
 from mechstudio.core.elements.primitives.frame import BodyIndex, Vec, columns, perp, positions, rotate
 from mechstudio.core.types import FloatArray
 
 COMPILED = "co"  # core.systems.planar_kernels: the PlanarGeometry fields co_* and their loops
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("rx", INDEX), ("ry", INDEX), ("bi", INDEX), ("bj", INDEX), ("si", VECTOR), ("sj", VECTOR))
 
 
 @dataclass(frozen=True)

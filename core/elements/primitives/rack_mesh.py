@@ -27,11 +27,14 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from mechstudio.core.elements.primitives.base import HolonomicGroup, TimeColumn
+from mechstudio.core.elements.primitives.base import INDEX, VECTOR, HolonomicGroup, TimeColumn
 from mechstudio.core.elements.primitives.frame import BodyIndex, Vec, columns, dot, perp, positions, rotate
 from mechstudio.core.types import FloatArray
 
 COMPILED = "rk"  # core.systems.planar_kernels: the PlanarGeometry fields rk_* and their loops
+#: its arrays there, in order: (name after the prefix, kind); the packed layout is generated from them
+COMPILED_FIELDS = (("r", INDEX), ("bc", INDEX), ("bp", INDEX), ("bb", INDEX), ("u", VECTOR), ("sp", VECTOR),
+                   ("sb", VECTOR), ("rho", VECTOR))
 
 
 @dataclass(frozen=True)
