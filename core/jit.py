@@ -176,6 +176,8 @@ def numba_available() -> bool:
         return _NUMBA is not False
     if os.environ.get("MECHSTUDIO_NO_NUMBA"):
         return False
+    if "numba" in sys.modules:  # imported already (or stood in for by a test double without a module spec)
+        return sys.modules["numba"] is not None
     import importlib.util  # only here: find_spec tells whether numba is installed without importing it
     return importlib.util.find_spec("numba") is not None
 

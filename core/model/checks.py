@@ -26,13 +26,12 @@ import re
 from typing import Any, Callable, Iterator
 
 import numpy as np
-import sympy as sp
 
 from mechstudio.core.elements import element_names, element_type
 from mechstudio.core.model.limits import MAX_MAGNITUDE
 from mechstudio.core.model.timefunc import (LAMBDIFY_MODULES, MAX_EXPRESSION_CHARS, ExpressionError,
                                             ExpressionTooLarge, ast_to_sympy, parse_tree, time_function)
-from mechstudio.core.model.timefunc import T as TIME
+from mechstudio.core.model import timefunc
 
 Problems = list[tuple[str, str]]
 
@@ -236,6 +235,7 @@ def _rough_coordinates(data: dict[str, Any]) -> dict[str, float]:
 
 
 def _quasi_slot_problem(spec: Any, rough: dict[str, float]) -> str | None:
+    import sympy as sp  # sympy only for models with quasi-velocities (start-up of every load)
     if isinstance(spec, (int, float)):  # numbers: bounded by the loader's magnitude check
         return None
     values: dict[sp.Symbol, float] = {}
@@ -261,9 +261,9 @@ def _quasi_slot_problem(spec: Any, rough: dict[str, float]) -> str | None:
             return (f"the constant {_short(const)} = {shown} is too large (constants of quasi-velocities must lie "
                     f"within +-{MAX_MAGNITUDE:g}, like every number in a model file; larger ones overflow the Appell "
                     "formulations)")
-    coordinates = bool(expr.free_symbols - {TIME} - {s for s in values if s.name == "speed"})
+    coordinates = bool(expr.free_symbols - {timefunc.T} - {s for s in values if s.name == "speed"})
     for t in (0.0,) if coordinates else (0.0, 0.5):
-        value = _float_value(expr.subs({TIME: t, **values}))
+        value = _float_value(expr.subs({timefunc.T: t, **values}))
         if value is not None and math.isinf(value):
             return (f"the value overflows at the file's initial configuration (t = {t:g} s, rough positions, "
                     f"speeds 1): {_short(expr)} is beyond the floating-point range")
@@ -273,6 +273,7 @@ def _quasi_slot_problem(spec: Any, rough: dict[str, float]) -> str | None:
 
 
 def _short(expr: sp.Expr) -> str:
+    import sympy as sp  # sympy only for models with quasi-velocities (start-up of every load)
     text = sp.sstr(expr)
     return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
 
@@ -287,6 +288,7 @@ def _state_expression(text: str, rough: dict[str, float]) -> tuple[sp.Expr, dict
     to find its constants and a first value. None when it does not parse here (an unknown name: left to the
     compiler, which knows the coordinates); raises :class:`ExpressionTooLarge` for a bomb. The placeholders make
     the tree no larger than the compiler's (core.symbolic.expr), so a bound exceeded here is exceeded there too."""
+    import sympy as sp  # sympy only for models with quasi-velocities (start-up of every load)
     if len(text) > 2 * MAX_EXPRESSION_CHARS:
         raise ExpressionTooLarge(f"expression longer than {2 * MAX_EXPRESSION_CHARS} characters")
     names: dict[str, str] = {}
@@ -298,6 +300,7 @@ def _state_expression(text: str, rough: dict[str, float]) -> tuple[sp.Expr, dict
     values: dict[sp.Symbol, float] = {symbols[key]: rough.get(name, 0.0) for name, key in names.items()}
 
     def call(node: ast.Call) -> sp.Expr | None:
+        import sympy as sp  # sympy only for models with quasi-velocities (start-up of every load)
         if getattr(node.func, "id", "") != "d":
             return None
         speed = sp.Dummy("speed")
@@ -314,6 +317,7 @@ def _state_expression(text: str, rough: dict[str, float]) -> tuple[sp.Expr, dict
 
 def _constants(expr: sp.Expr) -> Iterator[sp.Expr]:
     """The maximal sub-expressions of ``expr`` free of symbols (iterative walk)."""
+    import sympy as sp  # sympy only for models with quasi-velocities (start-up of every load)
     stack = [expr]
     while stack:
         node = stack.pop()
@@ -326,6 +330,7 @@ def _constants(expr: sp.Expr) -> Iterator[sp.Expr]:
 def _float_value(const: sp.Expr) -> float | None:
     """``const`` evaluated in floating point (``math``; sympy's own arbitrary precision could run for ever): inf
     when it overflows, None when it is not a real number."""
+    import sympy as sp  # sympy only for models with quasi-velocities (start-up of every load)
     fn: Callable[[], Any] = sp.lambdify((), const, modules=LAMBDIFY_MODULES)
     try:
         value = fn()

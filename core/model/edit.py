@@ -117,15 +117,17 @@ def transform(model: Model, fn: Callable[[Data], None], *, validate: bool = True
     return _finish(data, model.source, validate)
 
 
-def set_value(model: Model, pointer: str, value: Any, *, validate: bool = True) -> Model:
+def set_value(model: Model, pointer: str, value: Any, *, validate: bool = True, bar_follows: bool = False) -> Model:
     """Set (or create) the value at ``pointer``.
 
-    A new length of a template bar (its end point ``b`` on the bar's x axis, or that point's x) is a resize:
-    :func:`resize_bar`, so mass, centre of mass and inertia follow it as when the bar's end is dragged."""
+    With ``bar_follows`` (the editor's typed values), a new length of a template bar (its end point ``b`` on the
+    bar's x axis, or that point's x) is a resize: :func:`resize_bar`, so mass, centre of mass and inertia follow it
+    as when the bar's end is dragged. Without it (sweeps and scripts, which name every value they change) only the
+    value at ``pointer`` changes."""
     tokens = split_pointer(pointer)
     if not tokens:
         raise ValueError("cannot replace the whole document with set_value; build a new Model")
-    bar = _bar_length(model, tokens, value)
+    bar = _bar_length(model, tokens, value) if bar_follows else None
     if bar is not None:
         return resize_bar(model, bar[0], bar[1], validate=validate)
     return transform(model, lambda d: _set_in(d, tokens, copy.deepcopy(value)), validate=validate)

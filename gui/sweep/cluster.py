@@ -13,11 +13,12 @@ through Dask's configuration, in the worker processes it starts.
 """
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import logging
 import threading
 from typing import Any
+
+from mechstudio.core.sweep.execute import dashboard_link as core_dashboard_link
 
 log = logging.getLogger(__name__)
 
@@ -43,23 +44,9 @@ def has_dashboard_support() -> bool:
 
 
 def dashboard_link(client: Any) -> str | None:
-    """The address of the Dask dashboard of ``client``'s cluster, or None when there is none.
-
-    Uses ``mechstudio.core.sweep.dashboard_link`` when the core offers it (the sweep command's way), otherwise the
-    client's own link, when bokeh (which the dashboard needs) is installed."""
-    if client is None:
-        return None
-    core_link = getattr(importlib.import_module("mechstudio.core.sweep"), "dashboard_link", None)
-    if callable(core_link):
-        link = core_link(client)
-        return str(link) if link else None
-    if not has_dashboard_support():
-        return None
-    try:
-        link = client.dashboard_link
-    except Exception:  # noqa: BLE001 (a cluster without a dashboard, or one that is closing: no link)
-        return None
-    return str(link) if link else None
+    """The address of the Dask dashboard of ``client``'s cluster, or None when it serves none
+    (:func:`mechstudio.core.sweep.dashboard_link`, the sweep command's answer)."""
+    return None if client is None else core_dashboard_link(client)
 
 
 class SweepCluster:

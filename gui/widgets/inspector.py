@@ -631,7 +631,7 @@ class Inspector(QScrollArea):
             if current == value:
                 self._accept(ptr)
                 return
-            new = edit.set_value(self.document.base_model(), ptr, value)
+            new = edit.set_value(self.document.base_model(), ptr, value, bar_follows=True)
         except ModelError as exc:
             self._refuse(ptr, [d.message for d in exc.diagnostics[:5]])
             return

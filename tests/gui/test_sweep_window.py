@@ -98,17 +98,22 @@ def test_a_double_clicked_run_opens_as_a_new_unsaved_document(qtbot: Any, window
     dialog.close()
 
 
-def test_dashboard_link_needs_bokeh(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
+def test_dashboard_link_is_the_cores_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dialog shows what the sweep command would print: the core's link (None when the scheduler serves no
+    dashboard), and nothing without a client."""
     from mechstudio.gui.sweep import cluster as sweep_cluster
 
-    class FakeClient:
+    class Client:
         dashboard_link = "http://127.0.0.1:8787/status"
-    if importlib.util.find_spec("bokeh") is not None:
-        assert sweep_cluster.dashboard_link(FakeClient()) == "http://127.0.0.1:8787/status"
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "bokeh" else real(name, *a))
-    assert sweep_cluster.dashboard_link(FakeClient()) is None
+
+        def __init__(self, serves: bool) -> None:
+            self.serves = serves
+
+        def run_on_scheduler(self, function: Any) -> bool:
+            return self.serves
+
+    assert sweep_cluster.dashboard_link(Client(True)) == "http://127.0.0.1:8787/status"
+    assert sweep_cluster.dashboard_link(Client(False)) is None
     assert sweep_cluster.dashboard_link(None) is None
 
 
