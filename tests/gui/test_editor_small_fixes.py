@@ -47,13 +47,13 @@ def uniform_bar(mass_per_m: float, length: float) -> tuple[float, list[float], f
 def test_core_typed_length_is_a_resize() -> None:
     model = load_model(SAMPLES / "four_bar.json")  # crank: 1 m, 1 kg
     for ptr, value in (("/bodies/0/points/b/0", 2.5), ("/bodies/0/points/b", [2.5, 0.0])):
-        b = edit.element(edit.set_value(model, ptr, value), "bodies", "crank")
+        b = edit.element(edit.set_value(model, ptr, value, bar_follows=True), "bodies", "crank")
         m, com, inertia = uniform_bar(1.0, 2.5)
         assert b["points"]["b"] == [2.5, 0.0]
         assert b["mass"] == pytest.approx(m, rel=1e-15) and b["com"] == pytest.approx(com, rel=1e-15)
         assert b["inertia"] == pytest.approx(inertia, rel=1e-15)
     # the same as the drag's edit
-    assert edit.set_value(model, "/bodies/0/points/b/0", 2.5) == edit.resize_bar(model, "crank", 2.5)
+    assert edit.set_value(model, "/bodies/0/points/b/0", 2.5, bar_follows=True) == edit.resize_bar(model, "crank", 2.5)
     # anything else is a plain value: the y of b (the bar is no longer along its x axis), a non-positive x
     for ptr, value in (("/bodies/0/points/b/1", 0.3), ("/bodies/0/points/b/0", -1.0), ("/bodies/0/points/a/0", 0.1)):
         b = edit.element(edit.set_value(model, ptr, value, validate=False), "bodies", "crank")
