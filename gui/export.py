@@ -5,7 +5,7 @@ bundle (model, settings, CSV, every plot and the video in one folder); plus the 
 Plot pictures are publication figures (:mod:`mechstudio.gui.plots.figure`): PNG and SVG at a chosen size in pixels (or
 inches and dpi; default :data:`~gui.plots.figure.DEFAULT_SIZE`), fonts and legend scaled with the size, no
 playback cursor; every plot of a bundle has the same size. pyqtgraph's own SVG exporter (the plots' context menu)
-crashes with Qt >= 6.11 (pyqtgraph issue #3495: closed paths now end in ``Z``); :func:`apply_svg_patch` (applied on
+crashes with Qt >= 6.11 (pyqtgraph #3495: closed paths now end in ``Z``); :func:`apply_svg_patch` (applied on
 import) strips the ``Z`` before pyqtgraph's coordinate correction and puts it back afterwards (docs:
 /work/shared/design/headless-qt.md).
 
