@@ -18,7 +18,6 @@ from typing import Any, Callable
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout,
                                QWidget)
@@ -27,7 +26,7 @@ from mechstudio.core.errors import ModelError
 from mechstudio.core.model import GROUND
 from mechstudio.core.model import edit
 from mechstudio.gui.document import Document
-from mechstudio.gui.widgets.inspector import FieldComboBox  # a choice that the wheel changes only with focus
+from mechstudio.gui.widgets.inspector import FieldComboBox, FieldSpinBox  # the wheel acts only with focus
 
 NEW_POINT = "(new point)"
 
@@ -81,22 +80,12 @@ def user_message(exc: ModelError) -> str:
     return "\n".join(d.message for d in exc.diagnostics[:6])
 
 
-class NumberBox(QDoubleSpinBox):
+class NumberBox(FieldSpinBox):
     """A spin box that shows its value with the digits it needs ("0.25", "0.0208333"), not a fixed count of
     decimals that a narrow field cuts off ("0.250000" as "0.2500("). The mouse wheel changes it only while it has
     the keyboard focus (as in Properties); over an unfocused field the wheel scrolls the panel."""
 
     digits = 6  # significant digits shown (the value keeps the spin box's decimals; the tooltip shows it all)
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the wheel does not take focus
-
-    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt API
-        if self.hasFocus():
-            super().wheelEvent(event)
-        else:
-            event.ignore()  # the scroll area scrolls instead
 
     def textFromValue(self, value: float) -> str:
         return f"{value:.{self.digits}g}"
