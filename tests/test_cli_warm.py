@@ -36,8 +36,15 @@ def njit(*args, **kwargs):  # numba.njit(signature, cache=..., nogil=...)(f) -> 
 
 no_compiler = types.ModuleType("numba")
 no_compiler.njit = njit
+no_compiler.__path__ = []  # a package (the import system iterates __path__; an AnyType would never end)
 no_compiler.__getattr__ = lambda name: AnyType()
-sys.modules["numba"] = no_compiler  # before anything imports numba
+events = types.ModuleType("numba.core.event")  # the cache guard's listener (mechstudio.core.jit)
+events.Listener = object
+events.register = lambda kind, listener: None
+core = types.ModuleType("numba.core")
+core.__path__ = []
+core.event = events
+sys.modules.update({"numba": no_compiler, "numba.core": core, "numba.core.event": events})  # before any import
 
 import mechstudio.core.jit as jit
 built = set()

@@ -3,9 +3,11 @@ numba-<digest>``, see :mod:`mechstudio.core.jit`), so that neither the first sim
 run of a sweep pays for it (about 1-2 minutes). Run it after installing or upgrading; ``make run`` and ``make test``
 do.
 
-Each kernel family is compiled by a short run of a sample that uses it (:data:`CASES`: the planar projection with
-its O(N) path and compiled DOP853 step, the spatial projection of the rolling disk, the Wittenburg trees; together
-they build every kernel set of the core, which tests/test_cli_warm.py checks). The families share no compiled
+Each kernel family is compiled by short runs of samples that use it (:data:`CASES`: the planar projection with
+its O(N) tree path, its closed-loop path and the compiled DOP853 step; the spatial projection of the rolling disk;
+the Wittenburg trees; together they build every kernel set of the core, which tests/test_cli_warm.py checks). The
+samples of one family run one after the other in one process, the later ones compiling only what the earlier
+left (the closed-loop sample shares the planar kernels of the tree sample). The families share no compiled
 function, so they are compiled in parallel processes, one per core up to ``--jobs`` (numba writes its cache
 files atomically). With ``MECHSTUDIO_NO_NUMBA=1`` there is nothing to compile.
 """
@@ -21,8 +23,9 @@ from mechstudio.core.jit import kernel_cache_dir, numba_module
 from mechstudio.core.model.samples import sample_path
 from mechstudio.core.simulate import simulate
 
-#: (sample model, formulation): one short run each compiles a family of kernels
-CASES = (("pendulum", "projection"), ("rolling_disk", "projection"), ("spherical_chain_3", "wittenburg"))
+#: (sample models, formulation): the short runs of one case, in one process, compile a family of kernels
+CASES = ((("pendulum", "four_bar"), "projection"), (("rolling_disk",), "projection"),
+         (("spherical_chain_3",), "wittenburg"))
 WARM_T_END_S = 0.02
 
 
@@ -33,11 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def warm_case(case: tuple[str, str]) -> str:
-    """Run one case for :data:`WARM_T_END_S` seconds (compiling its kernels); its sample name."""
-    name, formulation = case
-    simulate(str(sample_path(name)), t_end=WARM_T_END_S, formulation=formulation, kernels="compiled")
-    return name
+def warm_case(case: tuple[tuple[str, ...], str]) -> str:
+    """Run each sample of one case for :data:`WARM_T_END_S` seconds (compiling its kernels); the sample names."""
+    names, formulation = case
+    for name in names:
+        simulate(str(sample_path(name)), t_end=WARM_T_END_S, formulation=formulation, kernels="compiled")
+    return ", ".join(names)
 
 
 def warm(jobs: int | None = None) -> list[str]:

@@ -391,9 +391,12 @@ class SimulationController(QObject):
                 self.worker.sig_finished.disconnect(self._on_finished)
             except (RuntimeError, TypeError):
                 pass
-            self.worker.deleteLater()
-        if self.sim_thread is not None:
-            self.sim_thread.deleteLater()
+        running = self.sim_thread is not None and self.sim_thread.isRunning()
+        if not running:  # a thread still running stays referenced in RUNNING_THREADS until it ends by itself
+            if self.worker is not None:
+                self.worker.deleteLater()
+            if self.sim_thread is not None:
+                self.sim_thread.deleteLater()
         self.worker, self.sim_thread = None, None
 
     def replay(self) -> None:

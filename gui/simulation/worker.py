@@ -12,7 +12,8 @@ recorded output frame: it asks ``flush_now()`` whether to emit the pending frame
 delivered on its own), until resume, or until stop (it then returns True and the run ends as CANCELLED). A pause
 that arrives between the two calls takes hold at the next frame, so no computed frame is ever held back while
 the run waits. Stop is also seen before every integrator step (``stop_requested``), so a run crawling between two
-frames stops at once. Errors never escape: a failed run ends with ``sig_finished`` carrying its status and message (and
+frames stops at once; a solver process that does not answer a stop within ``STOP_GRACE_S`` (busy compiling its
+kernels, say) is ended, and the run ends as CANCELLED. Errors never escape: a failed run ends with ``sig_finished`` carrying its status and message (and
 an unexpected exception becomes a FAILED outcome too).
 
 The solver process never outlives the app, however the app ends (:func:`detach_from_app`, first thing in the
@@ -48,6 +49,10 @@ log = logging.getLogger(__name__)
 CHILD_NICE = 4  # the simulation process yields the CPU to the GUI
 SWITCH_INTERVAL = 0.0001  # [s] GIL switch interval while a run is going
 WATCHDOG_S = 0.2  # [s] how often the solver process checks that the app is still there
+#: [s] after a stop, how long the relay waits for the solver process's own cancelled outcome before it ends the
+#: process: a process busy where it does not look at the stop event (compiling kernels, one long factorisation)
+#: must not keep the thread, and with it a closing window, waiting
+STOP_GRACE_S = 0.5
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 #: signals whose default disposition the solver process restores (the app may have handlers or ignore them)
 DEFAULT_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
@@ -167,7 +172,14 @@ class SimulationWorker(QObject):
             proc.start()
             self.child_pid = proc.pid
             child.close()
+            stopped_at: float | None = None
             while outcome is None:
+                if self._stop:
+                    stopped_at = stopped_at or time.perf_counter()
+                    if time.perf_counter() - stopped_at > STOP_GRACE_S:
+                        outcome = dict(status=Status.CANCELLED, stats={},
+                                       message="stopped (the solver process was ended)")
+                        break
                 if parent.poll(0.05):
                     try:
                         kind, payload = parent.recv()
@@ -183,7 +195,7 @@ class SimulationWorker(QObject):
             log.exception("relaying the simulation process failed")
             outcome = dict(status=Status.FAILED, message=f"internal error: {type(exc).__name__}: {exc}", stats={})
         finally:
-            proc.join(2.0)
+            proc.join(0.0 if self._stop else 2.0)
             if proc.is_alive():
                 proc.terminate()
                 proc.join(2.0)

@@ -22,6 +22,15 @@ def isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     return d
 
 
+@pytest.fixture(autouse=True)
+def app_kernel_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The editor's runs choose their kernels as the app does for a user ("auto": the numpy path first, the compiled
+    kernels when they pay and are cached), not the suite's "compiled" (tests/conftest.py): a GUI test's short run
+    never waits for a kernel family to compile in the foreground (the closed-loop route takes over a minute of CPU
+    on a cold cache)."""
+    monkeypatch.setenv("MECHSTUDIO_KERNELS", "auto")
+
+
 def dispose_widgets(app: Any) -> None:
     """Close and delete, now, every widget a test left: each visible top-level widget and each top-level widget
     of a class not from Qt itself (the app's windows and panels, pyqtgraph's widgets), visible or not; then run
