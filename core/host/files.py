@@ -32,8 +32,8 @@ from typing import Iterable
 #: a temporary file older than this [s] is stale whoever wrote it (a write takes seconds, not an hour)
 STALE_AGE_S = 3600.0
 TEMP_SUFFIX = ".tmp"
-_TEMPORARY = re.compile(r"^\.(?P<target>.+)\.(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-[A-Za-z0-9_]+\.tmp$")
-_OLD_STYLE = re.compile(r"^\.(?P<target>.+)\.[a-z0-9_]{8}\.tmp$")
+_TEMPORARY = re.compile(r"^\.(?P<target>.+)\.(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-[A-Za-z0-9_]+\.tmp\Z")
+_OLD_STYLE = re.compile(r"^\.(?P<target>.+)\.[a-z0-9_]{8}\.tmp\Z")
 
 
 def host_tag() -> str:

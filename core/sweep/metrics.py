@@ -29,7 +29,7 @@ REDUCERS: dict[str, Callable[[np.ndarray], float]] = {
     "final": lambda x: float(x[-1]),
 }
 
-_METRIC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*=\s*([A-Za-z]+)\s*\(\s*([^()\s]+)\s*\)\s*$")
+_METRIC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*=\s*([A-Za-z]+)\s*\(\s*([^()\s]+)\s*\)\s*\Z")
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ def parse_state_expression(text: str, coords: Mapping[str, sp.Symbol],
         raise ExpressionError(f"expression longer than {2 * MAX_EXPRESSION_CHARS} characters")
     src = text
     if names:
-        pattern = re.compile(r"(?<![A-Za-z0-9_.\-])(" + "|".join(re.escape(n) for n in names) + r")(?![A-Za-z0-9_])")
+        pattern = re.compile(r"(?<![A-Za-z0-9_.])(" + "|".join(re.escape(n) for n in names) + r")(?![A-Za-z0-9_])")
 
         def sub(m: re.Match[str]) -> str:
             key = f"__q{names.index(m.group(1))}__"
