@@ -191,12 +191,16 @@ def unique_name(model: Model | Data, prefix: str, collection: str | None = None,
     return f"{prefix}{k}"
 
 
+def collection_word(collection: str) -> str:
+    """One element of ``collection`` in words: "bodies" -> "body", "ground_points" -> "ground point"."""
+    return {"bodies": "body", "ground_points": "ground point"}.get(collection, collection.removesuffix("s"))
+
+
 def index_of(model: Model | Data, collection: str, name: str) -> int:
     try:
         return names(model, collection).index(name)
     except ValueError:
-        what = {"bodies": "body", "ground_points": "ground point"}.get(collection, collection[:-1])
-        raise KeyError(f"no {what} named {name!r}") from None
+        raise KeyError(f"no {collection_word(collection)} named {name!r}") from None
 
 
 def element(model: Model | Data, collection: str, name: str) -> Data:

@@ -144,8 +144,11 @@ def run_plan(plan: Plan, *, client: Any = None, out: str | os.PathLike[str] | No
     store = SweepStore(out, plan.schema(), resume=resume) if out is not None else None
     try:
         done_before = store.done_runs() if store is not None else set()
-        todo = [r for r in range(plan.n_runs) if r not in done_before]
-        values = plan.params.to_numpy(dtype=float)[todo] if todo else np.zeros((0, len(plan.params.columns)))
+        left = np.ones(plan.n_runs, dtype=bool)
+        done = np.fromiter(done_before, dtype=np.int64, count=len(done_before))
+        left[done[(done >= 0) & (done < plan.n_runs)]] = False
+        todo = np.flatnonzero(left)  # run numbers as one int64 array (a design may have millions of runs)
+        values = plan.params.to_numpy(dtype=float)[todo]
         count = [len(done_before)]
         if progress is not None:
             progress(count[0], plan.n_runs)
@@ -159,7 +162,7 @@ def run_plan(plan: Plan, *, client: Any = None, out: str | os.PathLike[str] | No
             if progress is not None:
                 progress(count[0], plan.n_runs)
 
-        if not todo:
+        if not len(todo):
             return Outcome()
         with (contextlib.nullcontext(client) if client is not None
               else connect(workers, scheduler, scheduler_file)) as c:

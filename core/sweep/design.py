@@ -12,10 +12,14 @@ COUNT = 1 gives START); ``--vary NAME.FIELD=v1,v2,v3`` gives the listed values. 
 For ``random`` and ``sobol``, a parameter given as a list draws one of the listed values with equal
 probability (the unit coordinate u picks item floor(u k)), and a range may omit COUNT (``START:STOP``).
 The same specification and seed give the same design, run for run.
+
+Size: a design is refused before it is built when its runs would not fit in memory (:func:`design_problem`):
+the sweep holds the parameter table and its run numbers in the planning process (``DESIGN_BYTES_PER_VALUE``
+per parameter value and ``DESIGN_BYTES_PER_RUN`` per run, measured), and compares them with the memory the
+machine has (:func:`mechstudio.core.model.limits.available_memory`, ``MECHSTUDIO_MEMORY_LIMIT`` respected).
 """
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from dataclasses import dataclass
@@ -24,6 +28,15 @@ import numpy as np
 import pandas as pd
 
 DESIGNS = ("grid", "random", "sobol")
+#: peak bytes per parameter value while a design is built, planned and submitted (float64 copies: the grid,
+#: the table, the values of the runs still to do). Measured as the growth of the peak resident memory of
+#: build_design, the table digest and the to-do arrays of 3.4-8 million runs of 1-3 parameters (2026-11-26):
+#: 16 bytes per value and 10 per run; the constants double that for pandas' temporaries and fragmentation
+DESIGN_BYTES_PER_VALUE = 32
+#: peak bytes per run besides its values (the run numbers, the to-do mask; same measurement)
+DESIGN_BYTES_PER_RUN = 20
+#: below this many bytes a design is not checked against the machine's memory
+DESIGN_CHECK_FROM_BYTES = 2 ** 26
 
 
 class SpecError(ValueError):
@@ -108,9 +121,30 @@ def parse_vary(text: str) -> Vary:
     return Vary(address, values=values)
 
 
+def design_memory(n_runs: int, n_params: int) -> int:
+    """Peak bytes of planning and submitting a design of ``n_runs`` runs of ``n_params`` parameters."""
+    return n_runs * (n_params * DESIGN_BYTES_PER_VALUE + DESIGN_BYTES_PER_RUN)
+
+
+def design_problem(n_runs: int, n_params: int, what: str,
+                   available: tuple[int, str] | None = None) -> str | None:
+    """Why a design of ``n_runs`` runs cannot be held (``what`` names it: "the grid of 3 --vary"), or None."""
+    from mechstudio.core.model.limits import available_memory  # psutil only for designs worth checking
+    need = design_memory(n_runs, n_params)
+    if need < DESIGN_CHECK_FROM_BYTES:
+        return None
+    room, where = available or available_memory()
+    if need <= room:
+        return None
+    return (f"{what} has {n_runs:,} runs; planning them needs about {need / 1e9:.3g} GB "
+            f"({n_params} parameter value(s) and a run number per run), more than the {room / 1e9:.3g} GB of "
+            f"{where}; use fewer values (COUNT), fewer --vary or --samples, or split the sweep")
+
+
 def build_design(varies: list[Vary], design: str = "grid", samples: int | None = None,
                  seed: int | None = None) -> pd.DataFrame:
-    """The parameter table of the runs: one column per address (in ``varies`` order), one row per run."""
+    """The parameter table of the runs: one column per address (in ``varies`` order), one row per run.
+    Raises SpecError, before allocating, when the design would not fit in memory (:func:`design_problem`)."""
     if not varies:
         raise SpecError("give at least one --vary NAME.FIELD=...")
     dup = [a for a, n in pd.Series([v.address for v in varies]).value_counts().items() if n > 1]
@@ -120,15 +154,24 @@ def build_design(varies: list[Vary], design: str = "grid", samples: int | None =
     if design == "grid":
         if samples is not None:
             raise SpecError("--samples is for the random and sobol designs; the grid runs every combination")
+        counts = [len(v.values) if v.values is not None else v.count for v in varies]
+        if all(c is not None for c in counts):
+            problem = design_problem(math.prod(counts), len(varies), f"the grid of {len(varies)} --vary")
+            if problem:
+                raise SpecError(problem)
         axes = [v.grid_values() for v in varies]
-        rows = np.array(list(itertools.product(*axes)), dtype=float).reshape(-1, len(varies))
-        return pd.DataFrame(rows, columns=columns)
+        mesh = np.meshgrid(*axes, indexing="ij", copy=False)  # the first --vary varies slowest
+        rows = np.stack([m.reshape(-1) for m in mesh], axis=1) if axes else np.zeros((1, 0))
+        return pd.DataFrame(rows, columns=columns, copy=False)
     if design not in DESIGNS:
         raise SpecError(f"unknown design {design!r}; designs: {', '.join(DESIGNS)}")
     if samples is None or samples < 1:
         raise SpecError(f"the {design} design needs --samples N (N >= 1)")
     if seed is None:
         raise SpecError(f"the {design} design needs a seed")
+    problem = design_problem(samples, len(varies), f"the {design} design")
+    if problem:
+        raise SpecError(problem)
     d = len(varies)
     if design == "random":
         unit = np.random.default_rng(seed).random((samples, d))

@@ -222,7 +222,8 @@ def execute(client: Any, spec: RunSpec, runs: Sequence[int], values: np.ndarray,
             client.register_plugin(WarmKernels(spec, sweep_id), name=plugin)
         spec_future = client.scatter(spec, broadcast=True, hash=False)
 
-    chunks = ((list(runs[i:i + size]), values[i:i + size].tolist()) for i in range(0, n, size))
+    run_numbers = np.asarray(runs, dtype=np.int64)
+    chunks = ((run_numbers[i:i + size].tolist(), values[i:i + size].tolist()) for i in range(0, n, size))
     pending: dict[Any, tuple[list[int], list[list[float]]]] = {}
 
     def top_up() -> None:

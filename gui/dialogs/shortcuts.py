@@ -15,6 +15,7 @@ from mechstudio.gui.widgets.toolbar_style import plain_text
 #: the canvas's gestures (gui/editor/canvas.py), which are not menu actions
 CANVAS_GESTURES = (
     ("Canvas", "Click / Shift+click / Ctrl+click", "select / add to the selection"),
+    ("Canvas", "Alt+click", "select the next item under the click (an axle under its ground point, a pin on a body)"),
     ("Canvas", "Drag on empty space", "select everything in the box"),
     ("Canvas", "Drag a body / ground point / end handle", "move it / move the support / resize and rotate"),
     ("Canvas", "Mouse wheel", "zoom about the pointer"),

@@ -41,7 +41,7 @@ from mechstudio.gui.document import Document
 from mechstudio.gui.editor import placement, traced_points
 from mechstudio.gui.editor.canvas_points import PointTools
 from mechstudio.core.drawing.build import posed_scene
-from mechstudio.core.drawing.scene import SceneGeometry, Vec2, scene_geometry
+from mechstudio.core.drawing.scene import SceneGeometry, Vec2, dist_segment, scene_geometry
 
 PICK_PX = 9.0  # pick and snap radius [px]
 HANDLE_PX = 5.0
@@ -492,41 +492,55 @@ class PlanarCanvas(PointTools, QGraphicsView):
         return out
 
     def pick(self, p: Vec2) -> tuple[str, Any] | None:
-        """What is under world point ``p``: ("handle", (kind, body)), ("ground_points", name),
-        ("joints", name), ("drivers", name), ("forces", name), ("bodies", name) or None."""
+        """What is under world point ``p``, topmost first: see :meth:`pick_all`; None when nothing is."""
+        hits = self.pick_all(p)
+        return hits[0] if hits else None
+
+    def pick_all(self, p: Vec2) -> list[tuple[str, Any]]:
+        """Everything under world point ``p``, topmost first: ("handle", (kind, body)) of a selected body,
+        ("ground_points", name) nearest first, ("joints", name), ("drivers", name), ("forces", name),
+        ("bodies", name). An axle sits on its ground point and a pin on its bodies: Alt+click walks down
+        this list (:meth:`mousePressEvent`)."""
         tol = self.tolerance
         sg = self.geometry
+        hits: list[tuple[str, Any]] = []
         for key in self.document.selection:
             if key[0] == "bodies" and sg.body(key[1]) is not None:
                 for kind, hp in self._handles(sg.body(key[1])):
                     if math.dist(p, hp) <= tol:
-                        return ("handle", (kind, key[1]))
-        near = [(math.dist(p, v), n) for n, v in sg.ground.items() if math.dist(p, v) <= tol]
-        if near:
-            return ("ground_points", min(near)[1])
-        for j in reversed(sg.joints):
-            if math.dist(p, j.p2) <= tol * 0.8:
-                return ("joints", j.name)
-        for d in sg.drivers:
-            if abs(math.dist(p, d.at) - 19 / self.scale_px) <= tol * 0.6:
-                return ("drivers", d.name)
+                        hits.append(("handle", (kind, key[1])))
+                        break
+        near = sorted((math.dist(p, v), n) for n, v in sg.ground.items() if math.dist(p, v) <= tol)
+        hits += [("ground_points", n) for _, n in near]
+        hits += [("joints", j.name) for j in reversed(sg.joints) if math.dist(p, j.p2) <= tol * 0.8]
+        hits += [("drivers", d.name) for d in sg.drivers if abs(math.dist(p, d.at) - 19 / self.scale_px) <= tol * 0.6]
         for f in sg.forces:
             if f.type == "spring_damper" and f.p2 is not None:
-                from mechstudio.core.drawing.scene import dist_segment
                 if dist_segment(p, f.p1, f.p2) <= tol * 0.7 and min(math.dist(p, f.p1), math.dist(p, f.p2)) > tol:
-                    return ("forces", f.name)
+                    hits.append(("forces", f.name))
             elif f.type == "applied_force" and f.vector is not None:
                 vx, vy = f.vector
                 n = math.hypot(vx, vy) or 1.0
                 L = 45 / self.scale_px
                 tail = (f.p1[0] - vx / n * L, f.p1[1] - vy / n * L)
-                from mechstudio.core.drawing.scene import dist_segment
                 if dist_segment(p, tail, f.p1) <= tol * 0.6 and math.dist(p, f.p1) > tol:
-                    return ("forces", f.name)
-        for b in reversed(sg.bodies):
-            if b.contains(p, tol * 0.5):
-                return ("bodies", b.name)
-        return None
+                    hits.append(("forces", f.name))
+        hits += [("bodies", b.name) for b in reversed(sg.bodies) if b.contains(p, tol * 0.5)]
+        return hits
+
+    def _hit_for_click(self, p: Vec2, cycle: bool) -> tuple[str, Any] | None:
+        """The item a click at ``p`` selects: the topmost, or with ``cycle`` (Alt) the one below the selected
+        item, round again after the last. Several items under the click are named in the status bar."""
+        hits = self.pick_all(p)
+        items = [h for h in hits if h[0] != "handle"]
+        if cycle and items:
+            sel = self.document.selection
+            here = [i for i, h in enumerate(items) if h in sel]
+            return items[(here[-1] + 1) % len(items)] if here else items[0]
+        if len(items) > 1:
+            names = ", ".join(f"{edit.collection_word(k)} '{n}'" for k, n in items)
+            self.sig_status.emit(f"{len(items)} items here: {names}; Alt+click selects the next one")
+        return hits[0] if hits else None
 
     # ---- palette interface ------------------------------------------------------------------------------
     def arm(self, kind: str | None) -> None:
@@ -659,8 +673,8 @@ class PlanarCanvas(PointTools, QGraphicsView):
         if self._point_tool:
             self.click_point_tool(world, event.position())
             return
-        hit = self.pick(world)
         mods = event.modifiers()
+        hit = self._hit_for_click(world, cycle=bool(mods & Qt.KeyboardModifier.AltModifier))
         toggle = bool(mods & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier))
         if hit is None:
             if not toggle:

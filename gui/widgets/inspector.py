@@ -210,9 +210,7 @@ class Inspector(QScrollArea):
         else:
             pointer, value = found
             coll, name = self.document.selection[0]
-            what = {"bodies": "body", "joints": "joint", "drivers": "driver", "forces": "force",
-                    "ground_points": "ground point"}.get(coll, coll)
-            title = QLabel(f"<b>{name}</b> — {what}")
+            title = QLabel(f"<b>{name}</b> — {edit.collection_word(coll)}")
             form.addRow(title)
             if coll == "ground_points":
                 self._name_row(form, coll, name)
