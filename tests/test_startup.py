@@ -332,20 +332,23 @@ def test_a_run_with_an_empty_cache_finishes_and_the_compiler_fills_the_cache(tmp
     compiles its path (the start-up cost made 0, so that the first estimate asks for it); once the compiler has
     finished, the cache holds the kernels and the path's marker, and a run in a new process switches to the
     compiled path under the policy "cached", i.e. without compiling anything (it would raise KernelNotCached and
-    go back to numpy otherwise). No compiler outlives its process. Compiling the planar path takes 1-2 min CPU."""
+    go back to numpy otherwise). No compiler outlives its process. The path is Wittenburg's (a spherical chain):
+    the smallest kernel family, about 20 s of CPU to compile (the planar projection's takes 1-2 min)."""
     numba_or_skip()
     cache = tmp_path / "cache"
+    key = "wittenburg-TreeMaximalSystem"
     script = f"""
         import json
         from mechstudio.core import jit
         from mechstudio.core.run import compiler, kernels
         from mechstudio.core.simulate import simulate
         kernels.IMPORT_CPU_S = kernels.LOAD_CPU_S = 0.0
-        traj = simulate({str(SAMPLES / 'double_pendulum.json')!r}, t_end=2.0)
+        traj = simulate({str(SAMPLES / 'spherical_chain_3.json')!r}, t_end=2.0,
+                            formulation='wittenburg')
         first = dict(status=traj.status.value, kernels=traj.stats["kernels"], pids=compiler.pids())
         finished = compiler.wait(900)
-        print(json.dumps(dict(first, finished=finished, state=compiler.state("projection-planar-coordinates"),
-                              ready=jit.path_ready("projection-planar-coordinates") is not None,
+        print(json.dumps(dict(first, finished=finished, state=compiler.state({key!r}),
+                              ready=jit.path_ready({key!r}) is not None,
                               cached=len(list(jit.kernel_cache_dir().rglob("*.nbi"))))))
     """
     out = python(script, child_env(cache), timeout=1200)
@@ -358,7 +361,8 @@ def test_a_run_with_an_empty_cache_finishes_and_the_compiler_fills_the_cache(tmp
         from mechstudio.core.run import kernels
         from mechstudio.core.simulate import simulate
         kernels.IMPORT_CPU_S = kernels.LOAD_CPU_S = 0.0
-        traj = simulate({str(SAMPLES / 'double_pendulum.json')!r}, t_end=2.0)
+        traj = simulate({str(SAMPLES / 'spherical_chain_3.json')!r}, t_end=2.0,
+                            formulation='wittenburg')
         print(traj.status.value, traj.stats["kernels"].startswith("numpy, then compiled"))
     """
     out = python(again, child_env(cache), timeout=600)

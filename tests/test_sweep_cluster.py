@@ -142,12 +142,18 @@ def test_cli_sweep_through_scheduler_equals_serial_runs(scheduler_address, tmp_p
     assert assert_rows_match_serial(df, FOUR_BAR, METRICS, tmp_path, t_end=0.3, rtol=1e-9) == 4
 
 
+RUNS, T_END = 128, 1.0
+
+
 def test_ctrl_c_keeps_finished_runs_and_resume_completes(scheduler_address, tmp_path):
     """Through $DASK_SCHEDULER_ADDRESS; SIGINT once some runs are done; then --resume. Standard error is a terminal
-    (a pseudo-terminal), as for a person pressing Ctrl+C: the progress bar counts the runs done."""
+    (a pseudo-terminal), as for a person pressing Ctrl+C: the progress bar counts the runs done. RUNS runs of
+    T_END s take several seconds on a fast machine with warm kernels (about 15 runs/s on four workers), so the
+    interrupt arrives while runs are left."""
     out = tmp_path / "sobol.parquet"
     args = sweep_command("--vary", "crank.mass=0.5:2", "--vary", "coupler.initial.phi=0.5:0.7", "--design", "sobol",
-                         "--samples", "64", "--seed", "7", *METRIC_ARGS, "--t-end", "0.5", "--out", str(out),
+                         "--samples", str(RUNS), "--seed", "7", *METRIC_ARGS, "--t-end", str(T_END),
+                         "--out", str(out),
                          "--batch-size", "1")
     env = {**ENV, "DASK_SCHEDULER_ADDRESS": scheduler_address}
     err = Terminal()
@@ -156,7 +162,7 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes(scheduler_address, tmp_
     err.started()
     try:
         deadline = time.monotonic() + 300
-        while max(map(int, re.findall(r"\| (\d+)/64", err.text())), default=0) < 3:  # a few runs done
+        while max(map(int, re.findall(rf"\| (\d+)/{RUNS}", err.text())), default=0) < 3:  # a few runs done
             assert proc.poll() is None, err.text()
             assert time.monotonic() < deadline, err.text()
             time.sleep(0.1)
@@ -170,22 +176,22 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes(scheduler_address, tmp_
     assert proc.returncode == 130, err.text()
     assert "--resume continues" in err.text() and "Traceback" not in err.text()
     kept = pd.read_parquet(out)
-    assert 3 <= len(kept) < 64 and kept["run"].is_unique
+    assert 3 <= len(kept) < RUNS and kept["run"].is_unique
     assert not Path(str(out) + ".parts").exists()
     res = subprocess.run(args + ["--resume"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
     assert res.returncode == 0, res.stderr
     full = pd.read_parquet(out).sort_values("run").reset_index(drop=True)
-    assert full["run"].tolist() == list(range(64)) and (full["status"] == "finished").all()
+    assert full["run"].tolist() == list(range(RUNS)) and (full["status"] == "finished").all()
     merged = full.set_index("run").loc[kept["run"]]
     assert merged["wall_s"].tolist() == kept["wall_s"].tolist()  # not run again
     # the interrupted and resumed sweep is the same design as a fresh one (reproducible from the seed)
     from mechstudio.core.sweep import build_design, parse_vary
     design = build_design([parse_vary("crank.mass=0.5:2"), parse_vary("coupler.initial.phi=0.5:0.7")], "sobol",
-                          64, 7)
+                          RUNS, 7)
     assert full[["param.crank.mass", "param.coupler.initial.phi"]].to_numpy().tolist() == design.to_numpy().tolist()
     # spot-check two of the runs done after the resume against serial runs
     later = full[~full["run"].isin(kept["run"])].head(2)
-    assert assert_rows_match_serial(later, FOUR_BAR, METRICS, tmp_path, t_end=0.5) == 2
+    assert assert_rows_match_serial(later, FOUR_BAR, METRICS, tmp_path, t_end=T_END) == 2
 
 
 def test_environment_address_and_scheduler_file_reach_the_cluster(scheduler_address, monkeypatch):

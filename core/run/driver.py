@@ -35,7 +35,11 @@ Failures are statuses: nothing numerical escapes a run. Assembly failure, a sing
 giving up, Newton not converging, a non-finite state, and any numerical exception (``LinAlgError`` such as "SVD
 did not converge", ``FloatingPointError``, ...) end the run with :attr:`~core.types.Status.FAILED` and a message
 naming what failed and the time; the caller's cancel ends it with :attr:`~core.types.Status.CANCELLED`.
-BLAS runs single-threaded during the run only (``mechstudio.core.run.blas``).
+While the driver computes, numpy's floating-point errors raise (``FLOATING_POINT``): a state or a load that
+overflows ends the run at once as such a failure, instead of printing a RuntimeWarning and going on with
+infinities until the state is no longer finite (or LAPACK prints its ``DLASCL`` complaints). The caller's code
+between blocks keeps its own numpy error settings. BLAS runs single-threaded during the run only
+(``mechstudio.core.run.blas``).
 
 Hooks of the caller (all optional, see :func:`iter_simulation`): ``cancel`` and ``flush_now`` at every recorded
 frame (the *checkpoint*), ``stop_requested`` before every integrator step.
@@ -74,6 +78,10 @@ MAX_STEPS_PER_OUTPUT = 2000
 
 #: exceptions that are numerical trouble inside a run (they become a FAILED status with a message)
 NUMERICAL_ERRORS = (np.linalg.LinAlgError, ArithmeticError, ValueError)
+#: numpy's floating-point error handling while the driver computes (module docstring): overflow, division by zero
+#: and invalid operations raise FloatingPointError (an ArithmeticError); code that expects one of them in a
+#: masked computation says so with a local ``np.errstate``
+FLOATING_POINT = dict(over="raise", divide="raise", invalid="raise")
 
 
 @dataclass
@@ -165,7 +173,8 @@ class Driver:
             while True:
                 token = set_policy(self.kernels.policy)
                 try:
-                    block = next(inner)
+                    with np.errstate(**FLOATING_POINT):
+                        block = next(inner)
                 except StopIteration:
                     return
                 finally:
