@@ -157,8 +157,11 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes(scheduler_address, tmp_
                          "--batch-size", "1")
     env = {**ENV, "DASK_SCHEDULER_ADDRESS": scheduler_address}
     err = Terminal()
+    # the default SIGINT disposition, as in a terminal: a test run started in the background of a shell (bash
+    # ignores SIGINT in its background jobs, and the ignored disposition is inherited) would otherwise pass it on
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err.slave, text=True, env=env, cwd=ROOT,
-                            start_new_session=True)
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509
     err.started()
     try:
         deadline = time.monotonic() + 300
