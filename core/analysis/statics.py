@@ -299,7 +299,10 @@ def _failed(system: ConstrainedSystem, q: FloatArray, t: float, status: Status, 
 def _equilibrium(system: ConstrainedSystem, q0: FloatArray | None, t: float, tol: float,
                  max_iter: int) -> StaticResult:
     guess = system.initial_guess() if q0 is None else np.asarray(q0, float)
-    first = assemble(system, guess, t, hold=system.held_coordinates() if q0 is None else None)
+    hold = system.held_coordinates() if q0 is None else []
+    first = assemble(system, guess, t, hold=hold)
+    if not first.status.ok and hold:  # a held coordinate may contradict a driver at t: let the drivers decide
+        first = assemble(system, guess, t)
     if not first.status.ok:
         return _failed(system, first.q, t, first.status, first.message)
     q = first.q
