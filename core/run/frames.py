@@ -87,6 +87,20 @@ def concat_blocks(blocks: list[FrameBlock], n: int, nc: int) -> FrameBlock:
     return FrameBlock(**{k: np.concatenate([getattr(b, k) for b in blocks]) for k in FRAME_FIELDS})
 
 
+def reaction_columns(system: ConstrainedSystem, q: FloatArray, reactions: FloatArray) -> dict[str, FloatArray]:
+    """The reaction columns of a result table (docs/results-csv.md): ``reaction.<constraint>.<component>`` for
+    ``reactions`` (k, n_constraints, 6) [N, N m] at the states ``q`` (k, n) (Fx, Fy, Mz for planar models, all
+    six otherwise), then the contact columns of systems that have contacts."""
+    cols: dict[str, FloatArray] = {}
+    comps = ("Fx", "Fy", "Mz") if system.model.kind == "planar" else REACTION_COMPONENTS
+    for c_idx, c in enumerate(system.constraints):
+        for comp in comps:
+            cols[f"reaction.{c.name}.{comp}"] = reactions[:, c_idx, REACTION_COMPONENTS.index(comp)]
+    if hasattr(system, "contact_columns"):  # contacts: normal, friction, contact force [N]
+        cols.update(system.contact_columns(q, reactions))
+    return cols
+
+
 @dataclass
 class Trajectory:
     """A finished (or stopped) run: all frames plus status, message and statistics."""
@@ -111,13 +125,7 @@ class Trajectory:
             cols[f"q.{name}"] = f.q[:, k]
         for k, name in enumerate(s.coord_names):
             cols[f"v.{name}"] = f.v[:, k]
-        planar = s.model.kind == "planar"
-        comps = ("Fx", "Fy", "Mz") if planar else REACTION_COMPONENTS
-        for c_idx, c in enumerate(s.constraints):
-            for comp in comps:
-                cols[f"reaction.{c.name}.{comp}"] = f.reactions[:, c_idx, REACTION_COMPONENTS.index(comp)]
-        if hasattr(s, "contact_columns"):  # contacts: normal, friction, contact force [N]
-            cols.update(s.contact_columns(f.q, f.reactions))
+        cols.update(reaction_columns(s, f.q, f.reactions))
         cols["energy.kinetic"] = f.kinetic
         cols["energy.potential"] = f.potential
         cols["energy.total"] = f.kinetic + f.potential
@@ -138,4 +146,5 @@ class Trajectory:
         return self.frames.q[:, self.system.coord_names.index(name)]
 
 
-__all__ = ["FRAME_FIELDS", "REACTION_COMPONENTS", "Frame", "FrameBlock", "Trajectory", "concat_blocks"]
+__all__ = ["FRAME_FIELDS", "REACTION_COMPONENTS", "Frame", "FrameBlock", "Trajectory", "concat_blocks",
+           "reaction_columns"]
