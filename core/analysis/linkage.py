@@ -25,9 +25,9 @@ The diagonal z = |A O4| in the triangles O2 A O4 and A B O4 (law of cosines twic
     cos(mu) = (b^2 + c^2 - a^2 - d^2 + 2 a d cos(theta2)) / (2 b c).
 
 **Slider-crank**: crank r = |O2 A|, rod l = |A B|, B slides on a line (the prismatic joint's axis through B);
-offset e = signed distance of O2 from that line. The output "link" of a slider is the normal to its path (the
-rocker of a four-bar whose pivot O4 went to infinity along that normal), so mu = angle between the rod and the
-path's normal, in [0, pi/2]: 90 degrees when the rod pushes along the path.
+offset e = signed distance of that line from O2 (positive to the left of the axis). The output "link" of a slider
+is the normal to its path (the rocker of a four-bar whose pivot O4 went to infinity along that normal), so mu =
+angle between the rod and the path's normal, in [0, pi/2]: 90 degrees when the rod pushes along the path.
 
 **Mechanical advantage** of an ideal (lossless) linkage: input power = output power, T_in omega_in = T_out omega_out
 (four-bar) or T_in omega_in = F_out v_out (slider-crank), so MA = T_out / T_in = omega_in / omega_out, or
@@ -451,7 +451,7 @@ class Linkage:
             axis = np.array([c * pj.axis[0] - s * pj.axis[1], s * pj.axis[0] + c * pj.axis[1]])
             line = axis
             B0 = self.points(self.q0)[1]
-            offset = float(cross2(line / np.linalg.norm(line), self.O2 - B0))
+            offset = float(cross2(line / np.linalg.norm(line), B0 - self.O2))
             lengths = dict(topo.lengths, e=offset)
             self.topology = topo = LinkageTopology(topo.kind, topo.input, topo.coupler, topo.output, topo.input_pivot,
                                                    topo.input_joint, topo.output_joint, topo.output_pivot, lengths,
