@@ -1,12 +1,13 @@
-"""``mechstudio linkage FILE [--t-end T] [--dt DT] [--samples N] [--out FILE.csv|-]``: classic linkage outputs of a
-four-bar or slider-crank (core.analysis.linkage; docs/analysis-linkage.md).
+"""``mechstudio linkage FILE [--t-end T] [--dt DT] [--samples N] [--points B.P,...|--no-points] [--out FILE.csv|-]``:
+classic linkage outputs of a four-bar or slider-crank (core.analysis.linkage; docs/analysis-linkage.md).
 
 The summary (topology, link lengths, Grashof class, limit positions and stops over one crank turn, the range of the
 transmission angle) goes to standard error when the CSV goes to standard output, else to standard output. The CSV
 holds, over the driven run (``mechstudio kinematics``' times: T and DT default to the file's ``simulation``
-section), ``t``, the coordinates ``q.*`` and velocities ``v.*``, and the ``linkage.*`` columns. A model without a
-driver is run with its crank turning at one turn per second from its assembled angle. A model that is not a
-four-bar or slider-crank exits with status 2 and says why.
+section), ``t``, the coordinates ``q.*`` and velocities ``v.*``, the ``linkage.*`` columns and the point columns
+(``--points``/``--no-points``, as ``kinematics``). A model without a driver is run with its crank turning at one
+turn per second from its assembled angle. A model that is not a four-bar or slider-crank exits with status 2 and
+says why; a run that stops early (a driven crank that cannot turn on) writes its rows and exits with status 3.
 """
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ import numpy as np
 
 from mechstudio.core.analysis.linkage import (SWEEP_SAMPLES, CrankSweep, Linkage, LinkageError, LinkagePosition,
                                               linkage_topology)
-from mechstudio.core.commands.arguments import (STDIO, add_model_argument, add_quiet_argument, check_output_frames,
-                                                positive_float, positive_int, read_model, report_stream,
-                                                write_columns)
+from mechstudio.core.commands.arguments import (STDIO, add_model_argument, add_points_arguments, add_quiet_argument,
+                                                check_output_frames, points_from_args, positive_float, positive_int,
+                                                read_model, report_stream, write_columns)
 from mechstudio.core.kinematics.analysis import driven_motion
 from mechstudio.core.simulate import SimulationSettings
 from mechstudio.core.systems.compile import compile_model
+from mechstudio.core.systems.points import point_columns
 
 #: the crank's speed [rad/s] when the model has no driver: one turn per second
 UNDRIVEN_SPEED = 2 * math.pi
@@ -38,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--samples", type=positive_int, default=SWEEP_SAMPLES,
                    help=f"crank positions per turn searched for limit positions (default {SWEEP_SAMPLES})")
     p.add_argument("--out", default=STDIO, help="CSV file to write (default: - for standard output)")
+    add_points_arguments(p)
     add_quiet_argument(p)
     p.set_defaults(func=run)
 
@@ -51,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     settings = SimulationSettings.from_model(model, t_end=args.t_end, dt=args.dt)
     check_output_frames(settings.t_end, settings.dt)
+    points = points_from_args(model, args)
     system = compile_model(model)
     try:
         linkage = Linkage(system, topology)
@@ -75,8 +79,9 @@ def run(args: argparse.Namespace) -> int:
     for prefix, arr in (("q", q), ("v", v)):
         for k, name in enumerate(system.coord_names):
             cols[f"{prefix}.{name}"] = arr[:, k]
-    cols.update(linkage.columns(q, v) if len(t) else {})
     if len(t):
+        cols.update(linkage.columns(q, v))
+        cols.update(point_columns(system, q, points))
         mu = np.degrees(cols["linkage.transmission_angle"])
         summary.append(f"transmission angle over the run: min {np.nanmin(mu):.4g} deg, max {np.nanmax(mu):.4g} deg")
     write_columns(args.out, cols)
@@ -120,7 +125,7 @@ def _position_line(linkage: Linkage, p: LinkagePosition) -> str:
 def _sweep_lines(linkage: Linkage, sweep: CrankSweep) -> list[str]:
     turn = "a full turn" if sweep.full_turn else (
         f"{math.degrees(sweep.input_angle[-1] - sweep.input_angle[0]):.6g} deg (the crank cannot turn fully)")
-    lines = [f"crank sweep: {turn}, {len(sweep.input_angle)} samples"]
+    lines = [f"crank sweep: {turn}, {len(sweep.input_angle) - 1} steps"]
     lines.append(f"limit positions (output at rest): {len(sweep.limits)}")
     lines += [_position_line(linkage, p) for p in sweep.limits]
     if sweep.stops:
