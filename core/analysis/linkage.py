@@ -582,7 +582,7 @@ class Linkage:
         phi0 = float(self.q0[self.k_in])
         step = 2 * math.pi / samples
         fwd, stop_hi = self._walk(self.q0, step, samples)
-        stops: list[float] = []
+        stops: list[FloatArray] = []
         if stop_hi is not None:
             back, stop_lo = self._walk(self.q0, -step, samples - len(fwd) + 1)
             qs = back[::-1] + fwd[1:]
@@ -608,17 +608,13 @@ class Linkage:
                 if q_root is not None:
                     limits.append(self.position("limit", q_root))
         limits = _distinct(limits)
-        stop_positions = []
-        for s in stops:
-            near = qs[0] if abs(s - phis[0]) < abs(s - phis[-1]) else qs[-1]
-            q_stop = self.pose_at(s, near)
-            if q_stop is not None:
-                stop_positions.append(self.position("stop", q_stop))
+        stop_positions = [self.position("stop", q) for q in stops]
         return CrankSweep(phis, Q, ratios, self.transmission_angle(Q), tuple(limits), tuple(stop_positions),
-                          stop_hi is None and abs(phis[-1] - phi0 - 2 * math.pi) < 1e-9)
+                          not stops and abs(phis[-1] - phi0 - 2 * math.pi) < 1e-9)
 
-    def _walk(self, q0: FloatArray, step: float, count: int) -> tuple[list[FloatArray], float | None]:
-        """Poses at phi0 + k step, k = 0..count, until one fails; then the stop angle by bisection."""
+    def _walk(self, q0: FloatArray, step: float, count: int) -> tuple[list[FloatArray], FloatArray | None]:
+        """Poses at phi0 + k step, k = 0..count, until one fails; then the last pose before the stop, its angle
+        found by bisection to STOP_XTOL (None when all ``count`` steps succeed)."""
         qs = [q0]
         phi0 = float(q0[self.k_in])
         for k in range(1, count + 1):
@@ -633,7 +629,7 @@ class Linkage:
                         hi = mid
                     else:
                         lo, q_lo = mid, q_mid
-                return qs, lo
+                return qs, q_lo
             qs.append(q)
         return qs, None
 
