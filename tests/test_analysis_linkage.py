@@ -51,8 +51,8 @@ def revolute(name: str, b1: str, p1: str, b2: str, p2: str) -> dict:
 
 
 def four_bar_pose(a: float, b: float, c: float, d: float, theta2: float) -> tuple[np.ndarray, np.ndarray]:
-    """A and B (ground line along +x from O2 at the origin; B left of A -> O4... the open branch, B above the
-    diagonal A O4) by two circle intersections."""
+    """A and B at crank angle theta2 (O2 at the origin, O4 at (d, 0)): B is the intersection of the circles
+    (A, b) and (O4, c) to the left of the diagonal A -> O4 (one of the two assembly branches)."""
     A = a * np.array([math.cos(theta2), math.sin(theta2)])
     O4 = np.array([d, 0.0])
     z = np.linalg.norm(O4 - A)
@@ -253,7 +253,8 @@ def test_grashof_class_of_link_lengths(lengths, kind, turns):
     assert g.kind == kind and g.input_turns == turns
 
 
-@pytest.mark.parametrize("lengths, kind", [((2.0, 7.0, 9.0, 6.0), "crank-rocker"), ((7.0, 9.0, 6.0, 2.0), "double-crank"),
+@pytest.mark.parametrize("lengths, kind", [((2.0, 7.0, 9.0, 6.0), "crank-rocker"),
+                                           ((7.0, 9.0, 6.0, 2.0), "double-crank"),
                                            ((7.0, 9.0, 2.0, 6.0), "rocker-crank"),
                                            ((4.0, 3.0, 5.0, 7.5), "triple-rocker")])
 def test_grashof_class_of_a_model_agrees_with_whether_its_crank_turns(lengths, kind):

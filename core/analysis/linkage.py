@@ -325,7 +325,7 @@ def linkage_topology(model: Any) -> LinkageTopology:
     :class:`LinkageError` saying what is there otherwise.
 
     The input (crank) is the ground-pivoted link of a joint_angle driver, or of a ``coordinate`` driver on its
-    ``phi``; else the slider-crank's crank, or the four-bar's first ground-pivoted link in the file."""
+    ``phi``; else the slider-crank's crank, or the link on the four-bar's first ground joint in the file."""
     what = f"{model.source}: not a four-bar or slider-crank"
     expected = ("(expected: three moving bodies joined to the ground and to each other by four revolute joints in "
                 "one loop, or a slider-crank whose prismatic joint connects the output to the ground)")
