@@ -430,7 +430,6 @@ class Linkage:
         topo = self.topology
         self.k_in = self.frames.orientation_first[topo.input]
         self.k_out = self.frames.orientation_first[topo.output]
-        self.k_out_x = self.frames.first[topo.output]
         names = {topo.input_pivot.name, topo.input_joint.name, topo.output_joint.name, topo.output_pivot.name}
         self.rows = sorted(r for c in system.constraints if c.name in names for r in c.rows
                            if r < system.m_holonomic)
