@@ -209,6 +209,20 @@ def test_a_pose_that_is_no_equilibrium_is_refused_without_search_and_found_with_
     assert find_equilibrium(system).status.ok
 
 
+def test_the_search_prefers_a_stable_equilibrium():
+    """The four-bar's file pose lies nearer an unstable equilibrium (plain Newton on Q_r = 0 goes there); the
+    saddle-free steps go downhill in the potential to a stable one."""
+    system = compile_model(load_model(Path(SAMPLES) / "four_bar.json"))
+    res = modal_analysis(system)
+    assert res.status.ok and res.stable
+    assert all(m.kind == "oscillating" and m.omega_squared > 0 for m in res.modes)
+    # an equilibrium: the potential is stationary along the allowed motion (central difference of V along V)
+    chart = Chart(system, res.equilibrium.q, 0.0)
+    e = 1e-4 * np.ones(chart.dof)
+    dV = system.potential_energy(chart.pose(e)[0], 0.0) - system.potential_energy(chart.pose(-e)[0], 0.0)
+    assert abs(dV) / 2e-4 < 1e-6
+
+
 @pytest.mark.parametrize("name, words", [("rolling_disk", "nonholonomic"), ("slider_crank_driven", "time-dependent")])
 def test_unsupported_models_fail_with_a_message(name, words):
     res = modal_analysis(compile_model(load_model(Path(SAMPLES) / f"{name}.json")))

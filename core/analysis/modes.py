@@ -219,15 +219,28 @@ class Equilibrium:
 
 
 def search_steps(K: FloatArray, Qr: FloatArray) -> list[FloatArray]:
-    """The steps tried by the equilibrium search, each limited to MAX_STEP: the saddle-free Newton step
-    |K_s|^-1 Q_r (K_s the symmetric part of K_r, its eigenvalues replaced by their moduli: downhill in the
-    potential, towards a stable equilibrium), the steepest-descent step along Q_r (where K_r vanishes, e.g. at an
-    inflection of the potential), then the plain Newton step K_r^-1 Q_r (which also converges to an unstable
-    equilibrium when the start is near one)."""
+    """The steps tried by the equilibrium search, each of length <= MAX_STEP: the saddle-free Newton step
+    (|K_s| + mu)^-1 Q_r (K_s the symmetric part of K_r, its eigenvalues replaced by their moduli, so that the step
+    goes downhill in the potential, towards a stable equilibrium; mu >= 0 the smallest shift that keeps the step
+    within MAX_STEP, as in a trust region: stiff directions keep their Newton size when soft ones are cut), the
+    steepest-descent step along Q_r (where K_r vanishes, e.g. at an inflection of the potential), then the plain
+    Newton step K_r^-1 Q_r (which also converges to an unstable equilibrium when the start is near one)."""
     lam, X = np.linalg.eigh(0.5 * (K + K.T))  # directions with |eigenvalue| <= floor (free motions): no step
     floor = 1e-9 * max(float(np.max(np.abs(lam))), 1e-300)
-    inv = np.where(np.abs(lam) > floor, 1.0 / np.where(np.abs(lam) > floor, np.abs(lam), 1.0), 0.0)
-    steps = [X @ (inv * (X.T @ Qr)), Qr * (MAX_STEP / max(float(np.linalg.norm(Qr)), 1e-300)),
+    stiff = np.abs(lam) > floor
+    a, g = np.abs(lam[stiff]), (X.T @ Qr)[stiff]
+
+    def length(mu: float) -> float:
+        return float(np.linalg.norm(g / (a + mu)))
+    mu = 0.0
+    if a.size and length(0.0) > MAX_STEP:
+        lo, hi = 0.0, max(float(np.linalg.norm(g)) / MAX_STEP, 1e-300)  # length(hi) <= MAX_STEP
+        for _ in range(60):
+            mu = 0.5 * (lo + hi)
+            lo, hi = (mu, hi) if length(mu) > MAX_STEP else (lo, mu)
+        mu = hi
+    saddle_free = X[:, stiff] @ (g / (a + mu)) if a.size else np.zeros_like(Qr)
+    steps = [saddle_free, Qr * (MAX_STEP / max(float(np.linalg.norm(Qr)), 1e-300)),
              np.linalg.lstsq(K, Qr, rcond=None)[0]]
     out = []
     for dz in steps:

@@ -1,4 +1,4 @@
-"""``mechstudio modes FILE [--count N] [--out FILE.csv|-] [--t T] [--no-search] [-q]``: natural frequencies, periods,
+"""``mechstudio modes FILE [--count N] [--out FILE.csv|-] [--time T] [--no-search] [-q]``: natural frequencies, periods,
 damping ratios and mode shapes about an equilibrium (:mod:`mechstudio.core.analysis.modes`).
 
 The equilibrium is searched from the file's initial pose (assembled; the pose itself when it is one already);
@@ -31,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_model_argument(p)
     p.add_argument("--count", type=positive_int, help="report the N lowest modes (default: all)")
     p.add_argument("--out", help="CSV file of the modes to write, or - for standard output (default: none)")
-    p.add_argument("--t", type=nonnegative_float, default=0.0, help="time [s] of time-dependent loads (default 0)")
+    p.add_argument("--time", type=nonnegative_float, default=0.0,
+                   help="time [s] at which time-dependent loads are evaluated (default 0)")
     p.add_argument("--no-search", action="store_true",
                    help="do not search an equilibrium: the file's initial pose must be one")
     add_quiet_argument(p)
@@ -102,7 +103,7 @@ def columns(result: ModalAnalysis, count: int | None, names: list[str]) -> dict[
 def run(args: argparse.Namespace) -> int:
     model = read_model(args.file)
     system = compile_model(model)
-    result = modal_analysis(system, None, args.t, search=not args.no_search)
+    result = modal_analysis(system, None, args.time, search=not args.no_search)
     if not result.status.ok or result.linearisation is None:
         print(f"error: {result.message} ({result.status.value})", file=sys.stderr)
         return 3
