@@ -7,7 +7,8 @@ standard output: the equilibrium's residual, one line per mode (lowest first; un
 growth rate), the largest coordinate participations of each shape (components of V x scaled so that the largest
 is 1; metres and radians mixed) and the eigenvalues of the damped first-order form. ``--out`` writes one CSV row
 per mode (columns ``mode, omega_squared, frequency_hz, period_s, growth_rate_per_s, damping_ratio`` and
-``shape.<coordinate>``); with ``--out -`` the CSV goes to standard output and the report to standard error.
+``shape.<coordinate>``; ``period_s`` inf and ``damping_ratio`` nan for zero-frequency and unstable modes); with
+``--out -`` the CSV goes to standard output and the report to standard error.
 Exit status 3 when no equilibrium is found or the model cannot be linearised (nonholonomic or driven).
 """
 from __future__ import annotations
