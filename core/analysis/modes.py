@@ -45,12 +45,12 @@ linearised about an equilibrium (q*, v = 0) in independent coordinates of the nu
 **Equilibrium.** :func:`find_equilibrium` checks a given pose (the model's assembled initial pose by default):
 the residual is ||V^T h(q, 0)|| relative to ||h(q, 0)|| (the projected force over the force the joints carry).
 When asked, it searches from there with a damped Newton iteration on Q_r(z) = 0 in the chart
-(:func:`search_steps`: the saddle-free step |K_r|^-1 Q_r first, which goes downhill in the potential and so
-prefers a stable equilibrium, halved until the work of Q_r along it (trapezoid rule) is positive (Armijo,
-factor 1e-4); else the same along Q_r itself (steepest descent); else the plain step K_r^-1 Q_r, halved until ||Q_r|| decreases; both limited to :data:`MAX_STEP`;
-the chart is re-centred after every step). It finds an equilibrium near the start, usually a
-stable one; the modes show when it is not. It is deliberately
-small: a full statics module with loads and drivers is a separate analysis.
+(:func:`search_steps`): the saddle-free step (|K_r| + mu)^-1 Q_r first (trust region of length :data:`MAX_STEP`),
+which goes downhill in the potential and so prefers a stable equilibrium, halved until the work of Q_r along it
+(trapezoid rule) is positive (Armijo, factor 1e-4); else the same along Q_r itself (steepest descent); else the
+plain step K_r^-1 Q_r, halved until ||Q_r|| decreases. The chart is re-centred after every step. It finds an
+equilibrium near the start, usually a stable one; the modes show when it is not. It is deliberately small: the
+statics of loads, drivers and joint forces is a separate analysis, not used here.
 
 Not covered (a clear failure status says so): nonholonomic constraints (the null space of C is not the tangent
 space of a configuration manifold), time-dependent constraints (drivers, a moving base: no equilibrium at rest),
