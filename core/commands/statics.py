@@ -95,7 +95,9 @@ def run_inverse(args: argparse.Namespace, model: Model) -> int:
             print(f"warning: {res.message}", file=sys.stderr)
         for name in res.info.get("drivers", []):
             r = res.reaction(system, name)
-            print(f"  driver {name}: torque {r[:, 5].min():.6g} .. {r[:, 5].max():.6g} N m, force up to "
-                  f"{np.hypot(r[:, 0], r[:, 1]).max():.6g} N", file=out)
+            torque, force = r[:, 5], np.hypot(r[:, 0], r[:, 1])
+            parts = [f"torque {torque.min():.6g} .. {torque.max():.6g} N m" if np.any(torque) else "",
+                     f"force up to {force.max():.6g} N" if np.any(force) else ""]
+            print(f"  driver {name}: {', '.join(p for p in parts if p) or 'no load'}", file=out)
         print(f"wrote {len(res.t)} rows x {len(cols)} columns to {where}", file=out)
     return 0
