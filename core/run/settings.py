@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from mechstudio.core.dynamics.base import get_formulation
 from mechstudio.core.integrate.base import get_integrator
 from mechstudio.core.model.document import SIMULATION_DEFAULTS, Model
@@ -14,6 +16,9 @@ from mechstudio.core.model.document import SIMULATION_DEFAULTS, Model
 KERNEL_CHOICES = ("auto", "compiled", "numpy")
 #: the environment variable that sets the kernel choice of runs whose settings leave it open (None)
 KERNELS_ENV = "MECHSTUDIO_KERNELS"
+#: the smallest relative tolerance accepted: 100 machine epsilons, below which the step-size controllers (scipy's
+#: and our compiled DOP853) cannot reach the requested accuracy and scipy raises it with a warning
+RTOL_MIN = 100 * float(np.finfo(float).eps)
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,11 @@ class SimulationSettings:
         """Raise ValueError (bad times, kernels) or :class:`~core.errors.UnknownNameError` (unknown method names)."""
         if not (self.t_end > 0 and self.dt > 0 and math.isfinite(self.t_end) and math.isfinite(self.dt)):
             raise ValueError("t_end and dt must be positive and finite")
+        if not (self.rtol >= RTOL_MIN and math.isfinite(self.rtol)):
+            raise ValueError(f"rtol must be at least {RTOL_MIN:.3g} (100 machine epsilons: no integrator can honour "
+                             f"less) and finite, not {self.rtol!r}")
+        if not (self.atol > 0 and math.isfinite(self.atol)):
+            raise ValueError(f"atol must be positive and finite, not {self.atol!r}")
         if self.kernels not in KERNEL_CHOICES + (None,):
             raise ValueError(f"kernels must be one of {', '.join(KERNEL_CHOICES)}, not {self.kernels!r}")
         self.kernel_choice()
@@ -78,4 +88,4 @@ class SimulationSettings:
         get_integrator(self.integrator)
 
 
-__all__ = ["KERNELS_ENV", "KERNEL_CHOICES", "SimulationSettings"]
+__all__ = ["KERNELS_ENV", "KERNEL_CHOICES", "RTOL_MIN", "SimulationSettings"]
