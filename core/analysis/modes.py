@@ -44,13 +44,10 @@ linearised about an equilibrium (q*, v = 0) in independent coordinates of the nu
 
 **Equilibrium.** :func:`find_equilibrium` checks a given pose (the model's assembled initial pose by default):
 the residual is ||V^T h(q, 0)|| relative to ||h(q, 0)|| (the projected force over the force the joints carry).
-When asked, it searches from there with a damped Newton iteration on Q_r(z) = 0 in the chart
-(:func:`search_steps`): the saddle-free step (|K_r| + mu)^-1 Q_r first (trust region of length :data:`MAX_STEP`),
-which goes downhill in the potential and so prefers a stable equilibrium, halved until the work of Q_r along it
-(trapezoid rule) is positive (Armijo, factor 1e-4); else the same along Q_r itself (steepest descent); else the
-plain step K_r^-1 Q_r, halved until ||Q_r|| decreases. The chart is re-centred after every step. It finds an
-equilibrium near the start, usually a stable one; the modes show when it is not. It is deliberately small: the
-statics of loads, drivers and joint forces is a separate analysis, not used here.
+When asked, it searches from there with the package's equilibrium search
+(:func:`mechstudio.core.analysis.statics.static_equilibrium`), which goes downhill in the potential and so
+prefers a stable equilibrium; the pose it reaches is checked here with the same residual. The modes show when the
+equilibrium is not stable.
 
 Not covered (a clear failure status says so): nonholonomic constraints (the null space of C is not the tangent
 space of a configuration manifold), time-dependent constraints (drivers, a moving base: no equilibrium at rest),
@@ -58,11 +55,12 @@ a mass matrix singular on the allowed motions. Time-dependent applied loads are 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 
+from mechstudio.core.analysis.statics import static_equilibrium
 from mechstudio.core.kinematics.assembly import RANK_RTOL, assemble
 from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray, Status
@@ -75,10 +73,6 @@ PROJECTION_TOL = 1e-14
 #: a pose is an equilibrium when ||V^T h|| <= EQUILIBRIUM_RTOL * ||h|| + EQUILIBRIUM_ATOL (N or N m)
 EQUILIBRIUM_RTOL = 1e-7
 EQUILIBRIUM_ATOL = 1e-12
-#: the search goes on to ||V^T h|| <= SEARCH_RTOL * ||h|| (or until no step helps; then EQUILIBRIUM_RTOL suffices)
-SEARCH_RTOL = 1e-12
-#: the largest step of the equilibrium search in z (m or rad)
-MAX_STEP = 0.5
 #: w^2 within ZERO_RTOL * max|w^2| of 0 counts as a zero-frequency (rigid-body) mode
 ZERO_RTOL = 1e-8
 #: parts of a damped eigenvalue s below SNAP_RTOL * max|s| are rounding (eigenvalues of A are accurate to about
@@ -215,103 +209,41 @@ class Equilibrium:
     residual: float  # ||V^T h(q, 0)|| [N, N m]
     force_norm: float  # ||h(q, 0)||
     message: str = ""
-    history: tuple[float, ...] = field(default=(), repr=False)
-
-
-def search_steps(K: FloatArray, Qr: FloatArray) -> list[FloatArray]:
-    """The steps tried by the equilibrium search, each of length <= MAX_STEP: the saddle-free Newton step
-    (|K_s| + mu)^-1 Q_r (K_s the symmetric part of K_r, its eigenvalues replaced by their moduli, so that the step
-    goes downhill in the potential, towards a stable equilibrium; mu >= 0 the smallest shift that keeps the step
-    within MAX_STEP, as in a trust region: stiff directions keep their Newton size when soft ones are cut), the
-    steepest-descent step along Q_r (where K_r vanishes, e.g. at an inflection of the potential), then the plain
-    Newton step K_r^-1 Q_r (which also converges to an unstable equilibrium when the start is near one)."""
-    lam, X = np.linalg.eigh(0.5 * (K + K.T))  # directions with |eigenvalue| <= floor (free motions): no step
-    floor = 1e-9 * max(float(np.max(np.abs(lam))), 1e-300)
-    stiff = np.abs(lam) > floor
-    a, g = np.abs(lam[stiff]), (X.T @ Qr)[stiff]
-
-    def length(mu: float) -> float:
-        return float(np.linalg.norm(g / (a + mu)))
-    mu = 0.0
-    if a.size and length(0.0) > MAX_STEP:
-        lo, hi = 0.0, max(float(np.linalg.norm(g)) / MAX_STEP, 1e-300)  # length(hi) <= MAX_STEP
-        for _ in range(60):
-            mu = 0.5 * (lo + hi)
-            lo, hi = (mu, hi) if length(mu) > MAX_STEP else (lo, mu)
-        mu = hi
-    saddle_free = X[:, stiff] @ (g / (a + mu)) if a.size else np.zeros_like(Qr)
-    steps = [saddle_free, Qr * (MAX_STEP / max(float(np.linalg.norm(Qr)), 1e-300)),
-             np.linalg.lstsq(K, Qr, rcond=None)[0]]
-    out = []
-    for dz in steps:
-        norm = float(np.linalg.norm(dz))
-        out.append(dz * (MAX_STEP / norm) if norm > MAX_STEP else dz)
-    return out
 
 
 def find_equilibrium(system: ConstrainedSystem, q0: FloatArray | None = None, t: float = 0.0, *,
                      search: bool = True, max_iter: int = 200) -> Equilibrium:
-    """The pose ``q0`` (default: the file's rough positions) assembled onto Phi = 0, checked for equilibrium and,
-    when ``search``, moved to the nearest equilibrium by the damped Newton iteration of the module docstring.
-    Never raises for numerical trouble."""
+    """The pose ``q0`` (default: the file's rough positions) assembled onto Phi = 0 and checked for equilibrium;
+    with ``search``, the equilibrium reached downhill from it by :func:`mechstudio.core.analysis.statics.
+    static_equilibrium` (the one equilibrium search of the package). Never raises for numerical trouble."""
     why = unsupported(system)
     q_start = system.initial_guess() if q0 is None else np.asarray(q0, dtype=float)
     if why:
         return Equilibrium(q_start, Status.FAILED, 0, np.nan, np.nan, why)
-    asm = assemble(system, q_start, t)
-    if not asm.status.ok:
-        return Equilibrium(asm.q, asm.status, 0, np.nan, np.nan, asm.message)
-    q = asm.q
-    history: list[float] = []
-    with np.errstate(all="raise", under="ignore"):
-        try:
-            for it in range(max_iter + 1):
-                chart = Chart(system, q, t)
-                Qr = chart.reduced_force(np.zeros(chart.dof))
-                res = float(np.linalg.norm(Qr))
-                hnorm = float(np.linalg.norm(system.forces(q, np.zeros(system.n), t)))
-                history.append(res)
-                tol = (SEARCH_RTOL if search else EQUILIBRIUM_RTOL) * hnorm + EQUILIBRIUM_ATOL
-                if res <= tol:
-                    return Equilibrium(q, Status.CONVERGED, it, res, hnorm, "", tuple(history))
-                if not search:
-                    return Equilibrium(q, Status.FAILED, 0, res, hnorm,
-                                       f"the pose is not an equilibrium: the projected force ||V^T h|| = {res:.3g} "
-                                       f"(||h|| = {hnorm:.3g}); search for one or give an equilibrium pose",
-                                       tuple(history))
-                if it == max_iter:
-                    break
-                K = linearise(system, q, t).stiffness
-                moved = False
-                for descent, dz in zip((True, True, False), search_steps(K, Qr)):
-                    if descent and not float(Qr @ dz) > 0:
-                        continue
-                    alpha = 1.0
-                    while alpha >= 1.0 / 64 and not moved:
-                        q_try, gap = chart.pose(alpha * dz)
-                        if gap <= 1e3 * PROJECTION_TOL:
-                            if descent:  # the work of Q_r along the step (trapezoid) is the drop in potential
-                                work = 0.5 * float((Qr + chart.reduced_force(alpha * dz)) @ (alpha * dz))
-                                moved = work >= 1e-4 * alpha * float(Qr @ dz)
-                            else:
-                                moved = float(np.linalg.norm(
-                                    Chart(system, q_try, t).reduced_force(np.zeros(chart.dof)))) < res
-                        if moved:
-                            q = q_try
-                        alpha *= 0.5
-                    if moved:
-                        break
-                if not moved:
-                    if res <= EQUILIBRIUM_RTOL * hnorm + EQUILIBRIUM_ATOL:  # as close as rounding allows
-                        return Equilibrium(q, Status.CONVERGED, it, res, hnorm, "", tuple(history))
-                    break
-        except (FloatingPointError, np.linalg.LinAlgError, ValueError) as exc:
-            return Equilibrium(q, Status.FAILED, len(history), history[-1] if history else np.nan, np.nan,
-                               f"the equilibrium search failed numerically: {exc}", tuple(history))
-    hnorm = float(np.linalg.norm(system.forces(q, np.zeros(system.n), t)))
-    return Equilibrium(q, Status.MAX_ITER, len(history) - 1, history[-1], hnorm,
-                       f"no equilibrium found near the start: the projected force stays at {history[-1]:.3g} "
-                       f"(||h|| = {hnorm:.3g}) after {len(history) - 1} steps", tuple(history))
+    iterations, message = 0, ""
+    if search:
+        found = static_equilibrium(system, q_start, t, max_iter=max_iter)
+        q, iterations, message = found.q, found.iterations, found.message
+        ok = found.status.ok
+    else:
+        asm = assemble(system, q_start, t)
+        if not asm.status.ok:
+            return Equilibrium(asm.q, asm.status, 0, np.nan, np.nan, asm.message)
+        q, ok = asm.q, True
+    try:
+        with np.errstate(all="raise", under="ignore"):
+            lin = linearise(system, q, t)
+    except (FloatingPointError, np.linalg.LinAlgError, ValueError) as exc:
+        return Equilibrium(q, Status.FAILED, iterations, np.nan, np.nan,
+                           f"the equilibrium check failed numerically: {exc}")
+    if ok and is_equilibrium(lin):
+        return Equilibrium(q, Status.CONVERGED, iterations, lin.residual, lin.force_norm)
+    if not search:
+        message = (f"the pose is not an equilibrium: the projected force ||V^T h|| = {lin.residual:.3g} "
+                   f"(||h|| = {lin.force_norm:.3g}); search for one or give an equilibrium pose")
+    return Equilibrium(q, Status.FAILED if not search else Status.MAX_ITER, iterations, lin.residual,
+                       lin.force_norm, message or f"no equilibrium found near the start: the projected force stays "
+                                                   f"at {lin.residual:.3g} (||h|| = {lin.force_norm:.3g})")
 
 
 @dataclass(frozen=True)
@@ -456,4 +388,4 @@ def modal_analysis(system: ConstrainedSystem, q0: FloatArray | None = None, t: f
 
 
 __all__ = ["Chart", "DampedMode", "Equilibrium", "Linearisation", "ModalAnalysis", "NaturalMode", "find_equilibrium",
-           "is_equilibrium", "linearise", "modal_analysis", "modes_of", "normalised", "search_steps", "unsupported"]
+           "is_equilibrium", "linearise", "modal_analysis", "modes_of", "normalised", "unsupported"]
