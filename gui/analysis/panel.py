@@ -231,6 +231,10 @@ class AnalysisDialog(QDialog):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.panel)
         self.document.sig_model_changed.connect(lambda _m: self.update_state())
+        for name in ("act_undo", "act_redo"):  # Ctrl+Z / Ctrl+Y work while the panel has the keyboard
+            action = getattr(window, name, None)
+            if action is not None:
+                self.addAction(action)
 
     def run(self) -> None:
         """Analyse the document's current model (again); a run in progress finishes first, then this one."""
