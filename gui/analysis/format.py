@@ -16,12 +16,14 @@ from mechstudio.gui.analysis.jobs import LinkageResult, Outcome
 
 #: significant digits of the numbers in the tables
 DIGITS = 6
+#: lowest frequencies named in the modes' headline
+HEADLINE_FREQUENCIES = 3
 #: coordinates named in a mode's "largest components" column
 PARTICIPATIONS = 3
 #: reaction components shown for planar models, and their units; spatial models show all six
 PLANAR_COMPONENTS = ((0, "Fx [N]"), (1, "Fy [N]"), (5, "Mz [N m]"))
-#: force and moment components below this fraction of the equilibrium's force scale are shown as 0: the balance
-#: is solved to STATICS_TOL = 1e-10 relative, so smaller parts are rounding
+#: force and moment components smaller than the equilibrium's residual ||Q + C^T lambda|| (the balance is only
+#: solved that far), or than this fraction of its force scale, are shown as 0: they are rounding noise
 ROUNDING_RTOL = 1e-12
 SPATIAL_COMPONENTS = ((0, "Fx [N]"), (1, "Fy [N]"), (2, "Fz [N]"), (3, "Mx [N m]"), (4, "My [N m]"),
                       (5, "Mz [N m]"))
@@ -91,7 +93,7 @@ def statics_report(out: Outcome) -> Report:
     components = PLANAR_COMPONENTS if out.model.kind == "planar" else SPATIAL_COMPONENTS
     heads = tuple(h for _, h in components)
     drivers = set(res.drivers)
-    zero = ROUNDING_RTOL * res.force_scale
+    zero = max(res.residual, ROUNDING_RTOL * res.force_scale)  # below the unbalanced force: not resolved
     joints = tuple((name,) + tuple(num(chop(r[k], zero)) for k, _ in components)
                    for name, r in res.reactions.items() if name not in drivers)
     held = tuple((name, num(chop(r[0], zero)), num(chop(r[1], zero)), num(chop(r[5], zero)))
@@ -179,9 +181,15 @@ def modes_report(out: Outcome) -> Report:
     if not res.modes:
         return Report(res.message or "no modes", "warning", (eq_line,))
     unstable = sum(m.kind == "unstable" for m in res.modes)
+    zero = sum(m.kind == "zero" for m in res.modes)
+    oscillating = [m for m in res.modes if m.kind == "oscillating"]
+    parts = [plural(unstable, "unstable mode")] if unstable else []
+    parts += [plural(zero, "zero-frequency mode")] if zero else []
+    if oscillating:
+        parts.append(", ".join(f"{num(m.frequency_hz)} Hz" for m in oscillating[:HEADLINE_FREQUENCIES])
+                     + (f" … ({len(oscillating)} oscillating)" if len(oscillating) > HEADLINE_FREQUENCIES else ""))
     headline = (f"{'Stable' if res.stable else 'UNSTABLE'} equilibrium, {plural(lin.dof, 'degree')} of freedom: "
-                + ", ".join(f"{num(m.frequency_hz)} Hz" if m.kind == "oscillating" else m.kind
-                            for m in res.modes[:4]) + (" …" if len(res.modes) > 4 else ""))
+                + "; ".join(parts))
     details = [eq_line, "Undamped modes K_r x = ω² M_r x, lowest first (unstable first); damping ratio "
                "ζ = xᵀ D_r x / (2ω); shapes scaled so that the largest component is +1 (m and rad mixed)."]
     if unstable:

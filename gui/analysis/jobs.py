@@ -41,7 +41,9 @@ class LinkageResult:
 
 
 def compiled(model: Model) -> tuple[ConstrainedSystem | None, str]:
-    """(system, "") or (None, why the model cannot be compiled)."""
+    """(system, "") or (None, why the model cannot be analysed: no bodies, or it does not compile)."""
+    if not model.data.get("bodies"):
+        return None, "the model has no bodies yet: there is nothing to analyse"
     try:
         return compile_model(model), ""
     except ModelError as exc:

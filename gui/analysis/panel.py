@@ -15,6 +15,7 @@ the report, and marks a result stale once the document's model is no longer the 
 """
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any, Callable
 
@@ -26,6 +27,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QDialog, 
 from mechstudio.core.model import Model
 from mechstudio.gui.analysis.format import Report, Table
 from mechstudio.gui.analysis.jobs import Outcome
+
+log = logging.getLogger(__name__)
 
 #: headline colours by report level
 LEVEL_COLOURS = {"ok": "#1b6e20", "warning": "#9a5b00", "error": "#b00020", "busy": "#555555"}
@@ -252,7 +255,12 @@ class AnalysisDialog(QDialog):
             return
         self.outcome = outcome
         self.run_button.setEnabled(True)
-        self.panel.show_report(self.report(outcome))
+        try:
+            report = self.report(outcome)
+        except Exception as exc:  # a formatting bug is a message in the panel, never a traceback
+            log.warning("cannot show the result of %s", self.objectName(), exc_info=True)
+            report = Report(f"the result cannot be shown: {type(exc).__name__}: {exc}", "error")
+        self.panel.show_report(report)
         self.fit_tables()
         self.update_state()
         self.sig_outcome.emit(outcome)
