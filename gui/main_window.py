@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QDockWidget, QFi
 from mechstudio.core.errors import Diagnostic, ModelError
 from mechstudio.core.model import Model, empty_model_data, load_model, model_from_data, save_model
 from mechstudio.core.model import edit
+from mechstudio.gui.analysis import install_analysis
 from mechstudio.gui.document import Analysis, Document
 from mechstudio.gui.editor.canvas import PlanarCanvas
 from mechstudio.gui.editor.palette import Palette
@@ -180,6 +181,7 @@ class MainWindow(QMainWindow):
         self._install_live_view()
         self._stabilize_toolbars()
         install_sweep(self)  # Simulation → Parameter sweep…, inspector → Sweep this (gui/sweep)
+        install_analysis(self)  # Analysis → Static equilibrium…, Linkage report…, Modes… (gui/analysis)
         install_keyboard(self)  # View → Go to panel (Ctrl+0..7), Model → Command palette (Ctrl+K) (gui/keyboard.py)
         if restore_layout:  # last: every toolbar and dock the saved state names exists now (see _restore_layout)
             self._restore_layout()
@@ -327,6 +329,7 @@ class MainWindow(QMainWindow):
         m.addActions([self.act_reassemble, self.act_add_child])
         m.addAction(self.act_add_point)
         self.menu_simulation = mb.addMenu("&Simulation")
+        self.menu_analysis = mb.addMenu("&Analysis")  # filled by install_analysis (gui/analysis)
         self.menu_help = m = mb.addMenu("&Help")
         m.addActions([self.act_quick_start, self.act_shortcuts, self.act_documentation])
         m.addSeparator()
