@@ -294,3 +294,12 @@ def test_cli_inverse_refuses_a_mechanism_with_freedom(capsys):
 def test_cli_time_options_only_with_inverse(capsys):
     rc, out, err = run_cli(["statics", str(SAMPLES / "four_bar.json"), "--dt", "0.1"], capsys)
     assert rc == 2 and "--inverse" in err
+
+
+def test_a_model_without_bodies_is_a_status_not_an_exception() -> None:
+    from mechstudio.core.model.document import empty_model_data
+    from mechstudio.core.model.io import model_from_data
+    from mechstudio.core.systems.compile import compile_model
+    system = compile_model(model_from_data(empty_model_data("empty"), source="empty"))
+    res = static_equilibrium(system)
+    assert isinstance(res.status.ok, bool) and res.q.shape == (0,)

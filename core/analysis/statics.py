@@ -190,7 +190,7 @@ def null_basis(J: FloatArray, n: int) -> FloatArray:
 
 def angle_mask(system: ConstrainedSystem) -> FloatArray:
     """True for coordinates that are not translations (names not ending in .x, .y or .z)."""
-    return np.array([not name.endswith((".x", ".y", ".z")) for name in system.coord_names])
+    return np.array([not name.endswith((".x", ".y", ".z")) for name in system.coord_names], dtype=bool)
 
 
 def step_limits(system: ConstrainedSystem, q: FloatArray) -> FloatArray:
