@@ -63,9 +63,21 @@ def dispose_widgets(app: Any) -> None:
 
 @pytest.fixture(autouse=True)
 def widget_teardown(qapp: Any) -> Any:
-    """Every GUI test ends with :func:`dispose_widgets` (after its own fixtures' teardown)."""
-    yield
-    dispose_widgets(qapp)
+    """Every GUI test ends with :func:`dispose_widgets` (after its own fixtures' teardown). Python's automatic
+    garbage collection is off from the test's start to that point: a collection triggered by allocations at an
+    arbitrary moment (a busy machine moves it around) may clear the wrappers of pyqtgraph items whose C++ objects a
+    closing window still lays out, and their Python ``sizeHint`` then fails; :func:`dispose_widgets` collects once
+    every widget is deleted."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        try:
+            dispose_widgets(qapp)
+        finally:
+            if was_enabled:
+                gc.enable()
 
 
 class RecordingMessenger:

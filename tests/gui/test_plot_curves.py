@@ -47,6 +47,10 @@ def panel(qtbot: Any, traj: Any) -> Any:
     return p
 
 
+#: how often :func:`on_screen` grabs the screen again while it is still changing
+STABLE_GRABS = 40
+
+
 def settle() -> None:
     """Run the pending events to the end: a scene change is queued, turns into a repaint request of the view, which
     is queued too, and is then painted and flushed to the X server. A few rounds deliver all of it, however slow the
@@ -113,16 +117,29 @@ def test_same_pixels_as_one_item_per_curve(panel: Any, qtbot: Any, key: str) -> 
 
 
 def on_screen(widget: Any, qtbot: Any) -> np.ndarray:
-    """What the X server shows of the widget (``grab()`` would paint it afresh, in full)."""
+    """What the X server shows of the widget (``grab()`` would paint it afresh, in full), once it has stopped
+    changing: the app's flush of a repaint to the X server is asynchronous, and on a loaded machine the server may
+    still be drawing the last strips when the events are done (grabbed again, 50 ms apart, until two grabs agree;
+    at most ``STABLE_GRABS`` times)."""
     from PySide6.QtCore import QPoint
     from PySide6.QtGui import QImage
-    settle()
     top = widget.window()
     at = widget.mapTo(top, QPoint(0, 0))
-    img = top.screen().grabWindow(top.winId(), at.x(), at.y(), widget.width(), widget.height()).toImage()
-    img = img.convertToFormat(QImage.Format.Format_RGB32)
-    a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine() // 4, 4)
-    return a[:, :img.width(), :3].copy()
+
+    def grab() -> np.ndarray:
+        settle()
+        img = top.screen().grabWindow(top.winId(), at.x(), at.y(), widget.width(), widget.height()).toImage()
+        img = img.convertToFormat(QImage.Format.Format_RGB32)
+        a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine() // 4, 4)
+        return a[:, :img.width(), :3].copy()
+    last = grab()
+    for _ in range(STABLE_GRABS):
+        qtbot.wait(50)
+        now = grab()
+        if np.array_equal(now, last):
+            break
+        last = now
+    return last
 
 
 def test_cursor_strips_repaint_the_same_pixels(panel: Any, qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
