@@ -35,7 +35,14 @@ class Hang(BaseException):
     pass
 
 
+#: set when the timeout's alarm fired during the current trial: a Hang raised while a compiled (numba) call
+#: returns surfaces as a SystemError ("returned a result with an exception set") that the trial reports as a
+#: defect of its stage; it is the timeout all the same
+ALARM_FIRED = [False]
+
+
 def _alarm(signum: int, frame: object) -> None:
+    ALARM_FIRED[0] = True
     raise Hang()
 
 
@@ -90,6 +97,7 @@ def _loop(args: argparse.Namespace, docs: dict, names: list[str], counts: collec
         name = rng.choice(names)
         mutant, muts = make_mutant(kind, docs[name], rng)
         runs = rng.random() < args.run_fraction
+        ALARM_FIRED[0] = False
         signal.setitimer(signal.ITIMER_REAL, args.timeout)
         in_run = False
         try:
@@ -101,6 +109,8 @@ def _loop(args: argparse.Namespace, docs: dict, names: list[str], counts: collec
             in_run = any(Path(f.filename).parts[-3:-1] == ("core", "run") for f in frames)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+        if out is not None and ALARM_FIRED[0]:  # the timeout, reported by the trial as its stage's exception
+            out, in_run = None, out.stage == "run"
         if out is None and in_run:
             key, outcome = f"slow run (> {args.timeout:g} s) [run]", "slow"
         elif out is None:
