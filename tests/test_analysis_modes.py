@@ -16,9 +16,8 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from conftest import SAMPLES
+from conftest import SAMPLES, run_cli
 from mechstudio.core.analysis.modes import Chart, find_equilibrium, linearise, modal_analysis
-from mechstudio.core.cli import main
 from mechstudio.core.model import load_model, loads_model
 from mechstudio.core.simulate import simulate
 from mechstudio.core.systems.compile import compile_model
@@ -271,15 +270,6 @@ def test_linear_response_agrees_with_a_nonlinear_simulation_to_second_order():
 
 
 # --- command line -------------------------------------------------------------------------------------------------
-def run_cli(argv, capsys):
-    try:
-        rc = main(argv)
-    except SystemExit as exc:
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
 def test_modes_command_prints_frequencies_and_writes_the_csv(capsys, tmp_path):
     path = tmp_path / "slider.json"
     path.write_text(json.dumps(sprung_slider(200.0, 3.0, 2.0)))

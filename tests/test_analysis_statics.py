@@ -11,9 +11,8 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from conftest import SAMPLES
+from conftest import SAMPLES, run_cli
 from mechstudio.core.analysis.statics import inverse_dynamics, static_equilibrium
-from mechstudio.core.cli import main
 from mechstudio.core.kinematics.analysis import driven_motion
 from mechstudio.core.kinematics.assembly import assemble
 from mechstudio.core.model import loads_model
@@ -244,15 +243,6 @@ def test_inverse_dynamics_refuses_a_mechanism_with_freedom():
 
 
 # --- the command -------------------------------------------------------------------------------------------------
-def run_cli(argv, capsys):
-    try:
-        rc = main(argv)
-    except SystemExit as exc:
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
 def test_cli_statics_writes_the_pose_and_the_holding_torque(capsys, tmp_path):
     path = tmp_path / "motor.json"
     path.write_text(json.dumps(driven_four_bar(1.0)), encoding="utf-8")
