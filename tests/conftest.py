@@ -49,14 +49,3 @@ SAMPLES = ROOT / "sample_models"
 @pytest.fixture
 def samples_dir() -> Path:
     return SAMPLES
-
-
-def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """(exit status, stdout, stderr) of ``mechstudio ARGV`` run in this process (argparse's SystemExit included)."""
-    from mechstudio.core.cli import main
-    try:
-        rc = main(argv)
-    except SystemExit as exc:
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err

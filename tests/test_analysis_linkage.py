@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cli_helpers import run_cli
 from mechstudio.core.analysis.linkage import (FOUR_BAR, SLIDER_CRANK, Linkage, LinkageError, grashof_class,
                                               instant_centres, linkage_topology, perp)
-from mechstudio.core.cli import main
 from mechstudio.core.kinematics.analysis import driven_motion
 from mechstudio.core.model.io import load_model, model_from_data
 from mechstudio.core.systems.compile import compile_model
@@ -338,18 +338,13 @@ def test_models_that_are_not_four_bars_are_refused_with_a_reason():
         linkage_topology(model_from_data(data))
 
 
-def run_cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        rc = main(["linkage", *args])
-    except SystemExit as exc:  # argparse's usage errors
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
+def run_linkage(capsys, *args: str) -> tuple[int, str, str]:
+    return run_cli(["linkage", *args], capsys)
 
 
 def test_command_writes_columns_and_summary(tmp_path, capsys):
     out = tmp_path / "lk.csv"
-    rc, stdout, err = run_cli(capsys, str(ROOT / "sample_models" / "slider_crank_driven.json"), "--t-end", "0.5",
+    rc, stdout, err = run_linkage(capsys, str(ROOT / "sample_models" / "slider_crank_driven.json"), "--t-end", "0.5",
                               "--dt", "0.125", "--samples", "36", "--out", str(out))
     assert rc == 0, err
     assert "slider-crank" in stdout and "limit positions (output at rest): 2" in stdout
@@ -357,13 +352,13 @@ def test_command_writes_columns_and_summary(tmp_path, capsys):
     for name in ("t", "linkage.transmission_angle", "linkage.mechanical_advantage", "linkage.ic.rod.x",
                  "linkage.ic.crank.rod.y", "linkage.ic.slider.ux"):
         assert name in header
-    rc, stdout, err = run_cli(capsys, str(ROOT / "sample_models" / "double_pendulum.json"))
+    rc, stdout, err = run_linkage(capsys, str(ROOT / "sample_models" / "double_pendulum.json"))
     assert rc == 2 and "not a four-bar or slider-crank" in err and "Traceback" not in err
     assert stdout == ""
 
 
 def test_command_turns_the_crank_of_a_model_without_driver(capsys):
-    rc, stdout, err = run_cli(capsys, str(ROOT / "sample_models" / "four_bar.json"), "--t-end", "1", "--dt", "0.25",
+    rc, stdout, err = run_linkage(capsys, str(ROOT / "sample_models" / "four_bar.json"), "--t-end", "1", "--dt", "0.25",
                               "--samples", "36")
     assert rc == 0, err
     assert "crank-rocker" in err and "no driver" in err and "limit positions (output at rest): 2" in err

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from conftest import SAMPLES, run_cli
+from cli_helpers import run_cli
+from conftest import SAMPLES
 from mechstudio.core.analysis.modes import Chart, find_equilibrium, linearise, modal_analysis
 from mechstudio.core.model import load_model, loads_model
 from mechstudio.core.simulate import simulate

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from conftest import SAMPLES, run_cli
+from cli_helpers import run_cli
+from conftest import SAMPLES
 from mechstudio.core.analysis.statics import inverse_dynamics, static_equilibrium
 from mechstudio.core.kinematics.analysis import driven_motion
 from mechstudio.core.kinematics.assembly import assemble

@@ -7,25 +7,19 @@ import io
 import json
 import os
 import stat
-import sys
 
 import numpy as np
 import pytest
 
+from functools import partial
+
+import cli_helpers
 from conftest import SAMPLES
 from mechstudio.core.model.io import current_umask
 from mechstudio.gui.cli import main
 
+run_cli = partial(cli_helpers.run_cli, entry=main)  # the launcher, as the installed command runs it
 
-def run_cli(argv, capsys, stdin_text=None, monkeypatch=None):
-    if stdin_text is not None:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin_text))
-    try:
-        rc = main(argv)
-    except SystemExit as exc:  # argparse (usage errors, --version, --help)
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def parse_csv(text):

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import run_cli
 from conftest import ROOT, SAMPLES
 from mechstudio.core.host import files
-from mechstudio.core.cli import main
 from mechstudio.core.commands.output import wait_for_reader
 
 PENDULUM = str(SAMPLES / "pendulum.json")
@@ -24,14 +24,6 @@ PENDULUM = str(SAMPLES / "pendulum.json")
 def cli_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "MECHSTUDIO_NO_NUMBA": "1"}
 
-
-def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        rc = main(argv)
-    except SystemExit as exc:
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return int(rc), out, err
 
 
 # ---- a reader that goes away ---------------------------------------------------------------------------------

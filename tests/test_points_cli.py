@@ -13,19 +13,11 @@ import math
 import numpy as np
 import pytest
 
+from cli_helpers import run_cli
 from conftest import SAMPLES
-from mechstudio.core.cli import main
 from mechstudio.core.run.results import read_csv
 from test_points import driven_four_bar_data
 
-
-def run_cli(argv, capsys):
-    try:
-        rc = main([str(a) for a in argv])
-    except SystemExit as exc:  # argparse usage errors
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def coupler_by_hand(cols, body="coupler", local=(1.2, 0.8), com=(1.75, 0.0)):
