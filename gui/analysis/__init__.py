@@ -1,4 +1,5 @@
-"""The editor's *Analysis* menu: *Static equilibrium…*, *Linkage report…* and *Modes…*.
+"""The editor's *Analysis* menu: *Static equilibrium…*, *Linkage report…* and *Modes…*; the canvas's linkage
+overlays (*View → Linkage overlays*) and the mode animation.
 
 :func:`install_analysis` is called once by the main window with its (empty) ``menu_analysis``; each action opens
 its non-modal dialog (created on first use, kept by the window) and analyses the document's current model on a
@@ -7,7 +8,10 @@ worker thread (:mod:`mechstudio.gui.analysis.panel`). The computations are the c
 :mod:`mechstudio.gui.analysis.format`'s.
 
 *Apply pose* of the static equilibrium writes the equilibrium's body poses into the model as the initial pose,
-one undoable edit (planar models).
+one undoable edit (planar models). The Linkage report's check boxes switch the canvas overlays
+(:mod:`mechstudio.gui.analysis.overlays`: instant centres, Kennedy lines, transmission angle, limit positions); the
+Modes dialog animates a mode in the views (:mod:`mechstudio.gui.analysis.mode_animation`). Neither edits the
+document.
 """
 from __future__ import annotations
 
@@ -16,8 +20,11 @@ from typing import Any
 from PySide6.QtGui import QAction
 
 from mechstudio.core.model import edit
-from mechstudio.gui.analysis.format import equilibrium_poses, linkage_report, modes_report, statics_report
-from mechstudio.gui.analysis.jobs import linkage_job, modes_job, statics_job
+from mechstudio.gui.analysis.dialogs import LinkageDialog, ModesDialog
+from mechstudio.gui.analysis.format import equilibrium_poses, statics_report
+from mechstudio.gui.analysis.jobs import statics_job
+from mechstudio.gui.analysis.mode_animation import ModeAnimator
+from mechstudio.gui.analysis.overlays import install_overlays
 from mechstudio.gui.analysis.panel import AnalysisDialog
 
 #: undo text of *Apply pose*
@@ -54,9 +61,8 @@ class StaticsDialog(AnalysisDialog):
 
 DIALOGS: dict[str, Any] = {
     "statics": StaticsDialog,
-    "linkage": lambda window: AnalysisDialog(window, "Linkage report", "analysis_linkage", linkage_job,
-                                             linkage_report),
-    "modes": lambda window: AnalysisDialog(window, "Modes", "analysis_modes", modes_job, modes_report),
+    "linkage": LinkageDialog,
+    "modes": ModesDialog,
 }
 
 
@@ -74,8 +80,12 @@ def analysis_dialog(window: Any, key: str) -> AnalysisDialog:
 
 
 def install_analysis(window: Any) -> None:
-    """Fill the window's ``menu_analysis`` (see the module docstring)."""
+    """Fill the window's ``menu_analysis``, add *View → Linkage overlays* and the mode animator (see the module
+    docstring)."""
     window.analysis_dialogs = {}
+    overlays = install_overlays(window)
+    window.mode_animator = ModeAnimator(window)
+    overlays.velocity_sources.append(window.mode_animator.velocity)  # instant centres of an animated mode
     entries = (
         ("statics", "&Static equilibrium…", "act_static_equilibrium",
          "Where the mechanism comes to rest under gravity, springs and loads: joint forces, drivers' holding "

@@ -25,7 +25,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -93,6 +93,8 @@ class PlanarCanvas(PointTools, QGraphicsView):
         self._rubber: QGraphicsRectItem | None = None
         self._fitted = False
         self._shown: tuple[Any, Any, float] | None = None  # (system, q, t) of a run's configuration drawn
+        #: painters of overlays drawn over the mechanism in scene coordinates, never picked (gui/analysis/overlays.py)
+        self.overlay_painters: list[Callable[[QPainter], None]] = []
         self._init_point_tools()
         self.setTransform(QTransform.fromScale(100.0, -100.0))
         document.sig_analysis_changed.connect(self._on_document_analysis_changed)
@@ -208,6 +210,12 @@ class PlanarCanvas(PointTools, QGraphicsView):
         if self._shown is not None:
             self._shown = None
             self.rebuild()
+
+    @property
+    def shown_configuration(self) -> tuple[Any, Any, float] | None:
+        """(system, q, t) of the configuration drawn instead of the model's pose (:meth:`show_configuration`); None
+        when the model's pose is drawn."""
+        return self._shown
 
     @property
     def shown_time(self) -> float | None:
@@ -821,6 +829,8 @@ class PlanarCanvas(PointTools, QGraphicsView):
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 - Qt API
         super().drawForeground(painter, rect)
         self.draw_point_traces(painter)
+        for paint in self.overlay_painters:
+            paint(painter)
         if self.hasFocus():
             self.draw_focus_frame(painter)
 
