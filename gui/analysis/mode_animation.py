@@ -9,10 +9,11 @@ i.e. q* + V z (which is q* + a s sin(...)) corrected along the range of Phi_q^T 
 So links keep their lengths at any amplitude, and a pose whose joints cannot close (an amplitude beyond the
 mechanism's reach) is not shown: the last good pose stays and the status says so.
 
-**Amplitude** is given as the largest displacement of any drawn point of the mechanism (body points, bar ends,
-outlines), as a fraction of the mechanism's size (the larger side of its drawing's bounding box): a fraction f
-gives a = f * size / g, g the displacement per unit of a (a central difference of the drawing on the chart,
-:func:`displacement_gain`). A shape mixes metres and radians; this scale is what the eye sees.
+**Amplitude** is given as the largest displacement of a point of the mechanism (its bodies' named points, centres
+of mass and axes: :func:`motion_points`, in 3D for spatial models), as a fraction of the mechanism's size (the
+largest side of their bounding box with the ground points): a fraction f gives a = f * size / g, g the
+displacement per unit of a (a central difference on the chart, :func:`displacement_gain`). A shape mixes metres,
+radians and quaternion components; this scale is what the eye sees.
 
 **Time.** A mode whose period lies in :data:`SHOWN_PERIOD_S` is shown at its real speed; a faster one is slowed down
 to the shortest, a slower one sped up to the longest, and a zero-frequency or unstable mode (no period) is swung
@@ -33,8 +34,9 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Signal
 
+from mechstudio.core.analysis.linkage import length_scale
 from mechstudio.core.analysis.modes import Chart, Linearisation, NaturalMode
-from mechstudio.core.drawing.build import posed_scene
+from mechstudio.core.systems.points import BodyFrames
 from mechstudio.core.types import FloatArray
 
 log = logging.getLogger(__name__)
@@ -53,21 +55,36 @@ CLOSURE_RTOL = 1e-9
 GAIN_STEP = 1e-6
 
 
-def drawing_points(system: Any, q: FloatArray) -> np.ndarray:
-    """(k, 2) [m]: every drawn point of the mechanism at q (body points, centres of mass, bar ends, polygon
-    vertices; spatial models in the canvas's front view), in a fixed order for a given model."""
-    sg = posed_scene(system, q)
-    pts: list[tuple[float, float]] = []
-    for b in sg.bodies:
-        pts += list(b.points.values()) + [b.com] + [p for a, c, _w in b.bars for p in (a, c)]
-        pts += [v for poly in b.polygons for v in poly] + [c for c, _r, _s in b.disks]
-    return np.asarray(pts, float).reshape(-1, 2)
+def motion_points(system: Any, q: FloatArray) -> np.ndarray:
+    """(k, dim) [m]: points that show every body's motion at q, in a fixed order for a given model: each body's
+    named points, its centre of mass, and the centre of mass plus ``reach`` along each body axis (so that a turn
+    about the centre shows too; ``reach`` the body's largest point distance from its centre, else a tenth of the
+    model's length scale); in 3D for spatial models (core.systems.points.BodyFrames)."""
+    frames = BodyFrames.of_system(system)
+    dim = frames.dim
+    fallback = 0.1 * length_scale(system.model)
+    bodies: list[str] = []
+    local: list[np.ndarray] = []
+    for b in system.model.bodies:
+        com = np.asarray((list(b.com) + [0.0, 0.0, 0.0])[:dim], float)
+        pts = [np.asarray((list(p) + [0.0, 0.0, 0.0])[:dim], float) for p in b.points.values()]
+        reach = max([float(np.linalg.norm(p - com)) for p in pts] + [0.0]) or fallback
+        for p in pts + [com] + [com + reach * e for e in np.eye(dim)]:
+            bodies.append(b.name)
+            local.append(p)
+    if not local:
+        return np.zeros((0, dim))
+    return np.asarray(frames.world(np.asarray(q, float), bodies, np.array(local)), float)
 
 
-def drawing_size(system: Any, q: FloatArray) -> float:
-    """The mechanism's size [m] at q: the larger side of the bounding box of its drawing (at least 1 mm)."""
-    x0, y0, x1, y1 = posed_scene(system, q).bounds()
-    return max(x1 - x0, y1 - y0, 1e-3)
+def motion_size(system: Any, q: FloatArray) -> float:
+    """The mechanism's size [m] at q: the largest side of the bounding box of its :func:`motion_points` and ground
+    points (at least 1 mm)."""
+    pts = motion_points(system, q)
+    ground = [np.asarray((list(p) + [0.0, 0.0, 0.0])[:pts.shape[1]], float)
+              for p in system.model.entities.ground_points.values()]
+    allp = np.vstack([pts] + ([np.array(ground)] if ground else []))
+    return max(float(np.max(np.ptp(allp, axis=0))) if len(allp) else 0.0, 1e-3)
 
 
 class ModeMotion:
@@ -80,7 +97,7 @@ class ModeMotion:
         k = int(np.argmax(np.abs(full)))
         #: the reduced shape x_s with V x_s = the mode's shape s (largest component +1)
         self.reduced = mode.reduced_shape / full[k]
-        self.size = drawing_size(system, lin.q)
+        self.size = motion_size(system, lin.q)
         self.gain = displacement_gain(self)
         self.fraction = fraction
         self.amplitude = self.amplitude_for(fraction)
@@ -120,12 +137,12 @@ class ModeMotion:
 
 
 def displacement_gain(motion: ModeMotion) -> float:
-    """g [m per unit of the shape]: the largest displacement of a drawn point per unit amplitude, by a central
-    difference of :func:`drawing_points` on the chart (1 when the mode moves nothing that is drawn)."""
+    """g [m per unit of the shape]: the largest displacement of a point of :func:`motion_points` per unit
+    amplitude, by a central difference on the chart (1 when the mode moves none of them)."""
     h = GAIN_STEP * max(motion.size, 1.0)
     plus, _ = motion.chart.pose(h * motion.reduced)
     minus, _ = motion.chart.pose(-h * motion.reduced)
-    d = (drawing_points(motion.system, plus) - drawing_points(motion.system, minus)) / (2 * h)
+    d = (motion_points(motion.system, plus) - motion_points(motion.system, minus)) / (2 * h)
     g = float(np.max(np.linalg.norm(d, axis=1))) if d.size else 0.0
     return g if g > 0 and math.isfinite(g) else 1.0
 
@@ -315,4 +332,4 @@ class ModeAnimator(QObject):
 
 
 __all__ = ["CLOSURE_RTOL", "DEFAULT_AMPLITUDE", "FRAME_MS", "ModeAnimator", "ModeMotion", "NO_PERIOD_S",
-           "SHOWN_PERIOD_S", "displacement_gain", "drawing_points", "drawing_size"]
+           "SHOWN_PERIOD_S", "displacement_gain", "motion_points", "motion_size"]
