@@ -19,6 +19,10 @@ the drop point wait for a second click (Esc or the right button cancels).
 
 The right button opens the point menu (trace a body point, add a point here) and the *Add point* tool adds a point
 where a body is clicked: :mod:`mechstudio.gui.editor.canvas_points`, which also paints the traces of the ticked points.
+
+Overlays (the linkage analyses' instant centres, transmission angle and limit positions:
+:mod:`mechstudio.gui.analysis.overlays`) paint over the mechanism through :attr:`PlanarCanvas.overlay_painters`,
+for the configuration shown (:attr:`PlanarCanvas.shown_configuration`); they are not items, so clicks never pick them.
 """
 from __future__ import annotations
 

@@ -284,3 +284,31 @@ def test_centres_of_a_run_frame_use_its_velocities(qtbot: Any, messenger: Any, m
     out = painted(w)
     assert close_px(out.markers["I13"], w.canvas.world_to_view(*p13))
     close_window(qtbot, w)
+
+
+def overlapping_labels(window: Any, out: Any) -> list[tuple[str, str]]:
+    """Pairs of overlay labels that overlap each other or a label of the canvas."""
+    from mechstudio.gui.editor.analysis_overlay import canvas_label_rects
+    own = out.labels
+    pairs = [(a[0], b[0]) for i, a in enumerate(own) for b in own[i + 1:] if a[1].intersects(b[1])]
+    for rect in canvas_label_rects(window.canvas):
+        pairs += [(text, "canvas label") for text, r in own if r.intersects(rect)]
+    return pairs
+
+
+@pytest.mark.parametrize("sample", ["four_bar", "slider_crank_driven"])
+def test_screenshot_every_overlay_and_no_label_overlaps(qtbot: Any, window: Any, ui: Any, sample: str) -> None:
+    ov = open_sample(window, sample)
+    window.canvas.zoom_to_fit()
+    for action in ov.switches:
+        action.setChecked(True)
+    qtbot.waitUntil(lambda: ov.sweep is not None and ov.sweep.model == window.document.model, timeout=30000)
+    if sample == "slider_crank_driven":  # a frame of the driven motion, as playback shows it
+        system = compile_model(window.document.model)
+        run = driven_motion(system, np.linspace(0.0, 0.15, 16))
+        window.canvas.show_configuration(system, run.q[-1], float(run.t[-1]))
+    out = painted(window)
+    assert out.markers and out.arc is not None and len(out.ghost_anchors) == 2
+    assert overlapping_labels(window, out) == []
+    path = ui.save_screenshot(window.canvas, f"overlays_{sample}.png")
+    assert ui.non_background_fraction(path) > 0.02

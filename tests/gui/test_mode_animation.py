@@ -206,3 +206,18 @@ def test_the_3d_view_shows_the_mode_too(qtbot: Any, messenger: Any, monkeypatch:
     assert np.array_equal(drawn[-1][0], w.document.analysis.q) and drawn[-1][1] == 0.0  # the model's pose again
     dialog.close()
     close_window(qtbot, w)
+
+
+def test_screenshot_of_a_mode_frame(qtbot: Any, window: Any, ui: Any) -> None:
+    dialog = open_modes(qtbot, window, "double_pendulum")
+    window.linkage_overlays.act_centres.setChecked(True)
+    dialog.mode_box.setCurrentIndex(1)
+    assert dialog.animate() == ""
+    window.mode_animator.timer.stop()
+    assert window.mode_animator.show_at(0.2)
+    window.canvas.zoom_to_fit()
+    window.canvas.viewport().repaint()
+    assert set(window.linkage_overlays.painted.markers) == {"I12", "I13", "I23"}
+    path = ui.save_screenshot(window, "mode_double_pendulum.png")
+    assert ui.non_background_fraction(path) > 0.02
+    window.mode_animator.stop()
