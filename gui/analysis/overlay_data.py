@@ -36,8 +36,8 @@ from mechstudio.gui.editor.analysis_overlay import AngleArc, CentreMark, Ghost, 
 
 #: the number of the ground link in the centres' names
 GROUND_NUMBER = 1
-#: a transmission angle below this (or above 180 degrees minus this) is poor: "the transmission angle should be
-#: kept above about 40 degrees" (Norton, *Design of Machinery*, section 4.10) [deg]
+#: a transmission angle below this (or above 180 degrees minus this) is poor: the usual design rule for smooth
+#: running (R. L. Norton, *Design of Machinery*, ch. 4, "Transmission angles") [deg]
 POOR_TRANSMISSION_DEG = 40.0
 #: Kennedy lines are drawn for models with at most this many links (ground included): n links have
 #: n (n - 1) (n - 2) / 6 lines (20 for 6)
