@@ -8,11 +8,10 @@ canvas draws: the model's assembled pose while editing, a run's frame during pla
 (``canvas.shown_configuration``), a mode's pose while a mode is animated (the velocities of a mechanism with
 several degrees of freedom then come from the run's frames or from the mode's motion). The picture is computed once per
 configuration (:mod:`mechstudio.gui.analysis.overlay_data`: instant centres from (q, q'), the transmission angle from
-q; a fraction of a millisecond for a four-bar) and kept until the configuration or a switch changes; zoom and pan
-only repaint it.
+q) and kept until the configuration or a switch changes; zoom and pan only repaint it.
 
 The limit positions come from the crank sweep of the Linkage report (:func:`mechstudio.gui.analysis.jobs.linkage_job`,
-a few tenths of a second): it runs on a worker thread once per model, after the model has stayed unchanged for
+360 assemblies of the linkage): it runs on a worker thread once per model, after the model has stayed unchanged for
 :data:`SWEEP_DELAY_MS` (a drag changes it many times a second), or is taken from the Linkage report when that has
 the current model's result.
 
