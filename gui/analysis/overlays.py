@@ -304,7 +304,11 @@ class LinkageOverlays(QObject):
             self.painted = None
             return
         picture = self.update_picture()
-        self.painted = paint_overlay(self.canvas, painter, picture) if not picture.empty else None
+        try:
+            self.painted = paint_overlay(self.canvas, painter, picture) if not picture.empty else None
+        except Exception:  # a painting bug must never break the canvas's paint (a traceback per frame)
+            log.warning("cannot paint the linkage overlays", exc_info=True)
+            self.painted = None
 
 
 def same_key(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:

@@ -203,7 +203,8 @@ class PlanarCanvas(PointTools, QGraphicsView):
     # ---- a run's configuration (playback) ---------------------------------------------------------------
     def show_configuration(self, system: Any, q: Any, t: float) -> None:
         """Draw the mechanism at the coordinates ``q`` (n,) of the compiled ``system`` — a run's state at time ``t``
-        [s] — instead of the model's assembled pose (the live view calls this while it plays or scrubs a run).
+        [s] — instead of the model's assembled pose (the live view calls this while it plays or scrubs a run, the
+        mode animation with the poses of a mode).
         Picking and the right-click menu work on what is shown; placing an element shows the model's pose again
         first (placement works on the model), and so does :meth:`show_model_pose`."""
         self._shown = (system, np.array(q, dtype=float), float(t))
