@@ -30,6 +30,7 @@ from mechstudio.core.kinematics.analysis import driven_motion
 from mechstudio.core.systems.compile import compile_model
 from tests.gui.document_helpers import click_menu_title
 
+pytestmark = pytest.mark.gui
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 PX_TOL = 0.01
 M_TOL = 1e-9

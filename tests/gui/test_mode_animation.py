@@ -28,6 +28,7 @@ from PySide6.QtTest import QTest
 from mechstudio.core.analysis.modes import modal_analysis
 from tests.gui.document_helpers import click_menu_entry, click_menu_title
 
+pytestmark = pytest.mark.gui
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 PHI_TOL = 1e-12
 
