@@ -45,9 +45,9 @@ SPARSE_FIELDS = ("nb", "m", "mh", "co_rx", "co_ry", "co_bi", "co_bj", "co_si", "
         "pl_vi", "an_r", "an_bi", "an_bj", "cd_r", "cd_k", "kn_r", "kn_b", "kn_s", "kn_n"))
 
 #: positions of the PlanarReactions fields
-R_ROWS, R_SIGN, R_BODY, R_ARM, R_RADIAL_BODY, R_RADIAL_N, R_RADIAL_TAN = (
+R_ROWS, R_SIGN, R_BODY, R_ARM, R_RADIAL_BODY, R_RADIAL_N, R_RADIAL_TAN, R_RADIAL_MZ = (
     planar_kernels.PlanarReactions._fields.index(name) for name in (
-        "rows", "sign", "body", "arm", "radial_body", "radial_n", "radial_tan"))
+        "rows", "sign", "body", "arm", "radial_body", "radial_n", "radial_tan", "radial_mz"))
 
 
 def sparse_kinds_only(geo: tuple) -> bool:
@@ -221,9 +221,11 @@ def cv_gram_solve(Cv, wt, nrows, rhs, plan_rows, col_ptr, col_rows, col_at, pivo
 
 def cv_reactions(q, Cv, row_ptr, row_cols, lam, react):  # noqa: ANN001, ANN201
     """(n_constraints, 6) rows (Fx, Fy, 0, 0, 0, Mz): ``planar_kernels.k_reactions`` with C on the pattern (the
-    same expressions)."""
+    same expressions; no couplings: the elements that couple joints, gears, racks and belts, take the dense
+    kernel, :func:`sparse_kinds_only`)."""
     rows, sign, body, arm = react[R_ROWS], react[R_SIGN], react[R_BODY], react[R_ARM]
-    radial_body, radial_n, radial_tan = react[R_RADIAL_BODY], react[R_RADIAL_N], react[R_RADIAL_TAN]
+    radial_body, radial_n = react[R_RADIAL_BODY], react[R_RADIAL_N]
+    radial_tan, radial_mz = react[R_RADIAL_TAN], react[R_RADIAL_MZ]
     nc = rows.shape[0]
     m = row_ptr.shape[0] - 1
     out = np.zeros((nc, 6))
@@ -243,11 +245,11 @@ def cv_reactions(q, Cv, row_ptr, row_cols, lam, react):  # noqa: ANN001, ANN201
         out[e, 0] = g0
         out[e, 1] = g1
         out[e, 5] = g2 - (ax * g1 - ay * g0)
-        if radial_tan[e] != 0.0:  # gears: F_t + tan(alpha) |F_t| A_c n' (along the pressure line)
+        if radial_tan[e] != 0.0 or radial_mz[e] != 0.0:  # (k_F |F_t| + k_M |M|) A_c n' (ReactionSite.radial)
             rb = radial_body[e]
             phc = q[3 * rb + 2] if 3 * rb < q.shape[0] else 0.0
             cc, sc = math.cos(phc), math.sin(phc)
-            size = radial_tan[e] * math.sqrt(g0 * g0 + g1 * g1)
+            size = radial_tan[e] * math.sqrt(g0 * g0 + g1 * g1) + radial_mz[e] * abs(out[e, 5])
             out[e, 0] += size * (cc * radial_n[e, 0] - sc * radial_n[e, 1])
             out[e, 1] += size * (sc * radial_n[e, 0] + cc * radial_n[e, 1])
     return out

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.elements.base import CouplingEnds, CouplingSketch, EditorInfo, ElementType, ReactionSite
-from mechstudio.core.elements.coupled_joints import COUPLED_SLOTS, joints_on_carrier
+from mechstudio.core.elements.coupled_joints import COUPLED_SLOTS, coupling, joints_on_carrier
 from mechstudio.core.elements.fields import Angle, Flag, JointRef, Length
 from mechstudio.core.elements.primitives.gear_mesh import GearMeshSpec
 
@@ -77,7 +77,8 @@ class GearPair(ElementType):
         from gear 1 to gear 2 for external gearing, the opposite way for internal gearing (carrier frame)."""
         site = super().reaction_site(element, entities)
         e = element.axis if not element.internal else (-element.axis[0], -element.axis[1])
-        return replace(site, radial=(element.carrier, tuple(e[:2]), math.tan(element.pressure_angle)))
+        return replace(site, radial=(element.carrier, tuple(e[:2]), math.tan(element.pressure_angle), 0.0),
+                       coupling=coupling(element))
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         rho2 = -element.radius2 if element.internal else element.radius2

@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from mechstudio.core.elements.base import CouplingEnds, CouplingSketch, EditorInfo, ElementType, ReactionSite, Slot
-from mechstudio.core.elements.coupled_joints import COUPLED_SLOTS, joints_on_carrier
+from mechstudio.core.elements.coupled_joints import COUPLED_SLOTS, coupling, joints_on_carrier
 from mechstudio.core.elements.fields import Angle, Choice, JointRef, Length
 from mechstudio.core.elements.gear_pair import DEFAULT_PRESSURE_ANGLE
 from mechstudio.core.elements.primitives.rack_mesh import RackMeshSpec
@@ -73,7 +73,10 @@ class RackPinion(ElementType):
         site = super().reaction_site(element, entities)
         eps = -1.0 if element.side == "left" else 1.0
         away = (eps * element.axis[1], -eps * element.axis[0])
-        return replace(site, radial=(element.carrier, away, math.tan(element.pressure_angle)))
+        rho = eps * element.radius
+        pitch = (rho * element.axis[1], -rho * element.axis[0])  # P - O_p = -rho perp(u), carrier frame
+        return replace(site, radial=(element.carrier, away, math.tan(element.pressure_angle), 0.0),
+                       coupling=coupling(element, pitch=(element.body1, element.point1, pitch)))
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         rho = element.radius if element.side != "left" else -element.radius
