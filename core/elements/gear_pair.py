@@ -15,7 +15,10 @@ reported on gear 2 (on gear 1, sign -1, when gear 2 is the ground) along the pre
 n the unit radial direction that pushes gear 2 away from gear 1 (external gearing: along the line of centres
 from gear 1 to gear 2, i.e. towards gear 2's centre; internal: the opposite way), and Mz = the moment about gear
 2's centre (the tooth torque on gear 2; the radial part passes through the centre). See
-:class:`~core.elements.base.ReactionSite` (``radial``).
+:class:`~core.elements.base.ReactionSite` (``radial``). The row's generalized forces are the tangential force
+alone: the revolute joints of the two gears (their bearings) report the radial part besides
+(:class:`~core.elements.base.Coupling`), so the reported forces on each gear and on the carrier balance; a
+bearing's load from the teeth is |F_t| / cos(alpha).
 """
 from __future__ import annotations
 
