@@ -17,6 +17,10 @@ M = diag(m_k, m_k, J_k), and there are no velocity-dependent inertia terms, so h
 A generalized force on body k's coordinates (Fx, Fy, Mz about the centre of mass) maps back to the force and
 moment about a point P = r + A s' of the body as (Fx, Fy, Mz - (A s') x F): that is how ``reactions`` turns
 the constraint forces C^T lambda into the physical force and moment each joint applies to its second body.
+Elements that couple two joints on a carrier (gears, racks, belts) report the physical force between their two
+bodies (the radial tooth force added, a rack's tooth force on its pitch line, a belt's span pull), and the joints
+they couple report the difference to their rows' generalized forces (``core.elements.base.Coupling``,
+``planar_kernels.couple_reactions``): the reported forces on every body still sum to m a and J alpha.
 
 Speed (the same formulas, evaluated with fewer numpy operations; ``*_reference`` methods keep the original
 element-by-element code and tests/test_performance_equivalence.py checks equality to 1e-12):
@@ -53,7 +57,8 @@ from mechstudio.core.elements.primitives.knife_edge import KnifeEdge, KnifeEdgeS
 from mechstudio.core.elements.primitives.point_coincidence import PointCoincidence
 from mechstudio.core.model.document import GROUND, Model
 from mechstudio.core.systems.planar_kernels import (GEOMETRY_LAYOUT, PlanarForces, PlanarGeometry, PlanarReactions,
-                                                    PlanarTime, checked_fields, couple_reactions, empty_array)
+                                                    PlanarTime, checked_fields, couple_reactions, coupling_forces,
+                                                    empty_array)
 from mechstudio.core.model.timefunc import motion_evaluator
 from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
 from mechstudio.core.types import FloatArray
@@ -585,7 +590,7 @@ class PlanarSystem(ConstrainedSystem):
         cp = self._coupling_sites()
         if len(cp[0]):  # the elements that couple two joints (same code as the compiled path)
             react = (rows, sign, body, arm, rb, rn, rt, rm, *cp)
-            couple_reactions(q, np.ascontiguousarray(C[:self.m, :self.n]), lam, react, out)
+            couple_reactions(q, coupling_forces(C[:self.m, :self.n], lam, react), react, out)
         return dict(zip(names, out))
 
     def _radial_sites(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:

@@ -531,8 +531,25 @@ def k_reactions(q, C, lam, react):  # noqa: ANN001, ANN201
             size = radial_tan[e] * math.sqrt(g0 * g0 + g1 * g1) + radial_mz[e] * abs(out[e, 5])
             out[e, 0] += size * rx
             out[e, 1] += size * ry
-    _couple_reactions(q, C, lam, react, out)
+    _couple_reactions(q, _coupling_forces(C, lam, react), react, out)
     return out
+
+
+def coupling_forces(C, lam, react):  # noqa: ANN001, ANN201
+    """(K, 3, 3): per coupling k (PlanarReactions cp_*) the generalized force C_rows^T lambda of its rows on the
+    (x, y, phi) of its bodies b1, b2 and carrier (0 for the ground, whose columns C does not store)."""
+    rows, cp_e, cp_b1, cp_b2, cp_bc = react[0], react[8], react[11], react[12], react[13]
+    m, n = C.shape[0], C.shape[1]
+    G = np.zeros((cp_e.shape[0], 3, 3))
+    for k in range(cp_e.shape[0]):
+        for i in range(3):
+            b = cp_b1[k] if i == 0 else (cp_b2[k] if i == 1 else cp_bc[k])
+            for a in range(rows.shape[1]):
+                r = rows[cp_e[k], a]
+                if r < m and 3 * b + 2 < n:
+                    for c in range(3):
+                        G[k, i, c] += C[r, 3 * b + c] * lam[r]
+    return G
 
 
 def turned(q, b, x, y):  # noqa: ANN001, ANN201
@@ -552,9 +569,10 @@ def placed(q, b, x, y):  # noqa: ANN001, ANN201
     return q[3 * b] + tx, q[3 * b + 1] + ty
 
 
-def couple_reactions(q, C, lam, react, out):  # noqa: ANN001, ANN201
+def couple_reactions(q, G, react, out):  # noqa: ANN001, ANN201
     """The couplings' part of the reactions (core.elements.base.Coupling), in place on ``out`` (n_constraints,
-    6) as :func:`k_reactions` leaves it before this call. Per coupling element e between bodies b1 and b2 on
+    6) as :func:`k_reactions` leaves it before this call; ``G`` (K, 3, 3) the generalized forces of each
+    coupling's rows on its bodies (:func:`coupling_forces`). Per coupling element e between bodies b1 and b2 on
     carrier c (the ground: index nb), wrenches written as (Fx, Fy, moment about the global origin):
 
     * W, its reported wrench on b2: the force F = out[e] and, with a pitch point P, the moment (P - A_e) x F about
@@ -566,32 +584,26 @@ def couple_reactions(q, C, lam, react, out):  # noqa: ANN001, ANN201
       joint's site point A_j, s = -sign[j] when the joint is reported on b_k, +sign[j] when on the carrier.
 
     So the reported forces on every body still sum to the rows' generalized forces on it."""
-    rows, sign, body, arm = react[0], react[1], react[2], react[3]
+    sign, body, arm = react[1], react[2], react[3]
     cp_e, cp_j1, cp_j2, cp_b1, cp_b2, cp_bc = react[8], react[9], react[10], react[11], react[12], react[13]
     cp_pitch, cp_pb, cp_ps, cp_po = react[14], react[15], react[16], react[17]
-    m, n = C.shape[0], C.shape[1]
     nb = q.shape[0] // 3
-    G = np.zeros((3, 3))
+    W = np.zeros((3, 3))  # about the origin: rows b1, b2, carrier
     D = np.zeros((2, 3))
     for k in range(cp_e.shape[0]):
         e = cp_e[k]
         grounded = -1
         for i in range(3):
             b = cp_b1[k] if i == 0 else (cp_b2[k] if i == 1 else cp_bc[k])
-            G[i, 0] = G[i, 1] = G[i, 2] = 0.0
             if b >= nb:
                 grounded = i
+                W[i, 0] = W[i, 1] = W[i, 2] = 0.0
                 continue
-            for a in range(rows.shape[1]):
-                r = rows[e, a]
-                if r < m and 3 * b + 2 < n:
-                    G[i, 0] += C[r, 3 * b] * lam[r]
-                    G[i, 1] += C[r, 3 * b + 1] * lam[r]
-                    G[i, 2] += C[r, 3 * b + 2] * lam[r]
-            G[i, 2] += q[3 * b] * G[i, 1] - q[3 * b + 1] * G[i, 0]  # about the origin
+            W[i, 0], W[i, 1] = G[k, i, 0], G[k, i, 1]
+            W[i, 2] = G[k, i, 2] + q[3 * b] * G[k, i, 1] - q[3 * b + 1] * G[k, i, 0]  # about the origin
         if grounded >= 0:
             for c in range(3):
-                G[grounded, c] = -(G[0, c] + G[1, c] + G[2, c])
+                W[grounded, c] = -(W[0, c] + W[1, c] + W[2, c])
         ax, ay = _placed(q, body[e], arm[e, 0], arm[e, 1])
         fx, fy = out[e, 0], out[e, 1]
         if cp_pitch[k] != 0.0:  # the force acts on the pitch line at P = r + A s' + A_c o'
@@ -599,8 +611,8 @@ def couple_reactions(q, C, lam, react, out):  # noqa: ANN001, ANN201
             ox, oy = _turned(q, cp_bc[k], cp_po[k, 0], cp_po[k, 1])
             out[e, 5] = (px + ox - ax) * fy - (py + oy - ay) * fx
         w = out[e, 5] + ax * fy - ay * fx
-        D[1, 0], D[1, 1], D[1, 2] = fx - G[1, 0], fy - G[1, 1], w - G[1, 2]
-        D[0, 0], D[0, 1], D[0, 2] = -fx - G[0, 0], -fy - G[0, 1], -w - G[0, 2]
+        D[1, 0], D[1, 1], D[1, 2] = fx - W[1, 0], fy - W[1, 1], w - W[1, 2]
+        D[0, 0], D[0, 1], D[0, 2] = -fx - W[0, 0], -fy - W[0, 1], -w - W[0, 2]
         for kk in range(2):
             j = cp_j1[k] if kk == 0 else cp_j2[k]
             mounted = cp_b1[k] if kk == 0 else cp_b2[k]
@@ -614,4 +626,4 @@ def couple_reactions(q, C, lam, react, out):  # noqa: ANN001, ANN201
 
 
 #: the couplings' helpers: compiled by the kernel builder like the helpers above
-_couple_reactions, _turned, _placed = couple_reactions, turned, placed
+_couple_reactions, _coupling_forces, _turned, _placed = couple_reactions, coupling_forces, turned, placed
