@@ -13,13 +13,14 @@ The check is shown to fail: changing one reported column (Fx, Fy or Mz of each e
 case in turn) by 1e-3 of the element's reported load (its largest force, or its largest moment over 0.1 m, the
 models' typical arm; Mz by that load times 0.1 m) breaks the balance.
 
-Tolerance: 1e-8 relative to the largest single force (moment) of the run. The reactions come from lambda with
-C^T lambda = M q'' - h (docs/results-csv.md), solved in double precision: its residual and the round-off of
-turning C^T lambda into forces and moments at points are ~1e-13 to 1e-12 of the largest force (measured: at
-most 4e-13 here); the CSV keeps full double precision (%.17g). 1e-8 leaves a margin of 10^4 over that, while
-the perturbations (1e-3 of an element's force, which is at least 1e-3 of the largest) and a wrong report (a
-missing radial tooth force: tan(20 deg) = 0.36 of the tooth force; a tooth force at the wrong point: its moment
-offset x F) are 10^2 to 10^7 above it.
+Tolerance: 1e-8 relative to the largest single force of the run (moments: to the largest moment or force x
+arm). The reactions come from lambda with C^T lambda = M q'' - h (docs/results-csv.md), solved in double
+precision: its residual and the round-off of turning C^T lambda into forces and moments at points are ~1e-13 of
+the largest force (measured: at most 1.2e-13 over these runs, projection and Lagrange formulations); the CSV
+keeps full double precision (%.17g). 1e-8 leaves a margin of almost 10^5 over that, while the perturbations (1e-3 of an
+element's load, each load at least 1e-3 of the case's largest) show at 1.1e-5 or more, 10^3 above it, and a
+wrong report (a missing radial tooth force: tan(20 deg) = 0.36 of the tooth force; a tooth force at the wrong
+point: its moment offset x F) at 1e-3 to 1e-1.
 """
 from __future__ import annotations
 
