@@ -378,8 +378,10 @@ def test_compiled_path_and_reactions_equal_numeric(case):
             np.testing.assert_allclose(r[:2], ft + math.tan(j.pressure_angle) * np.linalg.norm(ft) * radial,
                                        atol=1e-12 * max(1.0, np.linalg.norm(ft)))
             assert np.linalg.norm(ft) > 1e-3
-            if element_of(case) == "rack_pinion" and j.body2 != "ground":
-                assert abs(r[5]) < 1e-12  # about the rack's point: the tangential force along the axis through it
+            if element_of(case) == "rack_pinion":  # the force acts on the pitch line, at P = O_p - rho perp(u)
+                rho = j.radius if j.side != "left" else -j.radius
+                arm = c1 + rho * np.array([u[1], -u[0]]) - (c2 if j.body2 != "ground" else c1)
+                assert r[5] == pytest.approx(arm[0] * r[1] - arm[1] * r[0], abs=1e-12 * max(1.0, np.linalg.norm(ft)))
 
 
 # ---- spatial types ------------------------------------------------------------------------------------------

@@ -173,10 +173,11 @@ def test_rack_and_pinion_against_the_closed_form():
     assert np.max(np.abs(tooth)) > 1.0
     np.testing.assert_allclose(mesh[:, 0], tooth, atol=1e-8)
     np.testing.assert_allclose(mesh[:, 1], -TAN20 * np.abs(tooth), atol=1e-8)  # pushes the rack away (-y)
-    np.testing.assert_allclose(mesh[:, 5], 0.0, atol=1e-8)
-    # the pinion's bearing takes the reaction of the rack's teeth and the pinion's weight
+    # about the rack's joint point (x, -0.1), on the pitch line: the radial part acts at the pitch point (0, -0.1)
+    np.testing.assert_allclose(mesh[:, 5], column(traj, "rack", "x") * TAN20 * np.abs(tooth), atol=1e-8)
+    # the pinion's bearing takes the reaction of the rack's teeth (both parts) and the pinion's weight
     np.testing.assert_allclose(reaction(traj, "axle")[:, 0], tooth, atol=1e-8)
-    np.testing.assert_allclose(reaction(traj, "axle")[:, 1], 2.0 * G, atol=1e-8)
+    np.testing.assert_allclose(reaction(traj, "axle")[:, 1], 2.0 * G - TAN20 * np.abs(tooth), atol=1e-8)
 
 
 @pytest.mark.parametrize("sample", [GEAR_TRAIN, RACK])

@@ -111,7 +111,8 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     if not projection_fused.bind(globals()):
         return None
     # the terms' own helpers, compiled before the terms that call them
-    for name in ("_trig", "_rot", "_spring", "_relative", "_ext", "_put", "_cam_row"):
+    for name in ("_trig", "_rot", "_spring", "_relative", "_ext", "_put", "_cam_row", "_turned", "_placed",
+                 "_couple_reactions", "_coupling_forces"):
         setattr(planar_kernels, name, compile_helper(getattr(planar_kernels, name)))
     _position_terms = compile_helper(planar_kernels.k_position_terms)
     _velocity_terms = compile_helper(planar_kernels.k_velocity_terms)

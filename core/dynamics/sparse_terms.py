@@ -45,9 +45,11 @@ SPARSE_FIELDS = ("nb", "m", "mh", "co_rx", "co_ry", "co_bi", "co_bj", "co_si", "
         "pl_vi", "an_r", "an_bi", "an_bj", "cd_r", "cd_k", "kn_r", "kn_b", "kn_s", "kn_n"))
 
 #: positions of the PlanarReactions fields
-R_ROWS, R_SIGN, R_BODY, R_ARM, R_RADIAL_BODY, R_RADIAL_N, R_RADIAL_TAN = (
+R_ROWS, R_SIGN, R_BODY, R_ARM, R_RADIAL_BODY, R_RADIAL_N, R_RADIAL_TAN, R_RADIAL_MZ = (
     planar_kernels.PlanarReactions._fields.index(name) for name in (
-        "rows", "sign", "body", "arm", "radial_body", "radial_n", "radial_tan"))
+        "rows", "sign", "body", "arm", "radial_body", "radial_n", "radial_tan", "radial_mz"))
+R_CP_E, R_CP_B1, R_CP_B2, R_CP_BC = (planar_kernels.PlanarReactions._fields.index(name)
+                                     for name in ("cp_e", "cp_b1", "cp_b2", "cp_bc"))
 
 
 def sparse_kinds_only(geo: tuple) -> bool:
@@ -221,9 +223,10 @@ def cv_gram_solve(Cv, wt, nrows, rhs, plan_rows, col_ptr, col_rows, col_at, pivo
 
 def cv_reactions(q, Cv, row_ptr, row_cols, lam, react):  # noqa: ANN001, ANN201
     """(n_constraints, 6) rows (Fx, Fy, 0, 0, 0, Mz): ``planar_kernels.k_reactions`` with C on the pattern (the
-    same expressions)."""
+    same expressions; the couplings by ``planar_kernels.couple_reactions`` with :func:`cv_coupling_forces`)."""
     rows, sign, body, arm = react[R_ROWS], react[R_SIGN], react[R_BODY], react[R_ARM]
-    radial_body, radial_n, radial_tan = react[R_RADIAL_BODY], react[R_RADIAL_N], react[R_RADIAL_TAN]
+    radial_body, radial_n = react[R_RADIAL_BODY], react[R_RADIAL_N]
+    radial_tan, radial_mz = react[R_RADIAL_TAN], react[R_RADIAL_MZ]
     nc = rows.shape[0]
     m = row_ptr.shape[0] - 1
     out = np.zeros((nc, 6))
@@ -243,14 +246,32 @@ def cv_reactions(q, Cv, row_ptr, row_cols, lam, react):  # noqa: ANN001, ANN201
         out[e, 0] = g0
         out[e, 1] = g1
         out[e, 5] = g2 - (ax * g1 - ay * g0)
-        if radial_tan[e] != 0.0:  # gears: F_t + tan(alpha) |F_t| A_c n' (along the pressure line)
+        if radial_tan[e] != 0.0 or radial_mz[e] != 0.0:  # (k_F |F_t| + k_M |M|) A_c n' (ReactionSite.radial)
             rb = radial_body[e]
             phc = q[3 * rb + 2] if 3 * rb < q.shape[0] else 0.0
             cc, sc = math.cos(phc), math.sin(phc)
-            size = radial_tan[e] * math.sqrt(g0 * g0 + g1 * g1)
+            size = radial_tan[e] * math.sqrt(g0 * g0 + g1 * g1) + radial_mz[e] * abs(out[e, 5])
             out[e, 0] += size * (cc * radial_n[e, 0] - sc * radial_n[e, 1])
             out[e, 1] += size * (sc * radial_n[e, 0] + cc * radial_n[e, 1])
+    _couple_reactions(q, _cv_coupling_forces(q, Cv, row_ptr, row_cols, lam, react), react, out)
     return out
+
+
+def cv_coupling_forces(q, Cv, row_ptr, row_cols, lam, react):  # noqa: ANN001, ANN201
+    """``planar_kernels.coupling_forces`` with C on the pattern: (K, 3, 3) generalized forces of each coupling's
+    rows on its bodies b1, b2 and carrier (0 for the ground)."""
+    rows, cp_e, cp_b1, cp_b2, cp_bc = react[R_ROWS], react[R_CP_E], react[R_CP_B1], react[R_CP_B2], react[R_CP_BC]
+    m, n = row_ptr.shape[0] - 1, q.shape[0]
+    G = np.zeros((cp_e.shape[0], 3, 3))
+    for k in range(cp_e.shape[0]):
+        for i in range(3):
+            b = cp_b1[k] if i == 0 else (cp_b2[k] if i == 1 else cp_bc[k])
+            for a in range(rows.shape[1]):
+                r = rows[cp_e[k], a]
+                if r < m and 3 * b + 2 < n:
+                    for c in range(3):
+                        G[k, i, c] += _value(Cv, row_ptr, row_cols, r, 3 * b + c) * lam[r]
+    return G
 
 
 def value(Cv, row_ptr, row_cols, r, col):  # noqa: ANN001, ANN201
@@ -287,9 +308,10 @@ _trig, _rot, _ext = trig, rot, ext
 _put, _entry, _value, _gather = put, entry, value, gather
 _sparse_position_terms, _position_terms = k_sparse_position_terms, planar_kernels.k_position_terms
 _cv_band_gram, _band_cholesky, _band_solve = cv_band_gram, band_cholesky, band_solve
+_couple_reactions, _cv_coupling_forces = planar_kernels.couple_reactions, cv_coupling_forces
 
 NAMES = ("trig", "rot", "ext", "entry", "put", "value", "k_sparse_position_terms", "gather", "position_values",
-         "cv_mv", "cv_tmv", "cv_band_gram", "cv_gram_solve", "cv_reactions")
+         "cv_mv", "cv_tmv", "cv_band_gram", "cv_gram_solve", "cv_coupling_forces", "cv_reactions")
 
 
 @kernel_set
@@ -303,6 +325,7 @@ def compiled() -> dict[str, Any] | None:
     g["_position_terms"] = compile_helper(planar_kernels.k_position_terms)
     g["_band_cholesky"] = compile_helper(projection_sparse.band_cholesky)
     g["_band_solve"] = compile_helper(projection_sparse.band_solve)
+    g["_couple_reactions"] = compile_helper(planar_kernels.couple_reactions)  # its helpers: projection_planar's
     for name in NAMES:
         g[name] = compile_helper(g[name])
         g["_" + name] = g[name]

@@ -139,19 +139,52 @@ class CouplingSketch:
 
 
 @dataclass(frozen=True)
+class Coupling:
+    """An element that couples two joints on a common carrier (gear pair, rack and pinion, belt drive): its force
+    acts between ``body1`` (mounted on the carrier by ``joint1``) and ``body2`` (by ``joint2``) only, never on
+    the carrier.
+
+    Its constraint row's generalized forces C^T lambda are a statically equivalent system that may differ from
+    that force: they omit the radial tooth force (the pressure angle) and may put a moment on the carrier (a
+    rack's row takes the tooth force at the rack's joint point instead of on the pitch line). The element's
+    reported reaction is the physical force on body2 (minus it on body1); what it differs by from the row's
+    generalized force on each mounted body is reported by that body's joint instead (its bearing or guide),
+    so that the reported forces on every body still sum to its m a and J alpha: on body k the joint's
+    reaction gains -D_k, D_k = (the element's reported force on body k) - (its row's generalized force on body
+    k), and the carrier gains D_1 + D_2, which is the row's generalized force on the carrier (the row is
+    invariant under a rigid motion of the three bodies together, so its three generalized forces sum to zero).
+
+    ``pitch``: (body, body-frame point, carrier-frame offset): the point P = r + A s' + A_c o' where the force
+    acts -- the reported moment is then taken as (P - A) x F about the site's point A (a rack's pitch point on
+    the pitch line); None: the row's own moment is kept (gears and belts: the force's moment about the
+    wheel's centre, the radial part passing through it)."""
+    joint1: str
+    joint2: str
+    body1: str
+    body2: str
+    carrier: str
+    pitch: tuple[str, Vec, Vec] | None = None
+
+
+@dataclass(frozen=True)
 class ReactionSite:
     """Where a constraint's reaction is reported: on ``body`` (never the ground), moment about body-frame
     ``point`` (None: about the centre of mass), multiplied by ``sign`` (-1: what it applies to the ground is
     minus what it applies to ``body``).
 
-    ``radial`` (gears): (carrier, n', tan(alpha)) turns the reported force F_t (a tangential tooth
-    force) into the force along the pressure line, F = F_t + tan(alpha) |F_t| A_c n', n' a unit vector in the
-    carrier's frame (the moment is left as the tangential force's: the radial part passes through the gear's
-    centre)."""
+    ``radial`` (gears, racks, belts): (carrier, n', k_F, k_M) adds to the reported force F_t (the row's force,
+    e.g. a tangential tooth force) the radial force (k_F |F_t| + k_M |M|) A_c n', n' a unit vector in the
+    carrier's frame and M the reported moment (a gear's tooth force along the pressure line: k_F = tan(alpha);
+    a belt's pull along its span: k_M |M| from the belt's torque). The moment is left as the row's: the radial
+    part passes through the reported point (or is taken at ``coupling.pitch``).
+
+    ``coupling``: elements that couple two joints report the difference to their row's generalized forces
+    through those joints (:class:`Coupling`)."""
     body: str
     point: Vec | None
     sign: float
-    radial: tuple[str, Vec, float] | None = None
+    radial: tuple[str, Vec, float, float] | None = None
+    coupling: Coupling | None = None
 
 
 class ElementType:

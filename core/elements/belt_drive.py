@@ -16,7 +16,15 @@ Reaction: reported on pulley 2 about its centre (on pulley 1, sign -1, when pull
 torque the belt applies to pulley 2. ``tension`` [N] (CSV ``reaction.<name>.tension``) is that torque over r_2:
 the belt's effective pull T_tight - T_slack on pulley 2 (the belt is inextensible and no pretension is modelled,
 so only this difference is determined), positive when it turns pulley 2 counter-clockwise relative to the carrier.
-The force (Fx, Fy) is the row's equivalent force at the centre, not the spans' pull.
+
+The force (Fx, Fy) is the pull of the tight span with the slack span unloaded (no pretension): T = |Mz| / r_2
+along the span, from pulley 2's tangent point towards pulley 1's. A span is a common tangent of the pitch
+circles, at the angle beta to the line of centres with sin(beta) = |k| / d (k = r_1 + rho_2, d the centre
+distance), so the pull is the row's force across the line of centres (T |k| / d, the gear-mesh row's force)
+plus T cos(beta) = T sqrt(1 - (k/d)^2) along it towards pulley 1 (ReactionSite.radial with k_M = cos(beta) / r).
+Pulley 1 gets the opposite pull along the same span; the revolute joints (the bearings) carry the part along the
+line of centres (core.elements.base.Coupling), so the forces reported on each pulley balance. A pretension T_0
+in both spans would add 2 T_0 cos(beta) to each bearing's load along the line of centres; it is not modelled.
 """
 from __future__ import annotations
 
@@ -26,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from mechstudio.core.elements.base import GROUND, CouplingEnds, CouplingSketch, EditorInfo, ElementType
-from mechstudio.core.elements.coupled_joints import COUPLED_SLOTS, joints_on_carrier
+from mechstudio.core.elements.base import GROUND, CouplingEnds, CouplingSketch, EditorInfo, ElementType, ReactionSite
+from mechstudio.core.elements.coupled_joints import COUPLED_SLOTS, carrier_points, coupling, joints_on_carrier
 from mechstudio.core.elements.fields import Flag, JointRef, Length
 from mechstudio.core.elements.primitives.gear_mesh import GearMeshSpec
 
@@ -66,6 +74,19 @@ class BeltDrive(ElementType):
             return element
         return replace(element, body1=p1.body, point1=p1.point, body2=p2.body, point2=p2.point, carrier=carrier,
                        axis=tuple(line / distance))
+
+    def reaction_site(self, element: Any, entities: Any) -> ReactionSite:
+        """The default site (pulley 2 about its centre; pulley 1, sign -1, when pulley 2 is the ground) with the
+        force of the tight span: the row's force plus the span's pull along the line of centres towards pulley
+        1, T sqrt(1 - (k/d)^2) with T = |M| / r (module docstring)."""
+        site = super().reaction_site(element, entities)
+        c1, c2 = carrier_points(element, entities)
+        d = math.dist(c1[:2], c2[:2])
+        k = element.radius1 + (element.radius2 if element.crossed else -element.radius2)
+        r = element.radius1 if site.body == element.body1 else element.radius2
+        along = math.sqrt(max(0.0, 1.0 - (k / d) ** 2)) / r
+        towards1 = (-element.axis[0], -element.axis[1])
+        return replace(site, radial=(element.carrier, towards1, 0.0, along), coupling=coupling(element))
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         rho2 = element.radius2 if element.crossed else -element.radius2

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from mechstudio.core.elements.base import Slot
+from mechstudio.core.elements.base import Coupling, Slot
 
 Vec = tuple[float, ...]
 
@@ -67,3 +67,18 @@ def joints_on_carrier(element: Any, joints: dict[str, Any], pointer: str, needs:
             return Mounted(j.body2, j.point2, j.point1, j)
         return Mounted(j.body1, j.point1, j.point2, j)
     return carrier, mounted(j1), mounted(j2)
+
+
+def coupling(element: Any, pitch: tuple[str, Vec, Vec] | None = None) -> Coupling:
+    """The reaction site's :class:`~core.elements.base.Coupling` of a resolved element: its joints, its mounted
+    bodies and its carrier (``pitch``: where its force acts, see there)."""
+    return Coupling(element.joint1, element.joint2, element.body1, element.body2, element.carrier, pitch)
+
+
+def carrier_points(element: Any, entities: Any) -> tuple[Vec, Vec]:
+    """The carrier's points [m] (its frame) of the element's two joints: the wheels' centres on the carrier."""
+    out = []
+    for name in (element.joint1, element.joint2):
+        j = entities.joint(name)
+        out.append(j.point1 if j.body1 == element.carrier else j.point2)
+    return out[0], out[1]

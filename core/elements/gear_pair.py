@@ -15,7 +15,10 @@ reported on gear 2 (on gear 1, sign -1, when gear 2 is the ground) along the pre
 n the unit radial direction that pushes gear 2 away from gear 1 (external gearing: along the line of centres
 from gear 1 to gear 2, i.e. towards gear 2's centre; internal: the opposite way), and Mz = the moment about gear
 2's centre (the tooth torque on gear 2; the radial part passes through the centre). See
-:class:`~core.elements.base.ReactionSite` (``radial``).
+:class:`~core.elements.base.ReactionSite` (``radial``). The row's generalized forces are the tangential force
+alone: the revolute joints of the two gears (their bearings) report the radial part besides
+(:class:`~core.elements.base.Coupling`), so the reported forces on each gear and on the carrier balance; a
+bearing's load from the teeth is |F_t| / cos(alpha).
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.elements.base import CouplingEnds, CouplingSketch, EditorInfo, ElementType, ReactionSite
-from mechstudio.core.elements.coupled_joints import COUPLED_SLOTS, joints_on_carrier
+from mechstudio.core.elements.coupled_joints import COUPLED_SLOTS, coupling, joints_on_carrier
 from mechstudio.core.elements.fields import Angle, Flag, JointRef, Length
 from mechstudio.core.elements.primitives.gear_mesh import GearMeshSpec
 
@@ -77,7 +80,8 @@ class GearPair(ElementType):
         from gear 1 to gear 2 for external gearing, the opposite way for internal gearing (carrier frame)."""
         site = super().reaction_site(element, entities)
         e = element.axis if not element.internal else (-element.axis[0], -element.axis[1])
-        return replace(site, radial=(element.carrier, tuple(e[:2]), math.tan(element.pressure_angle)))
+        return replace(site, radial=(element.carrier, tuple(e[:2]), math.tan(element.pressure_angle), 0.0),
+                       coupling=coupling(element))
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         rho2 = -element.radius2 if element.internal else element.radius2

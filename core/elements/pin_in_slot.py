@@ -6,9 +6,16 @@ One point-line row along the slot's normal n' = perp(axis), [003] local method:
 
 ``length`` [m] (optional) is the slot's length centred on point1: drawn by the editor and the 3D view only --
 the equation does not stop the pin at the slot's ends.
+
+Reaction: reported on the pin's body at the pin (on the slot's body at point1, sign -1, when the pin is on the
+ground: still the force on the pin); the slot is frictionless, so the force is along the slot's normal and its
+size is the row's multiplier. ``normal`` [N] (CSV ``reaction.<name>.normal``) is that force on the pin along
+n = A_1 perp(axis) / |axis|, the normal on the left of the slot direction (positive: the slot pushes the pin
+to the left of ``axis``).
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from mechstudio.core.elements.base import EditorInfo, ElementType
@@ -33,6 +40,16 @@ class PinInSlot(ElementType):
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         ax = element.axis
         return [PointLineSpec(element.body1, element.point1, (-ax[1], ax[0]), element.body2, element.point2)]
+
+    def contact_components(self, element: Any, point: Any, reaction: Any) -> dict[str, float]:
+        """normal [N] (CSV reaction.<name>.normal): the reported force on the pin along the slot's left normal
+        A_1 perp(axis) / |axis| (module docstring)."""
+        o, x = point(element.body1, (0.0, 0.0)), point(element.body1, (1.0, 0.0))
+        c, s = x[0] - o[0], x[1] - o[1]  # A_1 (1, 0): cos and sin of body1's angle
+        ax = element.axis
+        size = math.hypot(ax[0], ax[1])
+        n = (-(s * ax[0] + c * ax[1]) / size, (c * ax[0] - s * ax[1]) / size)  # A_1 perp(axis) / |axis|
+        return {"normal": n[0] * float(reaction[0]) + n[1] * float(reaction[1])}
 
 
 ELEMENT = PinInSlot()

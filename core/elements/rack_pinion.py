@@ -13,9 +13,15 @@ phi_rack - phi_carrier in ``angle`` (for drawing).
 
 Reaction (the tooth force): lambda [N] is the tangential tooth force F_t = lambda u the pinion applies to the
 rack. It is reported on the rack (at its prismatic-joint point; on the pinion at its centre, sign -1, when the
-rack is the ground) along the pressure line (``pressure_angle`` alpha, default 20 degrees): (Fx, Fy) = F_t +
-|F_t| tan(alpha) n, |F| = |F_t| / cos(alpha), n the unit normal of the axis pointing away from the pinion; Mz =
-the tangential force's moment about the reported point (0 on the rack).
+rack is the ground) along the pressure line (``pressure_angle`` alpha, default 20 degrees): (Fx, Fy) = F =
+F_t + |F_t| tan(alpha) n, |F| = |F_t| / cos(alpha), n the unit normal of the axis pointing away from the pinion.
+F acts at the pitch point P = O_p - rho perp(u) = O_p + r n on the rack's pitch line: Mz = (P - A) x F about the
+reported point A (on the rack: nonzero when its joint point lies off the pitch line, h F_t for an offset h, or
+away from P along the axis, for the radial part; on the pinion: the tooth torque). The row's own generalized
+force takes F_t at the rack's joint point instead, with the difference (offset x F_t) as a moment on the
+carrier: the reported rack guide (the prismatic joint) carries that moment and the radial part, the pinion's
+bearing the radial part (core.elements.base.Coupling), so the reported forces on the rack, the pinion and the
+carrier balance.
 """
 from __future__ import annotations
 
@@ -24,7 +30,7 @@ from dataclasses import replace
 from typing import Any
 
 from mechstudio.core.elements.base import CouplingEnds, CouplingSketch, EditorInfo, ElementType, ReactionSite, Slot
-from mechstudio.core.elements.coupled_joints import COUPLED_SLOTS, joints_on_carrier
+from mechstudio.core.elements.coupled_joints import COUPLED_SLOTS, coupling, joints_on_carrier
 from mechstudio.core.elements.fields import Angle, Choice, JointRef, Length
 from mechstudio.core.elements.gear_pair import DEFAULT_PRESSURE_ANGLE
 from mechstudio.core.elements.primitives.rack_mesh import RackMeshSpec
@@ -73,7 +79,10 @@ class RackPinion(ElementType):
         site = super().reaction_site(element, entities)
         eps = -1.0 if element.side == "left" else 1.0
         away = (eps * element.axis[1], -eps * element.axis[0])
-        return replace(site, radial=(element.carrier, away, math.tan(element.pressure_angle)))
+        rho = eps * element.radius
+        pitch = (rho * element.axis[1], -rho * element.axis[0])  # P - O_p = -rho perp(u), carrier frame
+        return replace(site, radial=(element.carrier, away, math.tan(element.pressure_angle), 0.0),
+                       coupling=coupling(element, pitch=(element.body1, element.point1, pitch)))
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         rho = element.radius if element.side != "left" else -element.radius

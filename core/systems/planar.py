@@ -17,6 +17,10 @@ M = diag(m_k, m_k, J_k), and there are no velocity-dependent inertia terms, so h
 A generalized force on body k's coordinates (Fx, Fy, Mz about the centre of mass) maps back to the force and
 moment about a point P = r + A s' of the body as (Fx, Fy, Mz - (A s') x F): that is how ``reactions`` turns
 the constraint forces C^T lambda into the physical force and moment each joint applies to its second body.
+Elements that couple two joints on a carrier (gears, racks, belts) report the physical force between their two
+bodies (the radial tooth force added, a rack's tooth force on its pitch line, a belt's span pull), and the joints
+they couple report the difference to their rows' generalized forces (``core.elements.base.Coupling``,
+``planar_kernels.couple_reactions``): the reported forces on every body still sum to m a and J alpha.
 
 Speed (the same formulas, evaluated with fewer numpy operations; ``*_reference`` methods keep the original
 element-by-element code and tests/test_performance_equivalence.py checks equality to 1e-12):
@@ -53,7 +57,8 @@ from mechstudio.core.elements.primitives.knife_edge import KnifeEdge, KnifeEdgeS
 from mechstudio.core.elements.primitives.point_coincidence import PointCoincidence
 from mechstudio.core.model.document import GROUND, Model
 from mechstudio.core.systems.planar_kernels import (GEOMETRY_LAYOUT, PlanarForces, PlanarGeometry, PlanarReactions,
-                                                    PlanarTime, checked_fields, empty_array)
+                                                    PlanarTime, checked_fields, couple_reactions, coupling_forces,
+                                                    empty_array)
 from mechstudio.core.model.timefunc import motion_evaluator
 from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
 from mechstudio.core.types import FloatArray
@@ -293,13 +298,58 @@ class PlanarSystem(ConstrainedSystem):
             if e.site.point is not None:
                 arm = rotate(np.array([q[3 * k + 2]]), np.array([self._local(e.site.body, e.site.point)]))[0]
                 moment = moment - (arm[0] * force[1] - arm[1] * force[0])
-            if e.site.radial is not None:  # gears: the force along the pressure line (ReactionSite)
-                carrier, normal, tan_alpha = e.site.radial
-                phi_c = 0.0 if carrier == GROUND else q[3 * self.index[carrier] + 2]
-                n = rotate(np.array([phi_c]), np.array([normal[:2]], float))[0]
-                force = force + tan_alpha * np.hypot(force[0], force[1]) * n
+            if e.site.radial is not None:  # gears, racks, belts: the radial part (ReactionSite.radial)
+                carrier, normal, k_force, k_moment = e.site.radial
+                n = rotate(np.array([self._angle(q, carrier)]), np.array([normal[:2]], float))[0]
+                force = force + (k_force * np.hypot(force[0], force[1]) + k_moment * abs(moment)) * n
             out[c.name] = np.array([force[0], force[1], 0.0, 0.0, 0.0, moment])
+        self._couple_reference(q, C, lam, out)
         return out
+
+    def _angle(self, q: FloatArray, body: str) -> float:
+        return 0.0 if body == GROUND else float(q[3 * self.index[body] + 2])
+
+    def _site_position(self, q: FloatArray, site: Any) -> FloatArray:
+        """Global position [m] of a reaction site's point (its body's centre of mass when it has none)."""
+        if site.point is None:
+            k = self.index[site.body]
+            return np.asarray(q[3 * k:3 * k + 2], float)
+        return self.point_position(q, site.body, site.point)
+
+    def _couple_reference(self, q: FloatArray, C: FloatArray, lam: FloatArray, out: dict[str, FloatArray]) -> None:
+        """The couplings' part of the reactions, element by element (core.elements.base.Coupling; the same
+        formulas as ``planar_kernels.couple_reactions``): wrenches as (Fx, Fy, moment about the origin)."""
+        def cross(a: FloatArray, b: FloatArray) -> float:
+            return float(a[0] * b[1] - a[1] * b[0])
+        sites = {e.name: e.site for e in self.entries if e.element.section == "joints"}
+        for c, e in zip(self.constraints, self.entries):
+            cp = e.site.coupling
+            if cp is None:
+                continue
+            rows = list(c.rows)
+            gen = C[rows].T @ lam[rows]  # the rows' generalized force on every coordinate
+            G: dict[str, FloatArray] = {}
+            for b in (cp.body1, cp.body2, cp.carrier):
+                if b != GROUND:
+                    k = self.index[b]
+                    f = gen[3 * k:3 * k + 2]
+                    G[b] = np.array([f[0], f[1], gen[3 * k + 2] + cross(q[3 * k:3 * k + 2], f)])
+            if GROUND in (cp.body1, cp.body2, cp.carrier):  # invariance: the three sum to zero
+                G[GROUND] = -sum(G.values())
+            r = out[c.name]
+            A, F = self._site_position(q, e.site), r[:2].copy()
+            if cp.pitch is not None:
+                body, point, offset = cp.pitch
+                P = self.point_position(q, body, point) + rotate(np.array([self._angle(q, cp.carrier)]),
+                                                                 np.array([offset[:2]], float))[0]
+                r[5] = cross(P - A, F)
+            W = np.array([F[0], F[1], r[5] + cross(A, F)])
+            D = {cp.body2: W - G[cp.body2], cp.body1: -W - G[cp.body1]}
+            for joint, mounted in ((cp.joint1, cp.body1), (cp.joint2, cp.body2)):
+                site = sites[joint]
+                d = (-site.sign if site.body == mounted else site.sign) * D[mounted]
+                out[joint][:2] += d[:2]
+                out[joint][5] += d[2] - cross(self._site_position(q, site), d[:2])
 
     # --- fast path (see the module docstring, "Speed"): the *_reference methods above are the element-by-element
     # originals, kept as the specification the fast ones are tested against (tests/test_performance_equivalence.py)
@@ -362,7 +412,8 @@ class PlanarSystem(ConstrainedSystem):
         self._cache_q: tuple | None = None  # (q bytes, (cos, sin, ax, ay)) of the last q
         self._cache_C: tuple | None = None  # (q bytes, C) of the last q (C is independent of t here)
         self._react = None
-        self._radial: tuple | None = None  # gears' pressure-line data (_radial_sites)
+        self._radial: tuple | None = None  # gears', racks' and belts' radial data (_radial_sites)
+        self._couplings: tuple | None = None  # elements that couple two joints (_coupling_sites)
 
     def _rot(self, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         """cos, sin of every body angle (ground appended: 1, 0) and the rotated points A s' of the point
@@ -530,26 +581,51 @@ class PlanarSystem(ConstrainedSystem):
         moment = g[:, 2] - (ax * g[:, 1] - ay * g[:, 0])
         out = np.zeros((len(names), 6))
         out[:, 0], out[:, 1], out[:, 5] = g[:, 0], g[:, 1], moment
-        rb, rn, rt = self._radial_sites()
-        if rt.any():  # gears: the force along the pressure line (ReactionSite.radial)
+        rb, rn, rt, rm = self._radial_sites()
+        if rt.any() or rm.any():  # gears, racks, belts: the radial part (ReactionSite.radial)
             cb, sb = c[rb], s[rb]
-            size = rt * np.hypot(g[:, 0], g[:, 1])
+            size = rt * np.hypot(g[:, 0], g[:, 1]) + rm * np.abs(moment)
             out[:, 0] += size * (cb * rn[:, 0] - sb * rn[:, 1])
             out[:, 1] += size * (sb * rn[:, 0] + cb * rn[:, 1])
+        cp = self._coupling_sites()
+        if len(cp[0]):  # the elements that couple two joints (same code as the compiled path)
+            react = (rows, sign, body, arm, rb, rn, rt, rm, *cp)
+            couple_reactions(q, coupling_forces(C[:self.m, :self.n], lam, react), react, out)
         return dict(zip(names, out))
 
-    def _radial_sites(self) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """(carrier index (nc,), unit n' in the carrier's frame (nc, 2), tan(alpha) (nc,)) of every constraint's
-        ReactionSite.radial (gears; tan = 0 elsewhere), build-once data."""
+    def _radial_sites(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """(carrier index (nc,), unit n' in the carrier's frame (nc, 2), k_F (nc,), k_M (nc,)) of every
+        constraint's ReactionSite.radial (gears, racks, belts; 0 elsewhere), build-once data."""
         R = self._radial
         if R is None:  # build-once data (see "Sharing" in the module docstring)
             nc = len(self.entries)
-            body, normal, tan = np.full(nc, self.nb, np.int64), np.zeros((nc, 2)), np.zeros(nc)
+            body, normal = np.full(nc, self.nb, np.int64), np.zeros((nc, 2))
+            k_force, k_moment = np.zeros(nc), np.zeros(nc)
             for i, e in enumerate(self.entries):
                 if e.site.radial is not None:
-                    carrier, n, t = e.site.radial
-                    body[i], normal[i], tan[i] = self.index[carrier], n[:2], t
-            R = self._radial = (body, normal, tan)
+                    carrier, n, kf, km = e.site.radial
+                    body[i], normal[i], k_force[i], k_moment[i] = self.index[carrier], n[:2], kf, km
+            R = self._radial = (body, normal, k_force, k_moment)
+        return R
+
+    def _coupling_sites(self) -> tuple[FloatArray, ...]:
+        """The couplings' arrays of PlanarReactions (cp_e, cp_j1, cp_j2, cp_b1, cp_b2, cp_bc, cp_pitch, cp_pb,
+        cp_ps, cp_po; core.elements.base.Coupling), one entry per element that couples two joints; build-once
+        data."""
+        R = self._couplings
+        if R is None:  # build-once data (see "Sharing" in the module docstring)
+            joints = {e.name: i for i, e in enumerate(self.entries) if e.element.section == "joints"}
+            found = [(i, e.site.coupling) for i, e in enumerate(self.entries) if e.site.coupling is not None]
+            ints = np.zeros((6, len(found)), np.int64)
+            pitch, pb = np.zeros(len(found)), np.full(len(found), self.nb, np.int64)
+            ps, po = np.zeros((len(found), 2)), np.zeros((len(found), 2))
+            for k, (i, cp) in enumerate(found):
+                ints[:, k] = (i, joints[cp.joint1], joints[cp.joint2], self.index[cp.body1], self.index[cp.body2],
+                              self.index[cp.carrier])
+                if cp.pitch is not None:
+                    body, point, offset = cp.pitch
+                    pitch[k], pb[k], ps[k], po[k] = 1.0, self.index[body], self._local(body, point), offset[:2]
+            R = self._couplings = (*(np.ascontiguousarray(a) for a in ints), pitch, pb, ps, po)
         return R
 
     def _compile_reactions(self) -> tuple:
@@ -615,7 +691,10 @@ class PlanarSystem(ConstrainedSystem):
                            ld_b=i8([b for b, _, _ in self.loads]), ld_s=f2([s for _, s, _ in self.loads]),
                            tq_b=i8([b for b, _ in self.torques]))
         rows, cols, sign, body, arm, _ = self._compile_reactions()
-        react = PlanarReactions(np.ascontiguousarray(rows), f1(sign), i8(body), f2(arm), *self._radial_sites())
+        rb, rn, rt, rm = self._radial_sites()
+        cp = self._coupling_sites()
+        react = PlanarReactions(np.ascontiguousarray(rows), f1(sign), i8(body), f2(arm), i8(rb), f2(rn), f1(rt),
+                                f1(rm), *(i8(a) for a in cp[:6]), f1(cp[6]), i8(cp[7]), f2(cp[8]), f2(cp[9]))
         # time functions: one evaluator for the rheonomic rows, the load components and the torques
         fval = np.zeros(self.m_holonomic)
         timed: list[tuple[int, Any]] = []

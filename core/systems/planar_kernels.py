@@ -75,9 +75,14 @@ def forces_layout() -> Layout:
                           for name, kind in fields)
 
 
-#: (field, kind) of PlanarReactions: rows (padded with m), sign, body, arm; the gears' radial sites
+#: (field, kind) of PlanarReactions: rows (padded with m), sign, body, arm; the radial sites of gears, racks and
+#: belts (per constraint); the couplings (per coupling element: its constraint, its joints' constraints, its
+#: bodies, its pitch point)
 REACTIONS_LAYOUT: Layout = (("rows", ROWS), ("sign", NUMBER), ("body", INDEX), ("arm", VECTOR),
-                            ("radial_body", INDEX), ("radial_n", VECTOR), ("radial_tan", NUMBER))
+                            ("radial_body", INDEX), ("radial_n", VECTOR), ("radial_tan", NUMBER),
+                            ("radial_mz", NUMBER), ("cp_e", INDEX), ("cp_j1", INDEX), ("cp_j2", INDEX),
+                            ("cp_b1", INDEX), ("cp_b2", INDEX), ("cp_bc", INDEX), ("cp_pitch", NUMBER),
+                            ("cp_pb", INDEX), ("cp_ps", VECTOR), ("cp_po", VECTOR))
 GEOMETRY_LAYOUT = geometry_layout()
 FORCES_LAYOUT = forces_layout()
 
@@ -117,9 +122,12 @@ coordinates; spring-dampers sp_* (bodies, arms (K, 2), stiffness, damping, free 
 spring-dampers rt_* (bodies, stiffness, damping, free angle), applied forces ld_* (body, arm (K, 2)), applied
 torques tq_b (body).""")
 PlanarReactions = named_tuple("PlanarReactions", REACTIONS_LAYOUT, """Reaction sites
-(``PlanarSystem._compile_reactions``): rows (padded with m), sign, body, arm (K, 2); gears
-(``PlanarSystem._radial_sites``): carrier index, unit radial n' in its frame (K, 2), tan(alpha) (0: none) of the
-force along the pressure line.""")
+(``PlanarSystem._compile_reactions``): rows (padded with m), sign, body, arm (K, 2); radial parts of gears, racks
+and belts (``PlanarSystem._radial_sites``): carrier index, unit radial n' in its frame (K, 2), the factors k_F
+(tan(alpha)) and k_M of |F_t| and |M| (0: none); couplings (``PlanarSystem._coupling_sites``, one entry per
+element that couples two joints, core.elements.base.Coupling): its constraint cp_e, its joints' constraints
+cp_j1, cp_j2, gear/pulley/pinion cp_b1, gear/pulley/rack cp_b2, carrier cp_bc (ground = nb), and its pitch point
+(cp_pitch 1: P = r + A s' + A_c o' of body cp_pb, point cp_ps, carrier-frame offset cp_po; 0: none).""")
 
 
 def empty_array(kind: str) -> np.ndarray:
@@ -495,8 +503,10 @@ def k_potential(q, geo, frc):  # noqa: ANN001, ANN201
 
 def k_reactions(q, C, lam, react):  # noqa: ANN001, ANN201
     """(n_constraints, 6) rows (Fx, Fy, 0, 0, 0, Mz): the force C_rows^T lambda on the reported body's (x, y, phi)
-    times the sign, its moment moved from the centre of mass to the joint point (``PlanarSystem.reactions``)."""
-    rows, sign, body, arm, radial_body, radial_n, radial_tan = react  # PlanarReactions field order
+    times the sign, its moment moved from the centre of mass to the joint point (``PlanarSystem.reactions``);
+    the radial parts of gears, racks and belts, then the couplings (:func:`couple_reactions`)."""
+    rows, sign, body, arm = react[0], react[1], react[2], react[3]  # PlanarReactions field order
+    radial_body, radial_n, radial_tan, radial_mz = react[4], react[5], react[6], react[7]
     nc = rows.shape[0]
     m = C.shape[0]
     out = np.zeros((nc, 6))
@@ -516,11 +526,104 @@ def k_reactions(q, C, lam, react):  # noqa: ANN001, ANN201
         out[e, 0] = g0
         out[e, 1] = g1
         out[e, 5] = g2 - (ax * g1 - ay * g0)
-        if radial_tan[e] != 0.0:  # gears: F_t + tan(alpha) |F_t| A_c n' (along the pressure line)
-            rb = radial_body[e]
-            phc = q[3 * rb + 2] if 3 * rb < q.shape[0] else 0.0
-            cc, sc = math.cos(phc), math.sin(phc)
-            size = radial_tan[e] * math.sqrt(g0 * g0 + g1 * g1)
-            out[e, 0] += size * (cc * radial_n[e, 0] - sc * radial_n[e, 1])
-            out[e, 1] += size * (sc * radial_n[e, 0] + cc * radial_n[e, 1])
+        if radial_tan[e] != 0.0 or radial_mz[e] != 0.0:  # (k_F |F_t| + k_M |M|) A_c n' (ReactionSite.radial)
+            rx, ry = _turned(q, radial_body[e], radial_n[e, 0], radial_n[e, 1])
+            size = radial_tan[e] * math.sqrt(g0 * g0 + g1 * g1) + radial_mz[e] * abs(out[e, 5])
+            out[e, 0] += size * rx
+            out[e, 1] += size * ry
+    _couple_reactions(q, _coupling_forces(C, lam, react), react, out)
     return out
+
+
+def coupling_forces(C, lam, react):  # noqa: ANN001, ANN201
+    """(K, 3, 3): per coupling k (PlanarReactions cp_*) the generalized force C_rows^T lambda of its rows on the
+    (x, y, phi) of its bodies b1, b2 and carrier (0 for the ground, whose columns C does not store)."""
+    rows, cp_e, cp_b1, cp_b2, cp_bc = react[0], react[8], react[11], react[12], react[13]
+    m, n = C.shape[0], C.shape[1]
+    G = np.zeros((cp_e.shape[0], 3, 3))
+    for k in range(cp_e.shape[0]):
+        for i in range(3):
+            b = cp_b1[k] if i == 0 else (cp_b2[k] if i == 1 else cp_bc[k])
+            for a in range(rows.shape[1]):
+                r = rows[cp_e[k], a]
+                if r < m and 3 * b + 2 < n:
+                    for c in range(3):
+                        G[k, i, c] += C[r, 3 * b + c] * lam[r]
+    return G
+
+
+def turned(q, b, x, y):  # noqa: ANN001, ANN201
+    """A(phi_b) (x, y): a body-frame vector of body b in the global frame (the ground, b >= len(q) / 3: as is)."""
+    if 3 * b >= q.shape[0]:
+        return x, y
+    cb, sb = math.cos(q[3 * b + 2]), math.sin(q[3 * b + 2])
+    return cb * x - sb * y, sb * x + cb * y
+
+
+def placed(q, b, x, y):  # noqa: ANN001, ANN201
+    """r_b + A(phi_b) (x, y): the global position [m] of the point at (x, y) from body b's centre of mass (the
+    ground: (x, y) is the global point)."""
+    tx, ty = _turned(q, b, x, y)
+    if 3 * b >= q.shape[0]:
+        return tx, ty
+    return q[3 * b] + tx, q[3 * b + 1] + ty
+
+
+def couple_reactions(q, G, react, out):  # noqa: ANN001, ANN201
+    """The couplings' part of the reactions (core.elements.base.Coupling), in place on ``out`` (n_constraints,
+    6) as :func:`k_reactions` leaves it before this call; ``G`` (K, 3, 3) the generalized forces of each
+    coupling's rows on its bodies (:func:`coupling_forces`). Per coupling element e between bodies b1 and b2 on
+    carrier c (the ground: index nb), wrenches written as (Fx, Fy, moment about the global origin):
+
+    * W, its reported wrench on b2: the force F = out[e] and, with a pitch point P, the moment (P - A_e) x F about
+      its site point A_e (out[e, 5] replaced), else the row's moment out[e, 5];
+    * G_b, its rows' generalized force C_rows^T lambda on b = b1, b2, c; the ground's is minus the others' sum
+      (the row is invariant under a rigid motion of the three bodies together, so the three sum to zero);
+    * D_2 = W - G_b2 and D_1 = -W - G_b1: what the reported force on each mounted body differs by from the rows'.
+      Joint k's reaction on body k gains -D_k (on the carrier +D_k): out[j] += s D_k with its moment about the
+      joint's site point A_j, s = -sign[j] when the joint is reported on b_k, +sign[j] when on the carrier.
+
+    So the reported forces on every body still sum to the rows' generalized forces on it."""
+    sign, body, arm = react[1], react[2], react[3]
+    cp_e, cp_j1, cp_j2, cp_b1, cp_b2, cp_bc = react[8], react[9], react[10], react[11], react[12], react[13]
+    cp_pitch, cp_pb, cp_ps, cp_po = react[14], react[15], react[16], react[17]
+    nb = q.shape[0] // 3
+    W = np.zeros((3, 3))  # about the origin: rows b1, b2, carrier
+    D = np.zeros((2, 3))
+    for k in range(cp_e.shape[0]):
+        e = cp_e[k]
+        grounded = -1
+        for i in range(3):
+            b = cp_b1[k] if i == 0 else (cp_b2[k] if i == 1 else cp_bc[k])
+            if b >= nb:
+                grounded = i
+                W[i, 0] = W[i, 1] = W[i, 2] = 0.0
+                continue
+            W[i, 0], W[i, 1] = G[k, i, 0], G[k, i, 1]
+            W[i, 2] = G[k, i, 2] + q[3 * b] * G[k, i, 1] - q[3 * b + 1] * G[k, i, 0]  # about the origin
+        if grounded >= 0:
+            for c in range(3):
+                W[grounded, c] = -(W[0, c] + W[1, c] + W[2, c])
+        ax, ay = _placed(q, body[e], arm[e, 0], arm[e, 1])
+        fx, fy = out[e, 0], out[e, 1]
+        if cp_pitch[k] != 0.0:  # the force acts on the pitch line at P = r + A s' + A_c o'
+            px, py = _placed(q, cp_pb[k], cp_ps[k, 0], cp_ps[k, 1])
+            ox, oy = _turned(q, cp_bc[k], cp_po[k, 0], cp_po[k, 1])
+            out[e, 5] = (px + ox - ax) * fy - (py + oy - ay) * fx
+        w = out[e, 5] + ax * fy - ay * fx
+        D[1, 0], D[1, 1], D[1, 2] = fx - W[1, 0], fy - W[1, 1], w - W[1, 2]
+        D[0, 0], D[0, 1], D[0, 2] = -fx - W[0, 0], -fy - W[0, 1], -w - W[0, 2]
+        for kk in range(2):
+            j = cp_j1[k] if kk == 0 else cp_j2[k]
+            mounted = cp_b1[k] if kk == 0 else cp_b2[k]
+            s = -sign[j] if body[j] == mounted else sign[j]
+            jx, jy = _placed(q, body[j], arm[j, 0], arm[j, 1])
+            dfx, dfy = s * D[kk, 0], s * D[kk, 1]
+            out[j, 0] += dfx
+            out[j, 1] += dfy
+            out[j, 5] += s * D[kk, 2] - (jx * dfy - jy * dfx)
+    return out
+
+
+#: the couplings' helpers: compiled by the kernel builder like the helpers above
+_couple_reactions, _coupling_forces, _turned, _placed = couple_reactions, coupling_forces, turned, placed
