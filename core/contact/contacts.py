@@ -123,6 +123,8 @@ class ContactSet:
         self.groups = groups
         self.points = points
         self.managed = sorted({r for p in points for r in (p.normal_row, p.tangent_row) if r >= 0})
+        self._memo_q: tuple | None = None
+        self._memo_v: tuple | None = None
 
     def __len__(self) -> int:
         return len(self.points)
@@ -171,9 +173,17 @@ class ContactSet:
         return PointRows(rv.gap, gn[:n], rv.bn, gt[:n], rv.stick, gs[:n], rv.bs, rv.normal, rv.point)
 
     def base_arrays(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """(Phi (m_h,), C (m, n), gamma (m_h,)) of the base system at (q, q', t)."""
+        """(Phi (m_h,), C (m, n), gamma (m_h,)) of the base system at (q, q', t), memoised for the last state (a
+        cam's row costs a Newton solve per evaluation)."""
         b = self.base
-        return b.phi(q, t), b.constraint_matrix(q, t), b.gamma(q, v, t)
+        kq = (t, q.tobytes())
+        if self._memo_q is None or self._memo_q[0] != kq:
+            self._memo_q = (kq, (b.phi(q, t), b.constraint_matrix(q, t)))
+        kv = (kq, v.tobytes())
+        if self._memo_v is None or self._memo_v[0] != kv:
+            self._memo_v = (kv, b.gamma(q, v, t))
+        (phi, C), gamma = self._memo_q[1], self._memo_v[1]
+        return phi, C, gamma
 
     def initial_mode(self) -> list[PointMode]:
         """Every row contact closed and sticking (how the base system assembles them), every pair point open."""
@@ -283,7 +293,7 @@ class Dynamics:
     qdd: FloatArray
     lam: FloatArray
     friction: FloatArray  # D^T lambda (n,) [N, N m]
-    rows: list[PointRows] = field(default_factory=list)  # every point's rows (open ones too)
+    rows: list[PointRows | None] = field(default_factory=list)  # the closed points' rows (None: open)
     unique: bool = True
 
 
@@ -324,17 +334,27 @@ class ActiveSystem(ConstrainedSystem):
             self.constraints.append(ConstraintInfo(c.name, c.type, rows, tuple(f"r{i}" for i in range(len(rows))),
                                                    c.holonomic, c.body1, c.body2))
         self._memo: tuple | None = None
+        self._rows_memo: dict[tuple, list[PointRows | None]] = {}
 
     def _has_tangent(self, k: int) -> bool:
         p = self.cset.points[k]
         return p.tangent_row >= 0 or (p.normal_row < 0 and self.cset.groups[p.group].frictional)
 
     # ---- rows ------------------------------------------------------------------------------------------------------
-    def point_rows(self, q: FloatArray, v: FloatArray, t: float, every: bool = False) -> list[PointRows | None]:
-        """The rows of the closed points (``every``: of all points) at (q, q', t)."""
+    def point_rows(self, q: FloatArray, v: FloatArray, t: float) -> list[PointRows | None]:
+        """The rows of the closed points at (q, q', t) (None for the open ones), memoised for the last few states
+        (phi, C, gamma and the dynamics ask for them at the same state)."""
+        key = (t, q.tobytes(), v.tobytes())
+        memo = self._rows_memo
+        found = memo.get(key)
+        if found is not None:
+            return found
         base = self.cset.base_arrays(q, v, t) if self.cset.managed else None
-        return [self.cset.rows(k, pm, q, v, t, base) if (every or pm.closed) else None
-                for k, pm in enumerate(self.mode)]
+        rows = [self.cset.rows(k, pm, q, v, t, base) if pm.closed else None for k, pm in enumerate(self.mode)]
+        if len(memo) >= 8:
+            memo.pop(next(iter(memo)))
+        memo[key] = rows
+        return rows
 
     def _custom(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
         """(values, gradients, quadratic terms) of the contact rows."""
@@ -354,10 +374,11 @@ class ActiveSystem(ConstrainedSystem):
         return np.array(vals, float), np.array(grads, float).reshape(-1, n), np.array(quad, float)
 
     def phi(self, q: FloatArray, t: float) -> FloatArray:
-        return np.concatenate((self.base.phi(q, t)[self.keep], self._custom(q, np.zeros(self.n), t)[0]))
+        zero = np.zeros(self.n)
+        return np.concatenate((self.cset.base_arrays(q, zero, t)[0][self.keep], self._custom(q, zero, t)[0]))
 
     def constraint_matrix(self, q: FloatArray, t: float) -> FloatArray:
-        C = self.base.constraint_matrix(q, t)
+        C = self.cset.base_arrays(q, np.zeros(self.n), t)[1]
         mh = self.base.m_holonomic
         return np.vstack((C[self.keep], self._custom(q, np.zeros(self.n), t)[1], C[mh:]))
 
@@ -373,7 +394,7 @@ class ActiveSystem(ConstrainedSystem):
         return np.concatenate((x[self.keep], np.zeros(len(self.custom)), x[mh:]))
 
     def gamma(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
-        return np.concatenate((self.base.gamma(q, v, t)[self.keep], -self._custom(q, v, t)[2]))
+        return np.concatenate((self.cset.base_arrays(q, v, t)[2][self.keep], -self._custom(q, v, t)[2]))
 
     def eta(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         mh = self.base.m_holonomic
@@ -398,7 +419,7 @@ class ActiveSystem(ConstrainedSystem):
         C = self.constraint_matrix(q, t)
         eta = self.eta(q, v, t)
         m = C.shape[0]
-        rows = self.point_rows(q, v, t, every=True)
+        rows = self.point_rows(q, v, t)
         D = np.zeros((m, n))
         for k in self.slipping:
             g = self.cset.groups[self.cset.points[k].group]

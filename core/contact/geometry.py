@@ -175,6 +175,19 @@ class RowValues:
     bs: float
 
 
+def _arm(phi: float, s: Sequence[float]) -> tuple[float, float, float, float]:
+    """(cos phi, sin phi, A s) of a body angle and a body-frame vector."""
+    c, sn = math.cos(phi), math.sin(phi)
+    return c, sn, c * s[0] - sn * s[1], sn * s[0] + c * s[1]
+
+
+def _values(gap: float, n: tuple[float, float], q: tuple[float, float], gn_a: tuple, gn_b: tuple, bn: float,
+            gt_a: tuple, gt_b: tuple, stick: float, gs_a: tuple, gs_b: tuple, bs: float) -> RowValues:
+    arr = np.array
+    return RowValues(gap, arr(n), arr(q), arr(gn_a), arr(gn_b), bn, arr(gt_a), arr(gt_b), stick, arr(gs_a),
+                     arr(gs_b), bs)
+
+
 @dataclass(frozen=True)
 class PointLine:
     """Disk (centre ``s_a``, radius ``rho_a``) of body A against the line of body B through ``p_b`` with unit normal
@@ -186,25 +199,32 @@ class PointLine:
     rho_b: float = 0.0
 
     def values(self, A: BodyState, B: BodyState) -> RowValues:
-        aa, ab = _rot(A.phi, self.s_a), _rot(B.phi, self.p_b)
-        n = _rot(B.phi, self.n_b)
-        tau = np.array([n[1], -n[0]])
-        d = A.r + aa - B.r - ab
-        dd = A.v + A.omega * _perp(aa) - B.v - B.omega * _perp(ab)
-        d0 = -A.omega ** 2 * aa + B.omega ** 2 * ab
-        wb = B.omega
-        gap = float(n @ d) - self.rho_a - self.rho_b
-        q_pt = A.r + aa - self.rho_a * n
-        gn_a = np.array([n[0], n[1], n @ _perp(aa)])
-        gn_b = np.array([-n[0], -n[1], _perp(n) @ d - n @ _perp(ab)])
-        bn = float(-wb * wb * (n @ d) + 2.0 * wb * (_perp(n) @ dd) + n @ d0)
-        gt_a = np.array([tau[0], tau[1], -(n @ (q_pt - A.r))])
-        gt_b = np.array([-tau[0], -tau[1], n @ (q_pt - B.r)])
-        stick = float(tau @ d) + self.rho_a * (A.phi - B.phi)
-        gs_a = np.array([tau[0], tau[1], tau @ _perp(aa) + self.rho_a])
-        gs_b = np.array([-tau[0], -tau[1], n @ d - tau @ _perp(ab) - self.rho_a])
-        bs = float(-wb * wb * (tau @ d) + 2.0 * wb * (_perp(tau) @ dd) + tau @ d0)
-        return RowValues(gap, n, q_pt, gn_a, gn_b, bn, gt_a, gt_b, stick, gs_a, gs_b, bs)
+        _, _, aax, aay = _arm(A.phi, self.s_a)
+        cb, sb, abx, aby = _arm(B.phi, self.p_b)
+        nx, ny = cb * self.n_b[0] - sb * self.n_b[1], sb * self.n_b[0] + cb * self.n_b[1]
+        tx, ty = ny, -nx
+        wa, wb = A.omega, B.omega
+        dx = A.r[0] + aax - B.r[0] - abx
+        dy = A.r[1] + aay - B.r[1] - aby
+        ddx = A.v[0] - wa * aay - B.v[0] + wb * aby
+        ddy = A.v[1] + wa * aax - B.v[1] - wb * abx
+        d0x = -wa * wa * aax + wb * wb * abx
+        d0y = -wa * wa * aay + wb * wb * aby
+        nd = nx * dx + ny * dy
+        ra = self.rho_a
+        gap = nd - ra - self.rho_b
+        qx, qy = A.r[0] + aax - ra * nx, A.r[1] + aay - ra * ny
+        gn_a = (nx, ny, -nx * aay + ny * aax)
+        gn_b = (-nx, -ny, -ny * dx + nx * dy - (-nx * aby + ny * abx))
+        bn = -wb * wb * nd + 2.0 * wb * (-ny * ddx + nx * ddy) + nx * d0x + ny * d0y
+        gt_a = (tx, ty, -(nx * (qx - A.r[0]) + ny * (qy - A.r[1])))
+        gt_b = (-tx, -ty, nx * (qx - B.r[0]) + ny * (qy - B.r[1]))
+        td = tx * dx + ty * dy
+        stick = td + ra * (A.phi - B.phi)
+        gs_a = (tx, ty, -tx * aay + ty * aax + ra)
+        gs_b = (-tx, -ty, nd - (-tx * aby + ty * abx) - ra)
+        bs = -wb * wb * td + 2.0 * wb * (-ty * ddx + tx * ddy) + tx * d0x + ty * d0y
+        return _values(gap, (nx, ny), (qx, qy), gn_a, gn_b, bn, gt_a, gt_b, stick, gs_a, gs_b, bs)
 
 
 @dataclass(frozen=True)
@@ -216,30 +236,35 @@ class PointPoint:
     rho_b: float
 
     def values(self, A: BodyState, B: BodyState) -> RowValues:
-        aa, ab = _rot(A.phi, self.s_a), _rot(B.phi, self.s_b)
-        d = A.r + aa - B.r - ab
-        dd = A.v + A.omega * _perp(aa) - B.v - B.omega * _perp(ab)
-        d0 = -A.omega ** 2 * aa + B.omega ** 2 * ab
-        L = max(math.hypot(d[0], d[1]), 1e-300)
-        n = d / L
-        tau = np.array([n[1], -n[0]])
-        gap = L - self.rho_a - self.rho_b
-        q_pt = A.r + aa - self.rho_a * n
-        gn_a = np.array([n[0], n[1], n @ _perp(aa)])
-        gn_b = np.array([-n[0], -n[1], -(n @ _perp(ab))])
-        nd = float(n @ dd)
-        bn = float(n @ d0 + (dd @ dd - nd * nd) / L)
-        gt_a = np.array([tau[0], tau[1], -(n @ (q_pt - A.r))])
-        gt_b = np.array([-tau[0], -tau[1], n @ (q_pt - B.r)])
-        rs = self.rho_a + self.rho_b
-        theta = math.atan2(d[1], d[0])
-        stick = -rs * theta + self.rho_a * A.phi + self.rho_b * B.phi
+        _, _, aax, aay = _arm(A.phi, self.s_a)
+        _, _, abx, aby = _arm(B.phi, self.s_b)
+        wa, wb = A.omega, B.omega
+        dx = A.r[0] + aax - B.r[0] - abx
+        dy = A.r[1] + aay - B.r[1] - aby
+        ddx = A.v[0] - wa * aay - B.v[0] + wb * aby
+        ddy = A.v[1] + wa * aax - B.v[1] - wb * abx
+        d0x = -wa * wa * aax + wb * wb * abx
+        d0y = -wa * wa * aay + wb * wb * aby
+        L = max(math.hypot(dx, dy), 1e-300)
+        nx, ny = dx / L, dy / L
+        tx, ty = ny, -nx
+        ra, rb = self.rho_a, self.rho_b
+        gap = L - ra - rb
+        qx, qy = A.r[0] + aax - ra * nx, A.r[1] + aay - ra * ny
+        gn_a = (nx, ny, -nx * aay + ny * aax)
+        gn_b = (-nx, -ny, -(-nx * aby + ny * abx))
+        ndd = nx * ddx + ny * ddy
+        bn = nx * d0x + ny * d0y + (ddx * ddx + ddy * ddy - ndd * ndd) / L
+        gt_a = (tx, ty, -(nx * (qx - A.r[0]) + ny * (qy - A.r[1])))
+        gt_b = (-tx, -ty, nx * (qx - B.r[0]) + ny * (qy - B.r[1]))
+        rs = ra + rb
+        stick = -rs * math.atan2(dy, dx) + ra * A.phi + rb * B.phi
         k = rs / L  # d theta / d d = perp(d) / L^2 = -tau / L
-        gs_a = np.array([k * tau[0], k * tau[1], k * (tau @ _perp(aa)) + self.rho_a])
-        gs_b = np.array([-k * tau[0], -k * tau[1], -k * (tau @ _perp(ab)) + self.rho_b])
-        pd = _perp(d)
-        theta0 = float(pd @ d0) / L ** 2 - 2.0 * float(d @ dd) * float(pd @ dd) / L ** 4
-        return RowValues(gap, n, q_pt, gn_a, gn_b, bn, gt_a, gt_b, stick, gs_a, gs_b, float(-rs * theta0))
+        gs_a = (k * tx, k * ty, k * (-tx * aay + ty * aax) + ra)
+        gs_b = (-k * tx, -k * ty, -k * (-tx * aby + ty * abx) + rb)
+        pd0 = -dy * d0x + dx * d0y
+        theta0 = pd0 / L ** 2 - 2.0 * (dx * ddx + dy * ddy) * (-dy * ddx + dx * ddy) / L ** 4
+        return _values(gap, (nx, ny), (qx, qy), gn_a, gn_b, bn, gt_a, gt_b, stick, gs_a, gs_b, -rs * theta0)
 
 
 Row = PointLine | PointPoint

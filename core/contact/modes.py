@@ -133,11 +133,15 @@ def _friction_modes(cset: ContactSet, mode: list[PointMode], q: FloatArray, v: F
 
 @dataclass(frozen=True)
 class ImpactResult:
-    """The velocities after an impact, the impulses [N s] of the touching points and the kinetic energy lost [J]."""
+    """The velocities after an impact, the impulses [N s] of the touching points, the change of the kinetic energy
+    [J] and the energy dissipated in the contacts [J], sum P_k (v-_n,k + v+_n,k) / 2 with the sign reversed (the
+    impulses' work on the relative normal velocities; the rest of the change is the work of the impulses of
+    rheonomic constraints, e.g. a driven cam's motor)."""
     v: FloatArray
     impulses: dict[int, float]
     approach: dict[int, float]  # normal velocity before the impact [m/s] (negative: closing)
-    loss: float
+    change: float
+    dissipated: float
 
 
 def impact(cset: ContactSet, mode: list[PointMode], q: FloatArray, v: FloatArray, t: float) -> ImpactResult:
@@ -145,7 +149,7 @@ def impact(cset: ContactSet, mode: list[PointMode], q: FloatArray, v: FloatArray
     rows = _rows_all(cset, [replace(pm, row=None) for pm in mode], q, v, t)
     touching = [k for k, p in enumerate(cset.points) if cset.groups[p.group].unilateral and rows[k].gap <= GAP_TOL]
     if not touching:
-        return ImpactResult(v, {}, {}, 0.0)
+        return ImpactResult(v, {}, {}, 0.0, 0.0)
     released = [PointMode() if k in touching else pm for k, pm in enumerate(mode)]
     sys_ = ActiveSystem(cset, released)
     M = sys_.mass_matrix(q, t)
@@ -168,9 +172,10 @@ def impact(cset: ContactSet, mode: list[PointMode], q: FloatArray, v: FloatArray
     if not res.ok:
         raise ModeFailure(f"the impact at t = {t:.6g} s has no solution: {res.message}")
     v_plus = v + K @ (G.T @ res.z)
-    loss = 0.5 * float(v @ M @ v - v_plus @ M @ v_plus)
+    change = 0.5 * float(v_plus @ M @ v_plus - v @ M @ v)
+    dissipated = -float(res.z @ (0.5 * (vn + G @ v_plus)))
     return ImpactResult(v_plus, {k: float(res.z[i]) for i, k in enumerate(touching)},
-                        {k: float(vn[i]) for i, k in enumerate(touching)}, loss)
+                        {k: float(vn[i]) for i, k in enumerate(touching)}, change, dissipated)
 
 
 @dataclass(frozen=True)
@@ -199,13 +204,16 @@ def watches(cset: ContactSet, mode: list[PointMode]) -> list[Watch]:
 def event_values(sys_: ActiveSystem, ws: list[Watch], q: FloatArray, v: FloatArray, t: float) -> FloatArray:
     """The value of every watched function at (q, q', t) (positive while nothing happens)."""
     cset, mode = sys_.cset, sys_.mode
-    dyn = sys_.dynamics(q, v, t)
-    N = sys_.normal_forces(dyn)
+    forces = any(w.kind != "impact" for w in ws)
+    dyn = sys_.dynamics(q, v, t) if forces else None
+    N = sys_.normal_forces(dyn) if forces else {}
     Ft = sys_.tangential_forces(dyn) if any(w.kind == "slip" for w in ws) else {}
     out = np.empty(len(ws))
     for i, w in enumerate(ws):
         if w.kind == "impact":
-            gap = dyn.rows[w.index].gap
+            p = cset.points[w.index]
+            gap = (cset.nearest(w.index, q)[0] if p.normal_row < 0
+                   else float(cset.base_arrays(q, v, t)[0][p.normal_row]))
             out[i] = min(gap, FAR)
         elif w.kind == "liftoff":
             out[i] = N[w.index]

@@ -315,12 +315,12 @@ class EventDriving:
         if any(not isinstance(w, tuple) and w.kind == "impact" for w in what):
             res = impact(cr.cset, cr.mode, q, v, t)
             v = res.v
-            work -= res.loss
-            cr.impact_loss += res.loss
+            work += res.change
+            cr.impact_loss += res.dissipated
             for k, p in res.impulses.items():
                 label = cr.cset.points[k].label
                 names.append(("impact", label, {"impulse_Ns": p, "approach_speed": -res.approach[k],
-                                                "energy_lost_J": res.loss}))
+                                                "energy_dissipated_J": res.dissipated}))
         previous = [PointMode(closed=pm.closed, stick=pm.stick, slip=pm.slip, c0=pm.c0,
                               row=None if any(isinstance(w, tuple) and w[1] == k for w in what) else pm.row)
                     for k, pm in enumerate(cr.mode)]
@@ -375,7 +375,8 @@ class EventDriving:
         if sys_.slipping and cr.dense is not None and cr.friction_t < t:
             loss_f += self._friction_integral(cr.friction_t, t)
         for gi, g in enumerate(cr.cset.groups):
-            gap = min(dyn.rows[k].gap for k in g.points)
+            gap = min(cr.cset.nearest(k, q)[0] if cr.cset.points[k].normal_row < 0
+                      else float(cr.cset.base_arrays(q, v, t)[0][cr.cset.points[k].normal_row]) for k in g.points)
             values = {"gap": min(gap, 1e300), "normal": sum(N.get(k, 0.0) for k in g.points),
                       "friction": sum(Ft.get(k, 0.0) for k in g.points), "state": self._group_state(gi, cr.mode)}
             if g.kind == "pair":
