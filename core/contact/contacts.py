@@ -261,16 +261,17 @@ def _pair_points(system: Any, model: Any, item: Any, gi: int) -> list[ContactPoi
         if index >= len(geometry):
             raise ContactModelError(f"{pointer}/shape{side}: {body!r} has {len(geometry)} shapes in its geometry; "
                                     f"shape {index} does not exist")
-        found = []
+        found, why = [], []
         for s in chosen:
             try:
                 found.append(shape_from_geometry(geometry[s], pts, com))
             except ShapeError as exc:
                 if index >= 0:
                     raise ContactModelError(f"{pointer}/shape{side}: shape {s} of {body!r}: {exc}") from None
+                why.append(f"shape {s}: {exc}")
         if not found:
             raise ContactModelError(f"{pointer}/shape{side}: {body!r} has no shape that can touch (disk, bar, box "
-                                    "or convex polygon in its geometry)")
+                                    f"or convex polygon in its geometry){': ' if why else ''}{'; '.join(why)}")
         shapes.append((system.index[body] if body != GROUND else -1, found))
     (b1, shapes1), (b2, shapes2) = shapes
     out: list[ContactPoint] = []
