@@ -1,12 +1,12 @@
 """The linear complementarity problem (LCP) of impacts and of contact forces: find z such that
 
-    w = A z + b,   w >= 0,   z >= 0,   w^T z = 0                                                     (1)
+    w = A z + b,   w >= 0,   z >= 0,   w^T z = 0                                                (1)
 
 solved by Lemke's complementary pivoting with the covering vector e = (1, ..., 1) (Cottle, Pang and Stone, *The
 Linear Complementarity Problem*, 1992, section 4.4, Lemke's method; Murty, *Linear Complementarity, Linear and
-Nonlinear Programming*, 1988, chapter 2; docs/contact.md lists the sources). Lemke's method solves (1) when A is copositive-plus (every positive
-semi-definite A, the Delassus matrices of frictionless impacts and of resting contacts) and it terminates for
-every A: on a secondary ray it reports that it found no solution (possible with friction: Painleve's paradox).
+Nonlinear Programming*, 1988, chapter 2; docs/contact.md lists the sources). Lemke's method solves (1) when A
+is copositive-plus (every positive semi-definite A, the Delassus matrices of frictionless impacts and of resting
+contacts) and it terminates for every A: on a secondary ray it reports that it found no solution (possible with friction: Painleve's paradox).
 
 Why our own: no well-kept Python package offers an LCP solver (Siconos, the reference, is a large C++ library
 with its own build; MuJoCo and Chrono solve their own contact models internally); the problems here are small

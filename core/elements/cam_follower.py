@@ -57,7 +57,8 @@ class CamFollower(ElementType):
                         offer=False),
               Length("radius", "roller radius", gt=0.0, default=0.0, offer=False),
               Flag("unilateral", "the follower may lift off the cam (the contact force only pushes)", default=False),
-              Number("restitution", "coefficient of restitution e of a landing (0: plastic, 1: elastic)", units="-", ge=0.0,
+              Number("restitution", "coefficient of restitution e of a landing (0: plastic, 1: elastic)", units="-",
+                     ge=0.0,
                      le=1.0, default=0.0, offer=False))
     components = ("contact",)
     editor = EditorInfo("Cam", "A disk cam and its follower: click the cam's centre on the cam body, then the "

@@ -25,12 +25,15 @@ class ContactPair(ElementType):
     name = "contact_pair"
     section = "forces"
     fields = (BodyRef("body1", "the first body, or the ground"),
-              Count("shape1", "index of the touching shape in body1's geometry (-1: all of its shapes)", units="-", ge=-1,
+              Count("shape1", "index of the touching shape in body1's geometry (-1: all of its shapes)",
+                    units="-", ge=-1,
                     default=-1),
               BodyRef("body2", "the second body", distinct_from="body1"),
-              Count("shape2", "index of the touching shape in body2's geometry (-1: all of its shapes)", units="-", ge=-1,
+              Count("shape2", "index of the touching shape in body2's geometry (-1: all of its shapes)",
+                    units="-", ge=-1,
                     default=-1),
-              Number("restitution", "coefficient of restitution e of an impact (0: plastic, 1: elastic)", units="-", ge=0.0,
+              Number("restitution", "coefficient of restitution e of an impact (0: plastic, 1: elastic)", units="-",
+                     ge=0.0,
                      le=1.0, default=0.0),
               Number("friction_static", "static friction coefficient mu_s (omitted: frictionless)", units="-", ge=0.0,
                      default=None),

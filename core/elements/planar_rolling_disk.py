@@ -67,10 +67,13 @@ class PlanarRollingDisk(ElementType):
               PointRef("point2", "the disk's centre", body="body2"),
               Length("radius", "disk radius", gt=0.0),
               Flag("unilateral", "the disk may leave the line (the normal force only pushes)", default=False),
-              Number("friction_static", "static friction coefficient mu_s (omitted: the disk never slips)", units="-", ge=0.0,
+              Number("friction_static", "static friction coefficient mu_s (omitted: the disk never slips)", units="-",
+                     ge=0.0,
                      default=None),
-              Number("friction_kinetic", "kinetic friction coefficient mu_k (omitted: mu_s)", units="-", ge=0.0, default=None),
-              Number("restitution", "coefficient of restitution e of a landing (0: plastic, 1: elastic)", units="-", ge=0.0,
+              Number("friction_kinetic", "kinetic friction coefficient mu_k (omitted: mu_s)", units="-", ge=0.0,
+                     default=None),
+              Number("restitution", "coefficient of restitution e of a landing (0: plastic, 1: elastic)", units="-",
+                     ge=0.0,
                      le=1.0, default=0.0, offer=False))
     components = ("normal", "rolling")
     editor = EditorInfo("Rolling disk", "A disk rolling without slipping on a line: click the disk's centre, then "
