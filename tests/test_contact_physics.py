@@ -278,3 +278,23 @@ def test_contact_pair_errors_are_statuses_with_the_pointer():
 def test_a_model_without_contacts_runs_as_before():
     traj = _run(_sample("planar_rolling_disk_incline"), t_end=0.1)
     assert traj.stats["mode"] == "continuous" and "events" not in traj.stats
+
+
+# ---- the command line: the CSV's contact columns and the events file ------------------------------------------------
+def test_simulate_writes_contact_columns_and_the_events_beside_the_csv(tmp_path, capsys):
+    from cli_helpers import run_cli
+
+    from mechstudio.core.run.results import read_csv
+    out = tmp_path / "ball.csv"
+    rc, text, err = run_cli(["simulate", SAMPLES / "bouncing_ball.json", "--t-end", "1.3", "--out", out], capsys)
+    assert rc == 0, err
+    assert "contacts: 2 events" in text + err
+    cols = read_csv(out)
+    for name in ("contact.floor.gap", "contact.floor.normal", "contact.floor.state", "contact.floor.Fy",
+                 "energy.dissipated.impact", "energy.dissipated.friction"):
+        assert name in cols and len(cols[name]) == 131
+    lines = (tmp_path / "ball.events.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "t,kind,contact,details" and len(lines) == 3
+    t, kind, contact, details = lines[1].split(",")
+    assert float(t) == pytest.approx(math.sqrt(2 / G), abs=1e-9) and kind == "impact" and contact == "floor.0"
+    assert "impulse_Ns=" in details

@@ -37,6 +37,7 @@ from mechstudio.core.contact.contacts import ActiveSystem, ContactSet, PointMode
 from mechstudio.core.contact.modes import (ModeFailure, Watch, event_values, impact, select_mode, watches)
 from mechstudio.core.dynamics.correction import correct
 from mechstudio.core.dynamics.base import get_formulation
+from mechstudio.core.host.files import atomic_write_chunks
 from mechstudio.core.run.frames import Frame, FrameBlock
 from mechstudio.core.types import FloatArray, Status
 
@@ -396,4 +397,22 @@ class EventDriving:
         self.system = cr.cset.base
 
 
-__all__ = ["ContactRun", "EVENT_XTOL", "EventDriving", "IntervalStepper", "MAX_EVENTS_AT_ONCE"]
+def events_path(csv_path: str) -> str:
+    """Where the events of the results ``csv_path`` go: ``results.csv`` -> ``results.events.csv``."""
+    stem = csv_path[:-4] if csv_path.lower().endswith(".csv") else csv_path
+    return f"{stem}.events.csv"
+
+
+def write_events_csv(path: str, events: list[dict[str, Any]]) -> None:
+    """The events of a run (docs/results-csv.md, "Contact events") as CSV, atomically: t (full precision), kind,
+    contact, and the remaining keys as ``key=value`` pairs separated by ``;``."""
+    lines = ["t,kind,contact,details\n"]
+    for ev in events:
+        details = ";".join(f"{k}={v!r}" if not isinstance(v, float) else f"{k}={v:.17g}"
+                           for k, v in ev.items() if k not in ("t", "kind", "contact"))
+        lines.append(f"{ev['t']:.17g},{ev['kind']},{ev['contact']},{details}\n")
+    atomic_write_chunks(path, lines)
+
+
+__all__ = ["ContactRun", "EVENT_XTOL", "EventDriving", "IntervalStepper", "MAX_EVENTS_AT_ONCE", "events_path",
+           "write_events_csv"]
