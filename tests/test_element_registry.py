@@ -138,6 +138,10 @@ ELEMENT_ITEMS["planar_rolling_disk"] = ("joints", [], {"name": "RD", "type": "pl
 ELEMENT_ITEMS["cam_follower"] = ("joints", [], {"name": "CF", "type": "cam_follower", "body1": "A", "point1": "p",
                                                 "profile": CAM_PROFILE, "follower": "flat", "body2": "B",
                                                 "point2": "q", "axis": [0.8, 0.6]})
+# contacts that can let go: a contact pair between the bodies' bars (capsules); it adds no rows nor forces
+ELEMENT_ITEMS["contact_pair"] = ("forces", [], {"name": "CP", "type": "contact_pair", "body1": "A", "shape1": 0,
+                                                "body2": "B", "shape2": 0, "restitution": 0.5,
+                                                "friction_static": 0.3, "friction_kinetic": 0.2})
 #: the same types attached to the ground (other reaction sites and ground columns)
 GROUND_VARIANTS = {
     "revolute_on_ground": {"name": "RG", "type": "revolute", "body1": "A", "point1": "q", "body2": "ground",
@@ -257,6 +261,9 @@ def test_numeric_rows_and_jacobians_against_finite_differences(case):
     if not et.is_constraint:
         base = compile_model(fixture_model(case, with_element=False))
         q, v, t, _ = random_state(s.n, s.m, 1)
+        if case == "contact_pair":  # acts only in event-driven runs (tests/test_contact_physics.py)
+            np.testing.assert_array_equal(s.forces(q, v, t), base.forces(q, v, t))
+            return
         assert np.linalg.norm(s.forces(q, v, t) - base.forces(q, v, t)) > 1e-3  # the force element acts
         if case in ("spring_damper", "rotational_spring_damper"):  # conservative part: h(q, 0) = -dV/dq
             grad = fd_jacobian(lambda x: np.array([s.potential_energy(x, t)]), q)[0]

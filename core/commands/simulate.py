@@ -18,6 +18,7 @@ from mechstudio.core.commands.arguments import (STDIO, add_model_argument, add_p
                                      check_output_frames, points_from_args, positive_float, progress_counter,
                                      read_model, report_stream, write_columns)
 from mechstudio.core.dynamics.base import FORMULATIONS, get_formulation
+from mechstudio.core.run.events import events_path, write_events_csv
 from mechstudio.core.integrate.base import INTEGRATORS, get_integrator
 from mechstudio.core.simulate import SimulationSettings, Trajectory, run
 from mechstudio.core.systems.compile import compile_model
@@ -80,6 +81,8 @@ def print_summary(traj: Trajectory, settings: SimulationSettings, out: str | Non
         if not st.get("lambda_unique", True):
             print("  note: redundant constraints: the reactions are the minimum-norm solution (not unique)",
                   file=stream)
+    if "events" in st:
+        print(f"  contacts: {len(st['events'])} events", file=stream)
     if out and out != STDIO:
         print(f"  wrote {len(traj.frames)} rows to {out}", file=stream)
 
@@ -96,6 +99,8 @@ def run_command(args: argparse.Namespace, after_run: AfterRun | None = None) -> 
         close()
     if args.out:
         write_columns(args.out, traj.columns(points))
+        if args.out != STDIO and "events" in traj.stats:  # contacts: the events beside the results
+            write_events_csv(events_path(args.out), traj.stats["events"])
     if not args.quiet:
         print_summary(traj, settings, args.out)
     elif not traj.status.ok:

@@ -271,6 +271,9 @@ def scene_geometry(model: Model, frames: dict[str, tuple[np.ndarray, np.ndarray]
         elif t == "applied_torque":
             b = sg.body(f["body"])
             sg.forces.append(ForceGeom(f["name"], t, b.com if b else (0.0, 0.0)))
+        elif t == "contact_pair":  # marked at the moving body's centre of mass (body2's, body1's on the ground)
+            b = sg.body(f["body2"]) or sg.body(f["body1"])
+            sg.forces.append(ForceGeom(f["name"], t, b.com if b else (0.0, 0.0)))
     for d in data.get("drivers", []):
         if element_type(d["type"], "drivers").name == "coordinate":
             b = sg.body(d["body"])

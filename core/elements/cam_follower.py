@@ -13,6 +13,11 @@ checks (positive, convex for a flat face, resolved by the table) in core/element
 The face's normal u is perp(axis) or its opposite, whichever points away from the cam centre at the file's
 initial poses. The reaction (the contact force along the contact normal, the row's multiplier) is reported
 on the follower about ``point2`` (for a roller: the roller centre, so its moment is 0).
+
+With ``unilateral`` the contact holds only while its force pushes (docs/contact.md, run event by event by
+``mechstudio.core.run.events``): the follower lifts off where the contact force would become negative (the
+follower's spring preload and mass cannot keep it on the profile) and lands again with Newton's ``restitution``;
+the row is the signed gap (positive: apart), so it serves as the gap function. The contact is frictionless.
 """
 from __future__ import annotations
 
@@ -20,7 +25,8 @@ import math
 from typing import Any
 
 from mechstudio.core.elements.base import EditorInfo, ElementType
-from mechstudio.core.elements.fields import BodyRef, Choice, Direction, Length, ParseContext, PointRef, TimeFunction
+from mechstudio.core.elements.fields import (BodyRef, Choice, Direction, Flag, Length, Number, ParseContext, PointRef,
+                                             TimeFunction)
 from mechstudio.core.elements.planar_rolling_disk import initial_point
 from mechstudio.core.elements.primitives.cam_contact import CamContactSpec
 from mechstudio.core.elements.primitives.cam_profile import profile_problems
@@ -49,7 +55,11 @@ class CamFollower(ElementType):
               PointRef("point2", "roller centre, or a point of the flat face", body="body2"),
               Direction("axis", "flat face direction in body2's frame", noun="face direction", default=(1.0, 0.0),
                         offer=False),
-              Length("radius", "roller radius", gt=0.0, default=0.0, offer=False))
+              Length("radius", "roller radius", gt=0.0, default=0.0, offer=False),
+              Flag("unilateral", "the follower may lift off the cam (the contact force only pushes)", default=False),
+              Number("restitution", "coefficient of restitution e of a landing (0: plastic, 1: elastic)", units="-",
+                     ge=0.0,
+                     le=1.0, default=0.0, offer=False))
     components = ("contact",)
     editor = EditorInfo("Cam", "A disk cam and its follower: click the cam's centre on the cam body, then the "
                                "follower (a roller of radius 0.05 m at the click; the profile is a circle through "
@@ -66,6 +76,13 @@ class CamFollower(ElementType):
         if "profile" in ctx.ok and "follower" in ctx.ok:
             for p in profile_problems(element.profile, element.follower):
                 ctx.problem(f"{pointer}/profile", f"cam profile r(theta): {p}")
+
+    def contact_options(self, element: Any) -> dict[str, Any] | None:
+        """How the contact lets go (``mechstudio.core.contact``): the row 0 is the gap; None when bilateral."""
+        if not element.unilateral:
+            return None
+        return {"normal": 0, "tangent": None, "unilateral": True, "friction_static": None,
+                "restitution": element.restitution}
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         flat = element.follower == "flat"

@@ -9,6 +9,13 @@ v = A1 axis/|axis|, n = perp(v); c0 is the rolling row's value at the file's ini
 from the initial contact), see :func:`rolling_offset`. The reaction is reported on the disk about its centre:
 the force the line applies at the contact point, whose components along n and v are the normal and the friction
 force (:func:`contact_forces`); its moment about the centre is r times the friction force.
+
+Contact that can let go (docs/contact.md; run event by event by ``mechstudio.core.run.events``): with
+``unilateral`` the normal row holds only while its force pushes (the disk may leave the line and land on it again,
+with Newton's ``restitution``); with ``friction_static`` mu_s (and ``friction_kinetic`` mu_k, default mu_s) the
+rolling row holds only while the friction it needs stays within mu_s N: beyond, the disk slips and a kinetic
+friction force -mu_k N sign(v_slip) acts at the contact point; it rolls again when its slip velocity vanishes and
+the friction needed is within mu_s N. Without these fields the disk always touches and rolls (both rows bilateral).
 """
 from __future__ import annotations
 
@@ -18,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
-from mechstudio.core.elements.fields import BodyRef, Direction, Length, PointRef
+from mechstudio.core.elements.fields import BodyRef, Direction, Flag, Length, Number, ParseContext, PointRef
 from mechstudio.core.elements.primitives.disk_on_line import DiskOnLineSpec
 
 
@@ -58,13 +65,40 @@ class PlanarRollingDisk(ElementType):
                         noun="line direction"),
               BodyRef("body2", "the disk", moving=True, distinct_from="body1"),
               PointRef("point2", "the disk's centre", body="body2"),
-              Length("radius", "disk radius", gt=0.0))
+              Length("radius", "disk radius", gt=0.0),
+              Flag("unilateral", "the disk may leave the line (the normal force only pushes)", default=False),
+              Number("friction_static", "static friction coefficient mu_s (omitted: the disk never slips)", units="-",
+                     ge=0.0,
+                     default=None),
+              Number("friction_kinetic", "kinetic friction coefficient mu_k (omitted: mu_s)", units="-", ge=0.0,
+                     default=None),
+              Number("restitution", "coefficient of restitution e of a landing (0: plastic, 1: elastic)", units="-",
+                     ge=0.0,
+                     le=1.0, default=0.0, offer=False))
     components = ("normal", "rolling")
     editor = EditorInfo("Rolling disk", "A disk rolling without slipping on a line: click the disk's centre, then "
                                         "a point of the line (a body or the ground); the line runs along the "
                                         "global x axis", "rolling",
                         palette="planar_rolling_disk", icon="planar_rolling_disk",
                         placement="contact", rank=130)
+
+    def check(self, element: Any, ctx: ParseContext, pointer: str) -> None:
+        """mu_k needs mu_s, and at most mu_s."""
+        mu_s, mu_k = element.friction_static, element.friction_kinetic
+        if mu_k is not None and mu_s is None:
+            ctx.problem(f"{pointer}/friction_kinetic", "friction_kinetic needs friction_static (mu_s)")
+        elif mu_k is not None and mu_s is not None and mu_k > mu_s:
+            ctx.problem(f"{pointer}/friction_kinetic", f"friction_kinetic ({mu_k:g}) must not exceed "
+                                                       f"friction_static ({mu_s:g})")
+
+    def contact_options(self, element: Any) -> dict[str, Any] | None:
+        """How the contact lets go (``mechstudio.core.contact``): normal row 0, tangential (rolling) row 1; None
+        for a disk that always touches and rolls."""
+        if not element.unilateral and element.friction_static is None:
+            return None
+        return {"normal": 0, "tangent": 1, "unilateral": element.unilateral,
+                "friction_static": element.friction_static, "friction_kinetic": element.friction_kinetic,
+                "restitution": element.restitution}
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         return [DiskOnLineSpec(element.body1, element.point1, element.axis[:2], element.body2, element.point2,

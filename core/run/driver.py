@@ -59,12 +59,15 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from mechstudio.core.contact.contacts import ContactModelError, contact_set
+from mechstudio.core.contact.modes import ModeFailure, select_mode
 from mechstudio.core.dynamics.base import (FastOutput, Formulation, OutputScalar, RestartRequired, SolverFailure,
                                 get_formulation)
 from mechstudio.core.dynamics.correction import correct
 from mechstudio.core.integrate.base import Integrator, Stepper, get_integrator
 from mechstudio.core.jit import KernelNotCached, reset_policy, set_policy
 from mechstudio.core.run.blas import single_threaded_blas
+from mechstudio.core.run.events import ContactRun, EventDriving
 from mechstudio.core.run.frames import Frame, FrameBlock, Trajectory, concat_blocks
 from mechstudio.core.run.initial import initial_state
 from mechstudio.core.run.kernels import KernelChoice
@@ -139,9 +142,11 @@ class Settled:
     frame: Frame | None  # the output frame, when one was asked for
 
 
-class Driver:
+class Driver(EventDriving):
     """One run of ``system`` with ``settings`` (module docstring). :meth:`blocks` yields the frame blocks; then
-    :attr:`status`, :attr:`message` and :attr:`stats` say how it ended."""
+    :attr:`status`, :attr:`message` and :attr:`stats` say how it ended. A model with contacts that can let go
+    (unilateral contacts, friction: ``mechstudio.core.contact``) runs event by event on the numpy path
+    (``mechstudio.core.run.events``)."""
 
     def __init__(self, system: ConstrainedSystem, settings: SimulationSettings, hooks: RunHooks | None = None, *,
                  q0: FloatArray | None = None, v0: FloatArray | None = None, block_frames: int = 50,
@@ -197,14 +202,16 @@ class Driver:
                     if self._keep(self._initial_frame()):
                         yield self._flush()
                     self._check_cancel()
-                    if self.integ.continuous:
+                    if self.contact is not None:
+                        yield from self._run_events()
+                    elif self.integ.continuous:
                         yield from self._run_continuous()
                     else:
                         yield from self._run_intervals()
                     raise RunEnded(Status.FINISHED, f"finished at t = {st.t:.6g} s")
             except RunEnded as end:
                 yield from self._end(end.status, end.message)
-            except SolverFailure as exc:
+            except (SolverFailure, ModeFailure) as exc:
                 yield from self._end(Status.FAILED, str(exc))
             except NUMERICAL_ERRORS as exc:
                 yield from self._end(Status.FAILED, self._numerical_failure(exc))
@@ -222,6 +229,13 @@ class Driver:
         else:
             st.q = np.asarray(self.q0, float)
             st.v = np.zeros(system.n) if self.v0 is None else np.asarray(self.v0, float)
+        try:
+            contacts = contact_set(system)
+        except ContactModelError as exc:
+            self.message = f"the contacts cannot be set up: {exc}"
+            return False
+        if contacts is not None:  # event-driven, on the numpy path (mechstudio.core.run.events)
+            self.kernels.mode, self.kernels.compiled, self.kernels.gave_up = "numpy", False, True
         st.phase = f"setting up the {settings.formulation} formulation"  # once per run
         try:
             self.form = self._formulation(self.kernels.initial_compiled())
@@ -236,6 +250,15 @@ class Driver:
         st.cpu0, st.wall0 = time.process_time(), time.perf_counter()
         st.numpy_t0, st.numpy_cpu0 = st.t, st.cpu0
         st.last_emit = time.perf_counter()
+        if contacts is not None:
+            st.stats["mode"] = "events"
+            self.t_final = float(self.times[-1])
+            self.contact = ContactRun(contacts)
+            step = self.integ.max_step
+            self.integ.max_step = settings.dt if not step else min(step, settings.dt)  # events.SAMPLES per dt
+            st.phase = "choosing the initial contact mode"
+            mode = select_mode(contacts, contacts.initial_mode(), st.q, st.v, st.t)
+            self._enter_mode(mode, st.q, st.v, st.t, st.work)
         return True
 
     def _formulation(self, compiled: bool) -> Formulation:
@@ -280,6 +303,8 @@ class Driver:
                 self._switch_to_compiled()
 
     def _new_stepper(self, t: float, y: FloatArray, work: float) -> Stepper:
+        if self.contact is not None:
+            return self._contact_stepper(t, y, work)
         return self.integ.start(self.form.rhs_augmented, t, np.append(y, work), self.t_final,
                                 compiled=self.form.compiled_rhs())
 
@@ -312,11 +337,11 @@ class Driver:
                                           f"{st.stepper.h:.3g} s; a singularity, or a stiff model: try radau)")
         return True
 
-    def _outputs_inside_step(self) -> Iterator[FrameBlock]:
-        """The output times strictly inside the last step: dense output, then the correction of the recorded copy
-        (the integrator's state is not touched)."""
+    def _outputs_inside_step(self, t_bound: float | None = None) -> Iterator[FrameBlock]:
+        """The output times strictly inside the last step (before ``t_bound`` when given: a contact event): dense
+        output, then the correction of the recorded copy (the integrator's state is not touched)."""
         st, times, n_out = self.state, self.times, self.settings.output_count
-        t_new = st.stepper.t
+        t_new = st.stepper.t if t_bound is None else t_bound
         inside = []
         while st.k <= n_out and times[st.k] < t_new - self.eps:
             inside.append(st.k)
@@ -559,6 +584,8 @@ class Driver:
         """Keep a recorded frame; True when a block is due (frame count, wall time since the last block, or the
         caller's ``flush_now``)."""
         st, hooks = self.state, self.hooks
+        if self.contact is not None:
+            self._contact_columns(frame)
         st.pending.append(frame)
         st.last_frame_t = frame.t
         if (len(st.pending) >= self.block_frames or time.perf_counter() - st.last_emit > self.block_seconds
@@ -585,6 +612,7 @@ class Driver:
         st = self.state
         if st.pending:
             yield self._flush()
+        self._contact_stats()
         form, integ, kernels = self.form, self.integ, self.kernels
         now = time.process_time()
         if form is not None and not kernels.compiled:

@@ -130,6 +130,8 @@ class Trajectory:
         cols["energy.potential"] = f.potential
         cols["energy.total"] = f.kinetic + f.potential
         cols["work.nonconservative"] = f.work
+        extra = (self.stats or {}).get("columns") or {}  # contact runs: contacts and dissipation (core.run.events)
+        cols.update({k: np.asarray(v) for k, v in extra.items() if len(v) == len(f.t)})
         cols["violation.position"] = f.violation_position
         cols["violation.velocity"] = f.violation_velocity
         cols["violation.position_before"] = f.violation_position_before

@@ -1,0 +1,527 @@
+"""The contacts of a planar model and the system of one contact mode (docs/contact.md).
+
+A :class:`ContactSet` lists the model's contact points, grouped by the element they belong to
+(:class:`ContactGroup`):
+
+* *row contacts*: an element whose own constraint rows are a contact (a cam and follower, a planar rolling disk)
+  and that its type declares as unilateral and/or frictional (``ElementType.contact_options``): its normal row is
+  the gap (the cam's row, the disk's normal row: both are the signed distance of the surfaces, positive apart),
+  its tangential row (the disk's rolling row, whose rate is the slip velocity of the contact point) holds while
+  it sticks;
+* *pair contacts*: a ``contact_pair`` element between two body shapes; its candidate points and their rows come
+  from the shapes (core/contact/geometry.py).
+
+A *mode* (:class:`PointMode` per point) says which points are closed, and for a closed point whether its group
+sticks (the tangential row holds, with the offset c0 of the instant it began to stick) or slips (in the fixed
+direction ``slip`` = sign of the slip velocity: a kinetic friction force -mu_k N slip acts along the slip
+velocity's gradient Gt, as a load). :class:`ActiveSystem` is the constrained system of one mode: the base
+system's rows that are no contact, then the closed points' normal rows and the sticking points' tangential rows
+(all holonomic), then the base system's nonholonomic rows. Between two events the mode is fixed and any
+formulation integrates this system.
+
+Kinetic friction depends on the normal force N, itself a multiplier: the loads of slipping points and the
+multipliers are solved together, from the augmented (non-symmetric) system of the mode
+
+    M q'' - (C + D)^T lambda = h,   C q'' = -eta,    D[row of N_k] = -mu_k,k slip_k Gt_k              (1)
+
+(least squares, so that redundant rows -- two corners of a block sticking on one line -- get the minimum-norm
+split); ``forces`` returns h + D^T lambda, so that the formulation, which treats the constraints as ideal, gets
+the same q'' and lambda. Their power q'^T D^T lambda = -sum mu_k N_k |v_t,k| is the friction's, reported by
+``nonconservative_power`` and so carried in the run's work W.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from mechstudio.core.contact.geometry import (GROUND_STATE, BodyState, PointLine, PointPoint, Row, Shape,
+                                              ShapeError, nearest_row, shape_from_geometry)
+from mechstudio.core.elements import element_type
+from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
+from mechstudio.core.types import FloatArray
+
+GROUND = "ground"
+
+
+class ContactModelError(ValueError):
+    """A contact element that cannot be set up (the message names the element and its JSON pointer)."""
+
+
+@dataclass(frozen=True)
+class ContactGroup:
+    """One contact element: its points, friction and restitution; ``constraint`` its index in the system's
+    constraint list; ``unilateral`` False for an element whose normal row always holds (only its friction can let
+    go); ``site`` (body index, sign) where its reaction is reported (about the body's centre of mass)."""
+    name: str
+    constraint: int
+    points: tuple[int, ...]
+    mu_s: float
+    mu_k: float
+    restitution: float
+    unilateral: bool
+    frictional: bool
+    site: tuple[int, float] = (-1, 1.0)
+    kind: str = "row"
+
+
+@dataclass(frozen=True)
+class ContactPoint:
+    """One contact point: a row contact's base rows (``normal_row``, ``tangent_row``), or a pair candidate (the
+    disk ``disk`` = (body-frame centre, radius) of body ``body_a`` against ``shape`` of ``body_b``; body -1: the
+    ground; ``with_disks``: the shape's disks count too)."""
+    group: int
+    label: str
+    normal_row: int = -1
+    tangent_row: int = -1
+    body_a: int = -1
+    body_b: int = -1
+    disk: tuple[tuple[float, float], float] = ((0.0, 0.0), 0.0)
+    shape: Shape | None = None
+    with_disks: bool = True
+
+
+@dataclass(frozen=True)
+class PointMode:
+    """A point's mode: closed or open; for a closed one stick (row with offset c0) or slip (direction +-1); a
+    pair point's row (its feature) fixed while closed."""
+    closed: bool = False
+    stick: bool = False
+    slip: float = 0.0
+    c0: float = 0.0
+    row: Row | None = None
+
+
+@dataclass(frozen=True)
+class PointRows:
+    """A point's rows at a state, full width: gap [m], normal row Gn and bn (g'' = Gn q'' + bn), slip velocity
+    gradient Gt (v_t = Gt q'), stick row value (without c0), gradient Gs and bs, the normal (world) and the
+    contact point (world; the row contacts': NaN)."""
+    gap: float
+    gn: FloatArray
+    bn: float
+    gt: FloatArray
+    stick: float
+    gs: FloatArray
+    bs: float
+    normal: FloatArray
+    point: FloatArray
+
+
+def _contact_options(et: Any, item: Any) -> dict[str, Any] | None:
+    options = getattr(et, "contact_options", None)
+    return None if options is None else options(item)
+
+
+class ContactSet:
+    """The contact points of a planar system (module docstring); built by :func:`contact_set`."""
+
+    def __init__(self, base: ConstrainedSystem, groups: list[ContactGroup], points: list[ContactPoint]):
+        self.base = base
+        self.groups = groups
+        self.points = points
+        self.managed = sorted({r for p in points for r in (p.normal_row, p.tangent_row) if r >= 0})
+        self._memo_q: tuple | None = None
+        self._memo_v: tuple | None = None
+
+    def __len__(self) -> int:
+        return len(self.points)
+
+    # ---- states of the bodies ------------------------------------------------------------------------------------
+    def body_state(self, k: int, q: FloatArray, v: FloatArray) -> BodyState:
+        if k < 0:
+            return GROUND_STATE
+        return BodyState(q[3 * k:3 * k + 2], float(q[3 * k + 2]), v[3 * k:3 * k + 2], float(v[3 * k + 2]))
+
+    def nearest(self, k: int, q: FloatArray) -> tuple[float, Row | None]:
+        """A pair point's gap [m] at q and the row of its nearest feature (inf, None: not in reach)."""
+        p = self.points[k]
+        zero = np.zeros_like(q)
+        A, B = self.body_state(p.body_a, q, zero), self.body_state(p.body_b, q, zero)
+        s, rho = p.disk
+        c = A.r + np.array([math.cos(A.phi) * s[0] - math.sin(A.phi) * s[1],
+                            math.sin(A.phi) * s[0] + math.cos(A.phi) * s[1]])
+        return nearest_row(c, rho, s, A, p.shape, B, p.with_disks)
+
+    def rows(self, k: int, mode: PointMode, q: FloatArray, v: FloatArray, t: float,
+             base: tuple[FloatArray, FloatArray, FloatArray] | None = None) -> PointRows:
+        """Point k's rows at (q, q', t) with the row of ``mode`` (a pair point's nearest feature when none);
+        ``base``: (Phi, C, gamma) of the base system when already evaluated."""
+        p = self.points[k]
+        n = self.base.n
+        if p.normal_row >= 0:
+            phi, C, gamma = base if base is not None else self.base_arrays(q, v, t)
+            nr, tr = p.normal_row, p.tangent_row
+            gt = C[tr] if tr >= 0 else np.zeros(n)
+            nan = np.full(2, np.nan)
+            return PointRows(float(phi[nr]), C[nr], float(-gamma[nr]), gt, float(phi[tr]) if tr >= 0 else 0.0, gt,
+                             float(-gamma[tr]) if tr >= 0 else 0.0, nan, nan)
+        row = mode.row if mode.row is not None else self.nearest(k, q)[1]
+        A, B = self.body_state(p.body_a, q, v), self.body_state(p.body_b, q, v)
+        if row is None:  # out of reach: no rows (the gap is infinite)
+            z = np.zeros(n)
+            return PointRows(math.inf, z, 0.0, z, 0.0, z, 0.0, np.zeros(2), np.zeros(2))
+        rv = row.values(A, B)
+        gn, gt, gs = np.zeros(n + 3), np.zeros(n + 3), np.zeros(n + 3)  # + a dummy ground block
+        ia = 3 * p.body_a if p.body_a >= 0 else n
+        ib = 3 * p.body_b if p.body_b >= 0 else n
+        for g, a, b in ((gn, rv.gn_a, rv.gn_b), (gt, rv.gt_a, rv.gt_b), (gs, rv.gs_a, rv.gs_b)):
+            g[ia:ia + 3] += a
+            g[ib:ib + 3] += b
+        return PointRows(rv.gap, gn[:n], rv.bn, gt[:n], rv.stick, gs[:n], rv.bs, rv.normal, rv.point)
+
+    def base_arrays(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(Phi (m_h,), C (m, n), gamma (m_h,)) of the base system at (q, q', t), memoised for the last state (a
+        cam's row costs a Newton solve per evaluation)."""
+        b = self.base
+        kq = (t, q.tobytes())
+        if self._memo_q is None or self._memo_q[0] != kq:
+            self._memo_q = (kq, (b.phi(q, t), b.constraint_matrix(q, t)))
+        kv = (kq, v.tobytes())
+        if self._memo_v is None or self._memo_v[0] != kv:
+            self._memo_v = (kv, b.gamma(q, v, t))
+        (phi, C), gamma = self._memo_q[1], self._memo_v[1]
+        return phi, C, gamma
+
+    def initial_mode(self) -> list[PointMode]:
+        """Every row contact closed and sticking (how the base system assembles them), every pair point open."""
+        return [PointMode(closed=True, stick=True) if p.normal_row >= 0 else PointMode() for p in self.points]
+
+
+def contact_set(system: ConstrainedSystem) -> ContactSet | None:
+    """The contacts of ``system`` (a planar system), or None when it has none that can let go (then the run is the
+    usual one). :class:`ContactModelError` for a contact pair whose shapes cannot touch."""
+    model = getattr(system, "model", None)
+    if model is None or model.kind != "planar" or not hasattr(system, "entries"):
+        return None
+    groups: list[ContactGroup] = []
+    points: list[ContactPoint] = []
+    joints = {j.name: j for j in model.entities.joints}
+    for ci, (info, entry) in enumerate(zip(system.constraints, system.entries)):
+        item = joints.get(info.name)
+        opts = None if item is None else _contact_options(entry.element, item)
+        if opts is None:
+            continue
+        mu_s, mu_k, frictional = _friction(opts)
+        normal = info.rows[opts["normal"]]
+        tangent = info.rows[opts["tangent"]] if opts.get("tangent") is not None else -1
+        unilateral = bool(opts.get("unilateral", False))
+        if not unilateral and (tangent < 0 or not frictional):
+            continue  # bilateral and without friction: an ordinary constraint
+        gi = len(groups)
+        site = entry.site
+        groups.append(ContactGroup(info.name, ci, (len(points),), mu_s, mu_k, float(opts.get("restitution", 0.0)),
+                                   unilateral, frictional and tangent >= 0,
+                                   (system.index[site.body] if site.body != GROUND else -1, site.sign)))
+        # a unilateral disk without friction data rolls without slipping while it touches: its rolling row holds
+        points.append(ContactPoint(gi, info.name, normal, tangent))
+    for item in model.entities.forces:
+        et = element_type(item.type, "forces")
+        opts = _contact_options(et, item)
+        if opts is None or not opts.get("pair"):
+            continue
+        mu_s, mu_k, frictional = _friction(opts)
+        gi = len(groups)
+        pts = _pair_points(system, model, item, gi)
+        site = et.reaction_site(item, model.entities)
+        groups.append(ContactGroup(item.name, -1, tuple(range(len(points), len(points) + len(pts))), mu_s, mu_k,
+                                   float(opts.get("restitution", 0.0)), True, frictional,
+                                   (system.index[site.body] if site.body != GROUND else -1, site.sign), "pair"))
+        points.extend(pts)
+    if not groups:
+        return None
+    return ContactSet(system, groups, points)
+
+
+def _friction(opts: dict[str, Any]) -> tuple[float, float, bool]:
+    """(mu_s, mu_k, frictional) of an element's contact options."""
+    mu_s = opts.get("friction_static")
+    mu_k = opts.get("friction_kinetic")
+    mu_s_v = float(mu_s or 0.0)
+    return mu_s_v, mu_s_v if mu_k is None else float(mu_k), mu_s is not None
+
+
+def _pair_points(system: Any, model: Any, item: Any, gi: int) -> list[ContactPoint]:
+    """The candidate points of a contact pair between its shapes (geometry module docstring)."""
+    pointer = f"{model.source or 'model'}:/forces/{item.index}"
+    shapes = []
+    for side in (1, 2):
+        body = getattr(item, f"body{side}")
+        index = int(getattr(item, f"shape{side}"))
+        if body == GROUND:
+            geometry = model.data.get("ground", {}).get("geometry", [])
+            pts = model.data.get("ground", {}).get("points", {})
+            com = (0.0, 0.0)
+        else:
+            raw = next(b for b in model.data.get("bodies", []) if b.get("name") == body)
+            geometry, pts, com = raw.get("geometry", []), raw.get("points", {}), raw.get("com", [0.0, 0.0])
+        chosen = range(len(geometry)) if index < 0 else [index]
+        if index >= len(geometry):
+            raise ContactModelError(f"{pointer}/shape{side}: {body!r} has {len(geometry)} shapes in its geometry; "
+                                    f"shape {index} does not exist")
+        found, why = [], []
+        for s in chosen:
+            try:
+                found.append(shape_from_geometry(geometry[s], pts, com))
+            except ShapeError as exc:
+                if index >= 0:
+                    raise ContactModelError(f"{pointer}/shape{side}: shape {s} of {body!r}: {exc}") from None
+                why.append(f"shape {s}: {exc}")
+        if not found:
+            raise ContactModelError(f"{pointer}/shape{side}: {body!r} has no shape that can touch (disk, bar, box "
+                                    f"or convex polygon in its geometry){': ' if why else ''}{'; '.join(why)}")
+        shapes.append((system.index[body] if body != GROUND else -1, found))
+    (b1, shapes1), (b2, shapes2) = shapes
+    out: list[ContactPoint] = []
+    for s1 in shapes1:
+        for s2 in shapes2:
+            for disk in s2.disks():  # body2's disks against body1's shape (its edges and its disks)
+                out.append(ContactPoint(gi, f"{item.name}.{len(out)}", body_a=b2, body_b=b1, disk=disk, shape=s1,
+                                        with_disks=True))
+            if s2.kind != "circle":
+                for disk in s1.disks():  # body1's disks against body2's edges only (its disks are counted above)
+                    out.append(ContactPoint(gi, f"{item.name}.{len(out)}", body_a=b1, body_b=b2, disk=disk,
+                                            shape=s2, with_disks=False))
+    return out
+
+
+# ---- the system of one mode ----------------------------------------------------------------------------------------
+@dataclass
+class Dynamics:
+    """q'', the multipliers of the active rows and the kinetic friction load at one state (eq. (1))."""
+    qdd: FloatArray
+    lam: FloatArray
+    friction: FloatArray  # D^T lambda (n,) [N, N m]
+    rows: list[PointRows | None] = field(default_factory=list)  # the closed points' rows (None: open)
+    unique: bool = True
+
+
+class ActiveSystem(ConstrainedSystem):
+    """The constrained system of one contact mode (module docstring)."""
+
+    def __init__(self, cset: ContactSet, mode: list[PointMode]):
+        base = cset.base
+        self.cset, self.base, self.mode = cset, base, list(mode)
+        self.model = base.model
+        self.n = base.n
+        self.coord_names = base.coord_names
+        self.diagonal_mass = getattr(base, "diagonal_mass", False)
+        if self.diagonal_mass:
+            self.mass_diagonal = base.mass_diagonal
+        managed = set(cset.managed)
+        mh = base.m_holonomic
+        self.keep = np.array([r for r in range(mh) if r not in managed], np.int64)
+        #: (point, "n" or "s") of each contact row, after the kept base rows
+        self.custom = [(k, "n") for k, pm in enumerate(self.mode) if pm.closed]
+        self.custom += [(k, "s") for k, pm in enumerate(self.mode) if pm.closed and pm.stick
+                        and self._has_tangent(k)]
+        self.m_holonomic = len(self.keep) + len(self.custom)
+        self.m_nonholonomic = base.m_nonholonomic
+        self.normal_index = {k: len(self.keep) + i for i, (k, kind) in enumerate(self.custom) if kind == "n"}
+        self.stick_index = {k: len(self.keep) + i for i, (k, kind) in enumerate(self.custom) if kind == "s"}
+        self.slipping = [k for k, pm in enumerate(self.mode) if pm.closed and not pm.stick and pm.slip != 0.0
+                         and cset.groups[cset.points[k].group].mu_k > 0.0]
+        new_row = {int(r): i for i, r in enumerate(self.keep)}
+        new_row.update({mh + j: self.m_holonomic + j for j in range(base.m_nonholonomic)})
+        self.constraints = []
+        group_of = {g.constraint: gi for gi, g in enumerate(cset.groups)}
+        for ci, c in enumerate(base.constraints):
+            rows = tuple(new_row[r] for r in c.rows if r in new_row)
+            if ci in group_of:
+                pts = set(cset.groups[group_of[ci]].points)
+                rows += tuple(len(self.keep) + i for i, (k, _) in enumerate(self.custom) if k in pts)
+            self.constraints.append(ConstraintInfo(c.name, c.type, rows, tuple(f"r{i}" for i in range(len(rows))),
+                                                   c.holonomic, c.body1, c.body2))
+        self._memo: tuple | None = None
+        self._rows_memo: dict[tuple, list[PointRows | None]] = {}
+
+    def _has_tangent(self, k: int) -> bool:
+        p = self.cset.points[k]
+        return p.tangent_row >= 0 or (p.normal_row < 0 and self.cset.groups[p.group].frictional)
+
+    # ---- rows ------------------------------------------------------------------------------------------------------
+    def point_rows(self, q: FloatArray, v: FloatArray, t: float) -> list[PointRows | None]:
+        """The rows of the closed points at (q, q', t) (None for the open ones), memoised for the last few states
+        (phi, C, gamma and the dynamics ask for them at the same state)."""
+        key = (t, q.tobytes(), v.tobytes())
+        memo = self._rows_memo
+        found = memo.get(key)
+        if found is not None:
+            return found
+        base = self.cset.base_arrays(q, v, t) if self.cset.managed else None
+        rows = [self.cset.rows(k, pm, q, v, t, base) if pm.closed else None for k, pm in enumerate(self.mode)]
+        if len(memo) >= 8:
+            memo.pop(next(iter(memo)))
+        memo[key] = rows
+        return rows
+
+    def _custom(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(values, gradients, quadratic terms) of the contact rows."""
+        rows = self.point_rows(q, v, t)
+        vals, grads, quad = [], [], []
+        for k, kind in self.custom:
+            r = rows[k]
+            if kind == "n":
+                vals.append(r.gap)
+                grads.append(r.gn)
+                quad.append(r.bn)
+            else:
+                vals.append(r.stick - self.mode[k].c0)
+                grads.append(r.gs)
+                quad.append(r.bs)
+        n = self.n
+        return np.array(vals, float), np.array(grads, float).reshape(-1, n), np.array(quad, float)
+
+    def phi(self, q: FloatArray, t: float) -> FloatArray:
+        zero = np.zeros(self.n)
+        return np.concatenate((self.cset.base_arrays(q, zero, t)[0][self.keep], self._custom(q, zero, t)[0]))
+
+    def constraint_matrix(self, q: FloatArray, t: float) -> FloatArray:
+        C = self.cset.base_arrays(q, np.zeros(self.n), t)[1]
+        mh = self.base.m_holonomic
+        return np.vstack((C[self.keep], self._custom(q, np.zeros(self.n), t)[1], C[mh:]))
+
+    def phi_q(self, q: FloatArray, t: float) -> FloatArray:
+        return self.constraint_matrix(q, t)[:self.m_holonomic]
+
+    def phi_t(self, q: FloatArray, t: float) -> FloatArray:
+        return self.xi(q, t)[:self.m_holonomic]
+
+    def xi(self, q: FloatArray, t: float) -> FloatArray:
+        x = self.base.xi(q, t)
+        mh = self.base.m_holonomic
+        return np.concatenate((x[self.keep], np.zeros(len(self.custom)), x[mh:]))
+
+    def gamma(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        return np.concatenate((self.cset.base_arrays(q, v, t)[2][self.keep], -self._custom(q, v, t)[2]))
+
+    def eta(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        mh = self.base.m_holonomic
+        return np.concatenate((-self.gamma(q, v, t), self.base.eta(q, v, t)[mh:]))
+
+    @property
+    def rheonomic(self) -> bool:
+        return self.base.rheonomic
+
+    # ---- dynamics ----------------------------------------------------------------------------------------------------
+    def mass_matrix(self, q: FloatArray, t: float) -> FloatArray:
+        return self.base.mass_matrix(q, t)
+
+    def dynamics(self, q: FloatArray, v: FloatArray, t: float) -> Dynamics:
+        """Eq. (1) of the module docstring at (q, q', t), cached for the last state."""
+        key = (t, q.tobytes(), v.tobytes())
+        if self._memo is not None and self._memo[0] == key:
+            return self._memo[1]
+        n = self.n
+        M = self.base.mass_matrix(q, t)
+        h = self.base.forces(q, v, t)
+        C = self.constraint_matrix(q, t)
+        eta = self.eta(q, v, t)
+        m = C.shape[0]
+        rows = self.point_rows(q, v, t)
+        D = np.zeros((m, n))
+        for k in self.slipping:
+            g = self.cset.groups[self.cset.points[k].group]
+            D[self.normal_index[k]] -= g.mu_k * self.mode[k].slip * rows[k].gt
+        K = np.zeros((n + m, n + m))
+        K[:n, :n] = M
+        K[:n, n:] = -(C + D).T
+        K[n:, :n] = C
+        rhs = np.concatenate((h, -eta))
+        sol, _, rank, _ = np.linalg.lstsq(K, rhs, rcond=1e-12)
+        qdd, lam = sol[:n], sol[n:]
+        dyn = Dynamics(qdd, lam, D.T @ lam, rows, bool(rank == n + m))
+        self._memo = (key, dyn)
+        return dyn
+
+    def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        h = self.base.forces(q, v, t)
+        if not self.slipping:
+            return h
+        return h + self.dynamics(q, v, t).friction
+
+    def friction_power(self, q: FloatArray, v: FloatArray, t: float) -> float:
+        """Power [W] of the kinetic friction of the slipping points (<= 0)."""
+        if not self.slipping:
+            return 0.0
+        return float(v @ self.dynamics(q, v, t).friction)
+
+    def nonconservative_power(self, q: FloatArray, v: FloatArray, t: float) -> float:
+        return self.base.nonconservative_power(q, v, t) + self.friction_power(q, v, t)
+
+    def kinetic_energy(self, q: FloatArray, v: FloatArray, t: float) -> float:
+        return self.base.kinetic_energy(q, v, t)
+
+    def potential_energy(self, q: FloatArray, t: float) -> float:
+        return self.base.potential_energy(q, t)
+
+    def normal_forces(self, dyn: Dynamics) -> dict[int, float]:
+        """N [N] of every closed point (its normal row's multiplier; positive: pushing)."""
+        return {k: float(dyn.lam[i]) for k, i in self.normal_index.items()}
+
+    def tangential_forces(self, dyn: Dynamics) -> dict[int, float]:
+        """The friction force [N] on body A along tau of every closed point (sticking: its row's multiplier;
+        slipping: -mu_k N slip)."""
+        out = {}
+        N = self.normal_forces(dyn)
+        for k, i in self.stick_index.items():
+            out[k] = float(dyn.lam[i])
+        for k in self.slipping:
+            g = self.cset.groups[self.cset.points[k].group]
+            out[k] = -g.mu_k * N[k] * self.mode[k].slip
+        return out
+
+    # ---- results -----------------------------------------------------------------------------------------------------
+    def reactions(self, q: FloatArray, lam: FloatArray, t: float) -> dict[str, FloatArray]:
+        """The base system's reactions with the contact rows' multipliers in their places (a slipping row contact's
+        tangential row gets the equivalent -mu_k N slip); a contact pair is no constraint of the base system: its
+        force is in :meth:`pair_force`."""
+        base, cset = self.base, self.cset
+        mh, n = base.m_holonomic, self.n
+        full = np.zeros(base.m)
+        nk = len(self.keep)
+        full[self.keep] = lam[:nk]
+        full[mh:] = lam[self.m_holonomic:]
+        for i, (k, kind) in enumerate(self.custom):
+            p = cset.points[k]
+            value = float(lam[nk + i])
+            if p.normal_row >= 0:
+                full[p.normal_row if kind == "n" else p.tangent_row] = value
+                if kind == "n" and k in self.slipping:
+                    full[p.tangent_row] = -cset.groups[p.group].mu_k * value * self.mode[k].slip
+        return base.reactions(q, full, t) if base.m else {c.name: np.zeros(6) for c in base.constraints}
+
+    def pair_force(self, gi: int, q: FloatArray, v: FloatArray, t: float, dyn: Dynamics) -> FloatArray:
+        """(Fx, Fy, Mz) [N, N m] that contact pair group ``gi`` applies to its reported body (about its centre of
+        mass): the sum over its closed points of the normal and friction forces."""
+        cset = self.cset
+        g = cset.groups[gi]
+        gen = np.zeros(self.n + 3)
+        N, Ft = self.normal_forces(dyn), self.tangential_forces(dyn)
+        for k in g.points:
+            if k in N:
+                r = dyn.rows[k]
+                gen[:self.n] += r.gn * N[k] + (r.gs if k in self.stick_index else r.gt) * Ft.get(k, 0.0)
+        body, sign = g.site
+        if body < 0:
+            return np.zeros(3)
+        return gen[3 * body:3 * body + 3] * sign
+
+    def initial_guess(self) -> FloatArray:
+        return self.base.initial_guess()
+
+    def initial_velocity_specs(self) -> list[tuple[int, float]]:
+        return self.base.initial_velocity_specs()
+
+    def held_coordinates(self) -> list[int]:
+        return self.base.held_coordinates()
+
+    def contact_columns(self, q: FloatArray, reactions: FloatArray) -> dict[str, FloatArray]:
+        hook = getattr(self.base, "contact_columns", None)
+        return hook(q, reactions) if hook is not None else {}
+
+
+__all__ = ["ActiveSystem", "ContactGroup", "ContactModelError", "ContactPoint", "ContactSet", "Dynamics",
+           "PointMode", "PointRows", "contact_set"]
