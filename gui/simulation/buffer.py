@@ -3,6 +3,11 @@
 The worker thread emits :class:`~core.simulate.FrameBlock` objects (copied arrays, never modified again); the
 controller appends them here on the GUI thread. Views and plots read from the buffer on their own timers:
 ``version`` changes on every append, so a timer can skip repainting when nothing arrived.
+
+A run with contacts that can let go also brings, before each block, the contact columns of its frames and the
+events found meanwhile (:class:`~gui.simulation.contact_stream.ContactBlock`, :meth:`TrajectoryBuffer.append_contacts`):
+:meth:`TrajectoryBuffer.column` gives a column over the frames received (NaN where a frame had none), and
+:attr:`TrajectoryBuffer.events` lists the events in time order.
 """
 from __future__ import annotations
 
@@ -28,6 +33,11 @@ class TrajectoryBuffer:
         self.blocks_received = 0
         self._cap = 0
         self._data: dict[str, np.ndarray] = {}
+        self._columns: dict[str, np.ndarray] = {}  # contact columns, each of capacity _ccap (NaN: no value)
+        self._ccap = 0
+        self._csize = 0  # frames the contact columns cover (== size, or ahead of it by the block announced)
+        #: the run's events (docs/contact.md, "Results"): dicts with ``t`` [s], ``kind``, ``contact``, ...
+        self.events: list[dict[str, Any]] = []
         self._grow(256)
 
     def _shape(self, name: str, cap: int) -> tuple[int, ...]:
@@ -54,6 +64,44 @@ class TrajectoryBuffer:
         self.size += k
         self.version += 1
         self.blocks_received += 1
+
+    def append_contacts(self, block: Any) -> None:
+        """The contact columns of the frames of the next :meth:`append` (a ContactBlock) and the new events."""
+        k = max((len(v) for v in block.columns.values()), default=0)
+        if self._csize + k > self._ccap:
+            cap = max(2 * self._ccap, self._csize + k, 256)
+            for name, arr in self._columns.items():
+                new = np.full(cap, np.nan)
+                new[:self._csize] = arr[:self._csize]
+                self._columns[name] = new
+            self._ccap = cap
+        for name, values in block.columns.items():
+            if name not in self._columns:
+                self._columns[name] = np.full(self._ccap, np.nan)
+            self._columns[name][self._csize:self._csize + len(values)] = values
+        self._csize += k
+        if block.events:
+            self.events.extend(block.events)
+            self.version += 1
+
+    def set_contact_results(self, columns: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        """The run's complete contact columns and events (its statistics at the end): they replace what came
+        block by block (the same values; a run that ended early may have events after its last block)."""
+        n = self.size
+        full = {k: np.array(v, float) for k, v in columns.items() if len(v) == n}
+        if full:
+            self._columns, self._ccap, self._csize = full, n, n
+        self.events = [dict(ev) for ev in events]
+        self.version += 1
+
+    @property
+    def column_names(self) -> list[str]:
+        """The contact columns received (``contact.<name>.<part>``, ``energy.dissipated.*``), in arrival order."""
+        return list(self._columns)
+
+    def column(self, name: str) -> np.ndarray:
+        """Contact column ``name`` over the frames received (NaN where a frame has no value); KeyError if absent."""
+        return self._columns[name][:self.size]
 
     def __len__(self) -> int:
         return self.size
@@ -102,4 +150,11 @@ class TrajectoryBuffer:
 
     def to_trajectory(self, system: Any, settings: Any, status: Status = Status.FINISHED, message: str = "",
                       stats: dict[str, Any] | None = None) -> Trajectory:
-        return Trajectory(system, settings, self.copy(), status, message, dict(stats or {}))
+        """The frames as a Trajectory; its statistics carry the contact columns and events received (when
+        ``stats`` has none of its own: a stopped run's partial results), so an export writes them too."""
+        stats = dict(stats or {})
+        if self._columns and "columns" not in stats:
+            stats["columns"] = {k: self.column(k).copy() for k in self._columns}
+        if self.events and "events" not in stats:
+            stats["events"] = [dict(ev) for ev in self.events]
+        return Trajectory(system, settings, self.copy(), status, message, stats)

@@ -94,6 +94,7 @@ class SimulationController(QObject):
     sig_progress = Signal(float, float, float)  # (t simulated, t_end, real-time factor)
     sig_failed = Signal(str)
     sig_finished = Signal(object)  # outcome dict
+    sig_events = Signal(object)  # the run's contact events so far (buffer.events), when they change
 
     def __init__(self, document: Any, view: Any, plots: Any, parent: QObject | None = None,
                  report_error: Callable[[str, str], None] | None = None):
@@ -190,6 +191,7 @@ class SimulationController(QObject):
         except (ValueError, TypeError, KeyError) as exc:  # Run reports it (start() validates again)
             log.info("simulation settings of the model are not valid yet: %s", exc)
         self.buffer.reset(system.n if system else 0, len(system.constraints) if system else 0)
+        self.sig_events.emit([])
         self.plots.refresh(self.buffer, force=True)
         self.clock.pause()
         self.clock.seek(0.0)
@@ -256,6 +258,7 @@ class SimulationController(QObject):
         self.plots.set_system(system)
         self.plots.set_time_range(settings.t_end)
         self.buffer.reset(system.n, len(system.constraints))
+        self.sig_events.emit([])
         self.block_log = []
         self.outcome = {}
         self.stale = False
@@ -269,6 +272,7 @@ class SimulationController(QObject):
         self.worker.moveToThread(self.sim_thread)
         self.sim_thread.started.connect(self.worker.run)
         self.worker.sig_block.connect(self._on_block)
+        self.worker.sig_contacts.connect(self._on_contacts)
         self.worker.sig_finished.connect(self._on_finished)
         self._solved_s = 0.0
         self._running_since = None if paused else time.perf_counter()
@@ -388,6 +392,7 @@ class SimulationController(QObject):
         if self.worker is not None:
             try:
                 self.worker.sig_block.disconnect(self._on_block)
+                self.worker.sig_contacts.disconnect(self._on_contacts)
                 self.worker.sig_finished.disconnect(self._on_finished)
             except (RuntimeError, TypeError):
                 pass
@@ -445,10 +450,22 @@ class SimulationController(QObject):
         t_end = self.settings.t_end if self.settings else 0.0
         self.sig_progress.emit(self.buffer.t_latest, t_end, self.buffer.t_latest / elapsed)
 
+    def _on_contacts(self, block: Any) -> None:
+        """The contact columns of the next block's frames and the events found meanwhile (runs with contacts)."""
+        if not self._from_current_worker():
+            return
+        self.buffer.append_contacts(block)
+        if block.events:
+            self.sig_events.emit(self.buffer.events)
+
     def _on_finished(self, outcome: dict[str, Any]) -> None:
         if not self._from_current_worker():
             return
         self.outcome = outcome
+        stats = outcome.get("stats") or {}
+        if "events" in stats or "columns" in stats:  # the complete record (a stopped run's last events too)
+            self.buffer.set_contact_results(stats.get("columns") or {}, stats.get("events") or [])
+            self.sig_events.emit(self.buffer.events)
         self._solver_stops()
         if self.sim_thread is not None:
             self.sim_thread.quit()

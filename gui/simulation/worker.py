@@ -1,4 +1,6 @@
-"""SimulationWorker: runs ``mechstudio.core.simulate.iter_simulation`` for a QThread and emits blocks of frames.
+"""SimulationWorker: runs ``mechstudio.core.simulate.iter_simulation`` for a QThread and emits blocks of frames
+(through :func:`~gui.simulation.contact_stream.iter_run`, which adds the contact columns and events of each block
+of a run with contacts: ``sig_contacts``, right before the block's ``sig_block``).
 
 On Linux the integration itself runs in a forked child process and the QThread relays its blocks: Python's
 GIL would otherwise make every Python call of the GUI thread (each pyqtgraph paint, each PyOpenGL call) queue
@@ -40,8 +42,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from mechstudio.core.simulate import SimulationSettings, iter_simulation
+from mechstudio.core.simulate import SimulationSettings
 from mechstudio.core.types import Status
+from mechstudio.gui.simulation.contact_stream import ContactBlock, iter_run
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +67,9 @@ class SimulationWorker(QObject):
 
     sig_block = Signal(object)
     """A :class:`~core.simulate.FrameBlock` (arrays copied; the worker never touches it again)."""
+    sig_contacts = Signal(object)
+    """A :class:`~gui.simulation.contact_stream.ContactBlock`: the contact columns of the frames of the
+    ``sig_block`` that follows it, and the events found since the last one (runs with contacts only)."""
     sig_finished = Signal(object)
     """The outcome dict: status (:class:`~core.types.Status`), message, stats."""
 
@@ -187,6 +193,8 @@ class SimulationWorker(QObject):
                         break
                     if kind == "block":
                         self.sig_block.emit(payload)
+                    elif kind == "contacts":
+                        self.sig_contacts.emit(payload)
                     else:
                         outcome = payload
                 elif not proc.is_alive() and not parent.poll(0):
@@ -219,10 +227,13 @@ class SimulationWorker(QObject):
         old_interval = sys.getswitchinterval()
         sys.setswitchinterval(SWITCH_INTERVAL)
         try:
-            for block in iter_simulation(self.system, self.settings, cancel=self._cancel, flush_now=self._flush_now,
-                                         stop_requested=self._stop_requested, outcome=outcome,
-                                         block_frames=self.block_frames, block_seconds=self.block_seconds):
-                self.sig_block.emit(block)
+            for block in iter_run(self.system, self.settings, cancel=self._cancel, flush_now=self._flush_now,
+                                  stop_requested=self._stop_requested, outcome=outcome,
+                                  block_frames=self.block_frames, block_seconds=self.block_seconds):
+                if isinstance(block, ContactBlock):
+                    self.sig_contacts.emit(block)
+                else:
+                    self.sig_block.emit(block)
         except Exception as exc:  # noqa: BLE001 (a bug in a formulation must not take the window down)
             log.exception("the simulation failed with an internal error")
             outcome.update(status=Status.FAILED, message=f"internal error: {type(exc).__name__}: {exc}",
@@ -338,7 +349,8 @@ def _null_inherited_fds(keep: set[int]) -> None:
 
 def _child_main(conn: Any, system: Any, settings: SimulationSettings, stop: Any, pause: Any, steps: Any,
                 block_frames: int, block_seconds: float, parent_pid: int) -> None:
-    """The forked simulation process: run, send ("block", FrameBlock)... then ("done", outcome).
+    """The forked simulation process: run, send ("block", FrameBlock)... (each preceded by ("contacts",
+    ContactBlock) in a run with contacts) then ("done", outcome).
 
     It first detaches itself from the app (:func:`detach_from_app`: it ends with the app and holds nothing of
     it), then lowers its own scheduling priority so that the window (same user, same cores) always gets the CPU
@@ -353,10 +365,10 @@ def _child_main(conn: Any, system: Any, settings: SimulationSettings, stop: Any,
     gate = ProcessGate(stop, pause, steps)
     outcome: dict[str, Any] = {}
     try:
-        for block in iter_simulation(system, settings, cancel=gate.cancel, flush_now=gate.flush_now,
-                                     stop_requested=gate.stop_requested, outcome=outcome,
-                                     block_frames=block_frames, block_seconds=block_seconds):
-            conn.send(("block", block))
+        for block in iter_run(system, settings, cancel=gate.cancel, flush_now=gate.flush_now,
+                              stop_requested=gate.stop_requested, outcome=outcome,
+                              block_frames=block_frames, block_seconds=block_seconds):
+            conn.send(("contacts" if isinstance(block, ContactBlock) else "block", block))
     except (BrokenPipeError, EOFError):  # the app stopped listening (it is closing): nothing left to do
         os._exit(0)
     except Exception as exc:  # noqa: BLE001 (a bug in a formulation must not take the window down)
