@@ -37,7 +37,7 @@ import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.functions as fn
 from pyqtgraph.graphicsItems.PlotCurveItem import arrayToLineSegments
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QLineF, QRectF, Qt
 from PySide6.QtGui import QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 
@@ -373,3 +373,46 @@ class CurveSet(pg.GraphicsObject):
         if d.segments is None:
             d.segments = arrayToLineSegments(d.x, d.y, connect="finite", finiteCheck=True)
         p.drawLines(*d.segments.drawargs())
+
+
+class EventMarks(pg.GraphicsObject):
+    """Vertical lines across the whole view at the times of a run's contact events, one colour per event kind (one
+    item for all of them: one ``paint()``). Added to a plot with ``ignoreBounds``: it never changes the ranges."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.times = np.zeros(0)
+        self.colors: list[str] = []
+        self.setZValue(-5)  # under the curves and the time cursor
+
+    def set_marks(self, times: Iterable[float], colors: Iterable[str]) -> None:
+        """Lines at ``times`` [s] in ``colors`` (one each)."""
+        self.times = np.asarray(list(times), float)
+        self.colors = list(colors)
+        self.prepareGeometryChange()
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        vr = self.viewRect()
+        if vr is None or not len(self.times):
+            return QRectF()
+        return QRectF(vr)
+
+    def viewRangeChanged(self) -> None:
+        self.prepareGeometryChange()
+
+    def paint(self, p: QPainter, opt: Any, widget: Any = None) -> None:
+        vr = self.viewRect()
+        if vr is None or not len(self.times):
+            return
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        for x, color in zip(self.times, self.colors):  # (time axes are linear)
+            if not vr.left() <= x <= vr.right():
+                continue
+            pen = QPen(pg.mkColor(color), 1, Qt.PenStyle.SolidLine)
+            pen.setCosmetic(True)
+            c = pen.color()
+            c.setAlpha(150)
+            pen.setColor(c)
+            p.setPen(pen)
+            p.drawLine(QLineF(x, vr.top(), x, vr.bottom()))

@@ -25,8 +25,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QGraphicsItem, QHBoxLayout,
                                QSplitter, QToolButton, QVBoxLayout, QWidget)
 
 from mechstudio.core.simulate import REACTION_COMPONENTS
-from mechstudio.gui.plots.curves import Curve, CurveSet
+from mechstudio.core.contact.contacts import ContactModelError, contact_set
+from mechstudio.gui.plots.curves import Curve, CurveSet, EventMarks
 from mechstudio.gui.plots.log_axis import NonOverlappingAxis
+from mechstudio.gui.simulation.event_ticks import event_color
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22"]
@@ -148,6 +150,9 @@ class LivePlot(QWidget):
         # every curve of the plot in one item (one paint() for all of them: see gui/plots/curves.py), over the cursor
         self.curve_set = CurveSet()
         self.plot_item.addItem(self.curve_set)
+        # the run's contact events as vertical lines (gui/simulation/event_ticks.py has their colours)
+        self.event_marks = EventMarks()
+        self.plot_item.addItem(self.event_marks, ignoreBounds=True)
         self._disable_item_transforms()
         lay.addWidget(self.key_label)
         lay.addWidget(self.plot_widget, 1)
@@ -206,6 +211,7 @@ class LivePlot(QWidget):
         self._legend_key = []
         self.key_label.set_entries([])
         self.cursor.setValue(0.0)
+        self.event_marks.set_marks([], [])
         self._y_range = None
         self._y_managed = True
         self._x_hi = None
@@ -370,6 +376,37 @@ class LivePlot(QWidget):
         return (float(min(x[0] for x in ts)), float(max(x[-1] for x in ts)))
 
 
+def contact_groups(system: Any) -> list[tuple[str, str]]:
+    """(name, kind) of every contact element of ``system`` that can let go (``mechstudio.core.contact``: kind
+    "pair" for a contact pair, "row" for a unilateral or frictional cam or rolling disk); [] for none."""
+    if system is None:
+        return []
+    try:
+        cset = contact_set(system)
+    except (ContactModelError, ValueError, KeyError, AttributeError):  # the run reports a contact it cannot set up
+        return []
+    return [] if cset is None else [(g.name, g.kind) for g in cset.groups]
+
+
+def contact_column_names(system: Any) -> list[str]:
+    """The contact columns a run of ``system`` has (docs/results-csv.md, "Contacts")."""
+    names = []
+    for name, kind in contact_groups(system):
+        parts = ("gap", "normal", "friction", "state") + (("Fx", "Fy", "Mz") if kind == "pair" else ())
+        names += [f"contact.{name}.{p}" for p in parts]
+    if names:
+        names += ["energy.dissipated.impact", "energy.dissipated.friction"]
+    return names
+
+
+def buffer_column(buffer: Any, name: str) -> np.ndarray:
+    """Contact column ``name`` of the buffer (NaN over the frames while it has none)."""
+    try:
+        return buffer.column(name)
+    except (KeyError, AttributeError):
+        return np.full(len(buffer), np.nan)
+
+
 class ReactionPlot(LivePlot):
     key, title, ylabel = "reactions", "Reactions λ", "force [N] / moment [N m]"
 
@@ -398,6 +435,10 @@ class ReactionPlot(LivePlot):
         names = [c.name for c in system.constraints if c.type != "quaternion_norm"] if system is not None else []
         for n in names:
             self.which.addItem(n, n)
+        self.pairs = [n for n, kind in contact_groups(system) if kind == "pair"]
+        for n in self.pairs:  # contact pairs: their force on body2 (columns contact.<name>.Fx/.Fy/.Mz)
+            self.which.addItem(f"{n} (contact)", n)
+            names.append(n)
         self.which.setCurrentIndex(0 if len(names) != 1 else 1)
         self.which.blockSignals(False)
         planar = system is not None and system.model.kind == "planar"
@@ -428,6 +469,13 @@ class ReactionPlot(LivePlot):
             for comp in self.components():
                 out.append((f"{c.name}.{comp}", R[:, k, REACTION_COMPONENTS.index(comp)], _pen(i)))
                 i += 1
+        for name in getattr(self, "pairs", []):
+            if sel is not None and name != sel:
+                continue
+            for comp in self.components():
+                if comp in ("Fx", "Fy", "Mz"):
+                    out.append((f"{name}.{comp}", buffer_column(buffer, f"contact.{name}.{comp}"), _pen(i)))
+                    i += 1
         return out
 
 
@@ -459,9 +507,21 @@ class EnergyPlot(LivePlot):
     def series(self, buffer: Any) -> list[tuple[str, np.ndarray, Any]]:
         T, V, W = buffer.field("kinetic"), buffer.field("potential"), buffer.field("work")
         E = T + V
-        return [("kinetic", T, _pen(0)), ("potential", V, _pen(1)), ("total", E, _pen(2, width=1.5)),
-                ("work (nc + constraints)", W, _pen(3, Qt.PenStyle.DashLine)),
-                ("balance total − work", E - W, _pen(4, Qt.PenStyle.DotLine, 2.0))]
+        out = [("kinetic", T, _pen(0)), ("potential", V, _pen(1)), ("total", E, _pen(2, width=1.5)),
+               ("work (nc + constraints)", W, _pen(3, Qt.PenStyle.DashLine)),
+               ("balance total − work", E - W, _pen(4, Qt.PenStyle.DotLine, 2.0))]
+        names = getattr(buffer, "column_names", [])
+        if "energy.dissipated.impact" in names or "energy.dissipated.friction" in names:
+            # contacts: impacts and friction dissipate energy (docs/contact.md, "Energy"); the run's work W already
+            # holds both losses (so total − work stays flat), and total + dissipated is flat too when no other
+            # force does work
+            D = np.zeros(len(buffer))
+            for k in ("energy.dissipated.impact", "energy.dissipated.friction"):
+                if k in names:
+                    D = D + np.nan_to_num(buffer_column(buffer, k))
+            out += [("dissipated in contacts", D, _pen(5, Qt.PenStyle.DashDotLine)),
+                    ("total + dissipated", E + D, _pen(6, Qt.PenStyle.DotLine, 1.5))]
+        return out
 
 
 class CoordinatePlot(LivePlot):
@@ -494,6 +554,8 @@ class CoordinatePlot(LivePlot):
         for kind in ("q", "v"):
             for name in system.coord_names:
                 self.pick.addItem(f"{kind}.{name}", f"{kind}.{name}")
+        for name in contact_column_names(system):  # a run with contacts: its contact columns
+            self.pick.addItem(name, name)
         if system.coord_names:
             self.shown = [f"q.{system.coord_names[0]}"]
 
@@ -512,6 +574,9 @@ class CoordinatePlot(LivePlot):
         out = []
         for i, name in enumerate(self.shown):
             kind, coord = name.split(".", 1)
+            if kind not in ("q", "v"):  # a contact column
+                out.append((name, buffer_column(buffer, name), _pen(i)))
+                continue
             k = self.system.coord_names.index(coord)
             out.append((name, buffer.field(kind)[:, k], _pen(i)))
         return out
@@ -567,6 +632,14 @@ class PlotPanel(QWidget):
         self.set_system(system)
         self.buffer = buffer
         self.refresh(buffer, force=True)
+        self.set_events(getattr(buffer, "events", []))
+
+    def set_events(self, events: list[dict[str, Any]]) -> None:
+        """Mark the run's contact events (dicts with ``t`` [s] and ``kind``) on every plot."""
+        times = [float(ev["t"]) for ev in events]
+        colors = [event_color(str(ev.get("kind", ""))) for ev in events]
+        for p in self.plots.values():
+            p.event_marks.set_marks(times, colors)
 
     def clear(self) -> None:
         """Drop every curve, legend entry and key; cursors to 0 (the system stays)."""

@@ -20,13 +20,14 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QSlider,
-                               QStyle, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QStyle,
+                               QWidget)
 
 from mechstudio.core.model import edit
 from mechstudio.gui.plots.panel import PlotPanel
 from mechstudio.gui.simulation.canvas_motion import CanvasMotion
 from mechstudio.gui.simulation.controller import SimulationController
+from mechstudio.gui.simulation.event_ticks import EventSlider
 from mechstudio.gui.simulation.point_traces import PointTraces
 from mechstudio.gui.simulation.settings_values import simulation_section
 from mechstudio.gui.view3d.scene import SceneContainer
@@ -72,6 +73,7 @@ class LiveView(QObject):
         c.sig_state_changed.connect(self._on_state_changed)
         c.sig_time_changed.connect(self._on_time_changed)
         c.sig_progress.connect(self._on_progress)
+        c.sig_events.connect(self._on_events)
         self._install_point_traces()
         self.canvas_motion = CanvasMotion(self.controller, window.canvas, self)  # the 2D canvas follows the run
         self.plots.sig_export.connect(self._on_plot_export)
@@ -160,7 +162,7 @@ class LiveView(QObject):
         lay = QHBoxLayout(bar)
         lay.setContentsMargins(4, 0, 4, 0)
         fm = bar.fontMetrics()
-        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider = EventSlider()  # the run's contact events are ticks on it (gui/simulation/event_ticks.py)
         self.slider.setObjectName("time_slider")
         self.slider.setRange(0, SLIDER_STEPS)
         self.slider.setMinimumWidth(160)
@@ -233,6 +235,7 @@ class LiveView(QObject):
                   self.act_export_bundle):
             a.setEnabled(not c.active and has_results)
         self.slider.setEnabled(has_results)
+        self.slider.set_span(self.slider_span())
         text = STATUS_TEXT.get(state, state)
         tip = {"failed": c.last_error, "idle": "no results yet: Run (F5) or Step (F7)"}.get(state, "")
         if c.stale:
@@ -260,6 +263,7 @@ class LiveView(QObject):
         self._last_label = now
         self.time_label.setText(f"t = {t:.3f} s")
         t_max = self.slider_span()
+        self.slider.set_span(t_max)
         if t_max > 0 and not self.slider.isSliderDown():
             self.slider.blockSignals(True)
             self.slider.setValue(int(round(SLIDER_STEPS * min(t / t_max, 1.0))))
@@ -290,6 +294,11 @@ class LiveView(QObject):
         if len(c.buffer) and c.buffer.t_latest > 0:
             return c.buffer.t_latest
         return c.settings.t_end if c.settings else 0.0
+
+    def _on_events(self, events: list[dict[str, Any]]) -> None:
+        """The run's contact events changed: ticks on the time bar, markers on the plots."""
+        self.slider.set_events(events, self.slider_span())
+        self.plots.set_events(events)
 
     def _on_slider_moved(self, value: int) -> None:
         self.controller.seek(value / SLIDER_STEPS * self.slider_span())
