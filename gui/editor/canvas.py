@@ -42,7 +42,7 @@ from mechstudio.core.model import GROUND
 from mechstudio.core.model import edit
 from mechstudio.core.errors import ModelError
 from mechstudio.gui.document import Document
-from mechstudio.gui.editor import placement, traced_points
+from mechstudio.gui.editor import contact_drawing, placement, traced_points
 from mechstudio.gui.editor.canvas_points import PointTools
 from mechstudio.core.drawing.build import posed_scene
 from mechstudio.core.drawing.scene import SceneGeometry, Vec2, dist_segment, scene_geometry
@@ -97,6 +97,10 @@ class PlanarCanvas(PointTools, QGraphicsView):
         self._rubber: QGraphicsRectItem | None = None
         self._fitted = False
         self._shown: tuple[Any, Any, float] | None = None  # (system, q, t) of a run's configuration drawn
+        self._contacts: tuple[list[Any], float] | None = None  # a run's contact marks at the shown time, [px/N]
+        #: the contact force arrows drawn: (contact name, "normal" | "friction", tail, tip) [m] (tests, overlays)
+        self.contact_arrows: list[tuple[str, str, Vec2, Vec2]] = []
+        self._pair_symbols: dict[str, tuple[Vec2, Vec2]] = {}  # contact pairs: (symbol point, other end) [m]
         #: painters of overlays drawn over the mechanism in scene coordinates, never picked (gui/analysis/overlays.py)
         self.overlay_painters: list[Callable[[QPainter], None]] = []
         self._init_point_tools()
@@ -149,6 +153,13 @@ class PlanarCanvas(PointTools, QGraphicsView):
 
     def zoom_to_fit(self) -> None:
         x0, y0, x1, y1 = self.geometry.bounds()
+        pts = contact_drawing.shape_points(contact_drawing.ground_shapes(self.document.analysis.posed.data,
+                                                                         self.geometry))
+        if pts:  # the ground's shapes (a floor, an incline) are part of the picture
+            xs, ys = [p[0] for p in pts] + [x0, x1], [p[1] for p in pts] + [y0, y1]
+            if not (self.geometry.bodies or self.geometry.ground):
+                xs, ys = xs[:-2], ys[:-2]
+            x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
         w, h = max(x1 - x0, 0.5), max(y1 - y0, 0.5)
         vw, vh = max(self.viewport().width(), 100), max(self.viewport().height(), 100)
         s = min(vw / (w * 1.3), vh / (h * 1.3))
@@ -177,6 +188,14 @@ class PlanarCanvas(PointTools, QGraphicsView):
         sg = self.geometry
         offending = set(analysis.offending) if analysis.state == "failed" and self._shown is None else set()
         self._ticked = set(traced_points.traced(self.document.model))
+        data = (self._shown[0].model if self._shown is not None else analysis.posed).data
+        self._draw_ground_shapes(data, sg)
+        self._pair_symbols = {}
+        for f in data.get("forces", []):
+            if f.get("type") == "contact_pair":
+                ab = contact_drawing.pair_symbol(sg, data, f)
+                if ab is not None:
+                    self._pair_symbols[f["name"]] = ab
         for b in sg.bodies:
             self._draw_body(b, ("bodies", b.name) in sel)
         for name, p in sg.ground.items():
@@ -187,6 +206,9 @@ class PlanarCanvas(PointTools, QGraphicsView):
             self._draw_joint(j, ("joints", j.name) in sel, j.name in offending)
         for d in sg.drivers:
             self._draw_driver(d, ("drivers", d.name) in sel or d.name in offending)
+        self.contact_arrows = []
+        if self._shown is not None and self._contacts is not None:
+            self._draw_contacts(*self._contacts)
         for key in sel:
             if key[0] == "bodies":
                 b = sg.body(key[1])
@@ -201,20 +223,30 @@ class PlanarCanvas(PointTools, QGraphicsView):
         self.viewport().update()
 
     # ---- a run's configuration (playback) ---------------------------------------------------------------
-    def show_configuration(self, system: Any, q: Any, t: float) -> None:
+    def show_configuration(self, system: Any, q: Any, t: float, contacts: tuple[list[Any], float] | None = None
+                           ) -> None:
         """Draw the mechanism at the coordinates ``q`` (n,) of the compiled ``system`` — a run's state at time ``t``
         [s] — instead of the model's assembled pose (the live view calls this while it plays or scrubs a run, the
-        mode animation with the poses of a mode).
+        mode animation with the poses of a mode). ``contacts``: the run's contact marks at that time
+        (:class:`~gui.simulation.contact_marks.ContactMark`) and the arrows' scale [px/N]
+        (:mod:`mechstudio.gui.editor.contact_drawing`).
         Picking and the right-click menu work on what is shown; placing an element shows the model's pose again
         first (placement works on the model), and so does :meth:`show_model_pose`."""
         self._shown = (system, np.array(q, dtype=float), float(t))
+        self._contacts = contacts
         self.rebuild()
 
     def show_model_pose(self) -> None:
         """Draw the model's assembled pose again (no run, an edit, results cleared)."""
+        self._contacts = None
         if self._shown is not None:
             self._shown = None
             self.rebuild()
+
+    @property
+    def contact_marks(self) -> list[Any]:
+        """The run's contact marks drawn at the shown time ([] when none)."""
+        return list(self._contacts[0]) if self._shown is not None and self._contacts is not None else []
 
     @property
     def shown_configuration(self) -> tuple[Any, Any, float] | None:
@@ -454,6 +486,8 @@ class PlanarCanvas(PointTools, QGraphicsView):
             tail = (tip[0] - vx / n * L, tip[1] - vy / n * L)
             self._arrow(tail, tip, color)
             self._label(f.name, tail, color)
+        elif f.type == "contact_pair":
+            self._draw_contact_pair(f.name, "#ff9900" if selected else "#555b63")
         else:  # torques, rotational springs: an arc around the point
             r = 14 / self.scale_px
             path = QPainterPath()
@@ -477,7 +511,70 @@ class PlanarCanvas(PointTools, QGraphicsView):
         self._scene.addItem(item)
         self._label(f"{d.name} (driver)", d.at, color, dx=12, dy=10)
 
-    def _arrow(self, a: Vec2, b: Vec2, color: str) -> None:
+    def _draw_ground_shapes(self, data: dict[str, Any], sg: SceneGeometry) -> None:
+        """The ground's shapes (a floor, an incline): grey, hatched, under everything else."""
+        pen = self._pen("#6b737c", 1.2)
+        brush = QBrush(QColor("#9aa3ad"), Qt.BrushStyle.BDiagPattern)
+        for kind, shape in contact_drawing.ground_shapes(data, sg):
+            if kind == "polygon":
+                item = self._scene.addPolygon(QPolygonF([QPointF(*v) for v in shape]), pen, brush)
+            elif kind == "disk":
+                (cx, cy), r = shape
+                item = self._scene.addEllipse(QRectF(cx - r, cy - r, 2 * r, 2 * r), pen, brush)
+            else:
+                a, b, w = shape
+                path = QPainterPath(QPointF(*a))
+                path.lineTo(QPointF(*b))
+                item = QGraphicsPathItem(path)
+                bar_pen = QPen(QColor("#b8bec5"), w)
+                bar_pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+                item.setPen(bar_pen)
+                self._scene.addItem(item)
+            item.setZValue(5)
+
+    def _draw_contact_pair(self, name: str, color: str) -> None:
+        """A contact pair's symbol: a dashed line between its shapes' nearest points and a double bar at body1's."""
+        ab = self._pair_symbols.get(name)
+        if ab is None:
+            return
+        (ax, ay), (bx, by) = ab
+        line = self._scene.addLine(QLineF(QPointF(ax, ay), QPointF(bx, by)), self._pen(color, 1.2,
+                                                                                     Qt.PenStyle.DashLine))
+        line.setZValue(26)
+        L = math.hypot(bx - ax, by - ay)
+        ux, uy = ((bx - ax) / L, (by - ay) / L) if L > 1e-12 else (0.0, 1.0)
+        half, gap = 7 / self.scale_px, 2.5 / self.scale_px
+        path = QPainterPath()
+        for k in (-1, 1):  # two short strokes across the line, like a gap
+            cx, cy = ax + ux * gap * (1 + k), ay + uy * gap * (1 + k)
+            path.moveTo(QPointF(cx - uy * half, cy + ux * half))
+            path.lineTo(QPointF(cx + uy * half, cy - ux * half))
+        item = QGraphicsPathItem(path)
+        item.setPen(self._pen(color, 2.2))
+        item.setZValue(31)
+        self._scene.addItem(item)
+        self._label(name, (ax, ay), color, dx=8, dy=2)
+
+    def _draw_contacts(self, marks: list[Any], scale: float) -> None:
+        """A run's contacts at the shown time: the touching points coloured by state, the normal and friction
+        force arrows from the point of application (``scale`` [px/N])."""
+        s = scale / self.scale_px  # [m/N]
+        for mk in marks:
+            if mk.at is None:
+                continue
+            color = QColor(contact_drawing.STATE_COLORS.get(mk.state, "#555"))
+            for p in mk.points:
+                self._marker(p, "circle", color.darker(150), color, 3.5, z=60)
+            for what, vec, c in (("normal", mk.normal_force, contact_drawing.NORMAL_COLOR),
+                                 ("friction", mk.friction, contact_drawing.FRICTION_COLOR)):
+                if math.hypot(*vec) * scale < contact_drawing.MIN_ARROW_PX:
+                    continue
+                tip = (mk.at[0] + vec[0] * s, mk.at[1] + vec[1] * s)
+                self._arrow(mk.at, tip, c, z=61)
+                self.contact_arrows.append((mk.name, what, mk.at, tip))
+            self._label(contact_drawing.STATE_NAMES.get(mk.state, ""), mk.at, color.darker(130).name(), dx=-40, dy=4)
+
+    def _arrow(self, a: Vec2, b: Vec2, color: str, z: float = 26) -> None:
         path = QPainterPath(QPointF(*a))
         path.lineTo(QPointF(*b))
         ang = math.atan2(b[1] - a[1], b[0] - a[0])
@@ -487,7 +584,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
             path.lineTo(QPointF(b[0] - h * math.cos(ang + s), b[1] - h * math.sin(ang + s)))
         item = QGraphicsPathItem(path)
         item.setPen(self._pen(color, 2))
-        item.setZValue(26)
+        item.setZValue(z)
         self._scene.addItem(item)
 
     # ---- picking ----------------------------------------------------------------------------------------
@@ -537,6 +634,9 @@ class PlanarCanvas(PointTools, QGraphicsView):
                 L = 45 / self.scale_px
                 tail = (f.p1[0] - vx / n * L, f.p1[1] - vy / n * L)
                 if dist_segment(p, tail, f.p1) <= tol * 0.6 and math.dist(p, f.p1) > tol:
+                    hits.append(("forces", f.name))
+            elif f.type == "contact_pair" and f.name in self._pair_symbols:
+                if contact_drawing.near_symbol(p, self._pair_symbols[f.name], tol):
                     hits.append(("forces", f.name))
         hits += [("bodies", b.name) for b in reversed(sg.bodies) if b.contains(p, tol * 0.5)]
         return hits

@@ -412,7 +412,7 @@ class EventMarks(pg.GraphicsObject):
             pen = QPen(pg.mkColor(color), 1, Qt.PenStyle.SolidLine)
             pen.setCosmetic(True)
             c = pen.color()
-            c.setAlpha(150)
+            c.setAlpha(90)
             pen.setColor(c)
             p.setPen(pen)
             p.drawLine(QLineF(x, vr.top(), x, vr.bottom()))

@@ -7,6 +7,10 @@ animation plays the canvas is redrawn at most every :data:`CANVAS_MS` (always wi
 step is drawn at once. The canvas shows the model's own pose again (:meth:`PlanarCanvas.show_model_pose`) when
 there are no results (none yet, or cleared: Reset, another file), when they are stale (the model was edited
 after the run started: the edit is what the user looks at), and while an element is being placed.
+
+A run with contacts also hands the canvas its contact marks at the displayed time (the output frame nearest it:
+contact states and forces are not interpolated across an event; :mod:`mechstudio.gui.simulation.contact_marks`)
+and the arrows' scale, :data:`~gui.editor.contact_drawing.ARROW_PX` for the run's largest contact force.
 """
 from __future__ import annotations
 
@@ -14,6 +18,10 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer
+
+from mechstudio.core.drawing.build import posed_scene
+from mechstudio.gui.editor.contact_drawing import force_scale
+from mechstudio.gui.simulation.contact_marks import contact_marks
 
 CANVAS_MS = 50  # while the animation plays, the canvas is redrawn at most this often [ms] (20 fps: a redraw of
 #                 the canvas costs 5-15 ms of the GUI thread, which the 3D view needs for its 60 fps)
@@ -26,6 +34,8 @@ class CanvasMotion(QObject):
     def __init__(self, controller: Any, canvas: Any, parent: QObject | None = None):
         super().__init__(parent)
         self.controller, self.canvas = controller, canvas
+        self._scale_key: tuple[int, int] | None = None  # (buffer generation, size) of the cached arrow scale
+        self._scale = 0.0
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(CANVAS_MS)
@@ -54,7 +64,31 @@ class CanvasMotion(QObject):
         if self.canvas.placing:  # the user is placing an element on the model's pose
             return
         t = float(self.controller.clock.t)
-        self.canvas.show_configuration(self.controller.system, self.configuration(t), t)
+        q = self.configuration(t)
+        self.canvas.show_configuration(self.controller.system, q, t, self.contacts(t, q))
+
+    def contacts(self, t: float, q: np.ndarray) -> tuple[list, float] | None:
+        """The contact marks at time ``t`` (configuration q) and the arrows' scale [px/N]; None without contacts."""
+        c = self.controller
+        b = c.buffer
+        names = [n for n in getattr(b, "column_names", []) if n.startswith("contact.")]
+        if not names:
+            return None
+        i, j, s = b.index_at(t)
+        k = j if s >= 0.5 else i
+        values = {n: float(b.column(n)[k]) for n in names}
+        R = b.field("reactions")
+        reactions = {con.name: (float(R[k, ci, 0]), float(R[k, ci, 1])) for ci, con in enumerate(c.system.constraints)}
+        key = (b.generation, len(b))
+        if key != self._scale_key:
+            self._scale_key = key
+            self._scale = force_scale([b.column(n) for n in names
+                                       if n.rsplit(".", 1)[-1] in ("normal", "friction", "Fx", "Fy")])
+        try:
+            scene = posed_scene(c.system, q)
+        except Exception:  # noqa: BLE001 (a pose the scene cannot draw: no cam or disk marks, the canvas says why)
+            scene = None
+        return contact_marks(c.system, q, values, reactions, scene), self._scale
 
     def _on_time_changed(self, _t: float) -> None:
         if not self.has_results() or self.canvas.placing:
