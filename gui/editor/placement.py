@@ -40,6 +40,12 @@ def _palette_elements() -> dict[str, ElementType]:
 
 #: the element type behind each element entry of the palette, in palette order
 ELEMENTS = _palette_elements()
+#: the contact pair is placed like a connector (the two bodies under the drop, or the next click's; empty space:
+#: the ground, given a floor when it has no shapes): its entry is added here while its element type names no
+#: palette entry of its own
+PAIR_KIND = "contact_pair"
+if PAIR_KIND not in ELEMENTS:
+    ELEMENTS[PAIR_KIND] = element_type(PAIR_KIND, "forces")
 #: palette entries: kind -> (label, tooltip); element entries come from the element registry
 PALETTE = {
     "bar": ("Bar", "A uniform bar, 1 m and 1 kg/m; drag its end handle to resize and rotate"),
@@ -66,7 +72,8 @@ COUPLING_KINDS = {k: _joint_types(ELEMENTS[k]) for k in _kinds("coupling")}
 #: follower's point (body1 is the second click for the disk, the first for the cam)
 CONTACT_KINDS = _kinds("contact")
 #: two clicks joining two bodies (or a body and the ground); the contacts are placed that way too
-CONNECTOR_KINDS = _kinds("connector") + CONTACT_KINDS
+CONNECTOR_KINDS = _kinds("connector") + CONTACT_KINDS + ((PAIR_KIND,) if PAIR_KIND not in _kinds("connector") else ())
+FLOOR_SIZE = (2.0, 0.1)  # [m] the floor box a contact pair with a shapeless ground gets (top at the click)
 #: dropped on a joint: kind -> the joint types its elements act on (a rotational spring: revolute; a driver:
 #: revolute for an angle, prismatic for a distance)
 ON_JOINT_KINDS = {k: tuple(dict.fromkeys(t for et in element_types() if et.editor.palette == k
@@ -238,6 +245,8 @@ def connect(model: Model, kind: str, a: Attach, b: Attach) -> Placed | str:
         return "pick two different bodies"
     if kind in CONTACT_KINDS:
         return connect_contact(model, kind, a, b)
+    if kind == PAIR_KIND:
+        return connect_pair(model, a, b)
     order = {GROUND: -1, **{n: i for i, n in enumerate(edit.names(model, "bodies"))}}
     a, b = sorted(keep_in_place(kind, a, b), key=lambda x: order.get(x.body, 0))
     data = model.copy_data()
@@ -260,6 +269,29 @@ def connect(model: Model, kind: str, a: Attach, b: Attach) -> Placed | str:
     data.setdefault("joints", []).append(edit.joint_item(name, kind, a.body, r1, b.body, r2, **extra))
     return Placed(edit.model_from_data(data, model.source), f"Add {kind} joint {name}", ("joints", name),
                   gap_note(kind, a, b))
+
+
+def connect_pair(model: Model, a: Attach, b: Attach) -> Placed | str:
+    """A contact pair between the bodies of ``a`` and ``b`` (the ground first when it is one of them), every shape
+    of each (``shape1`` = ``shape2`` = -1), plastic (restitution 0) and frictionless: the inspector edits them. A
+    ground without shapes gets a floor box (:data:`FLOOR_SIZE`) whose top runs through the click, under the body."""
+    order = {GROUND: -1, **{n: i for i, n in enumerate(edit.names(model, "bodies"))}}
+    a, b = sorted((a, b), key=lambda x: order.get(x.body, 0))
+    data = model.copy_data()
+    for end in (a, b):
+        if end.body != GROUND and not edit.element(data, "bodies", end.body).get("geometry"):
+            return f"{end.body} has no shape that can touch (a disk, bar, box or polygon in its geometry)"
+    note = ""
+    if a.body == GROUND and not data.get("ground", {}).get("geometry"):
+        w, h = FLOOR_SIZE
+        x, y = float(a.world[0]), float(a.world[1])
+        data.setdefault("ground", {})["geometry"] = [{"type": "box", "center": [round(x, 12), round(y - h / 2, 12)],
+                                                      "size": [w, h]}]
+        note = f"a floor ({w:g} m wide) was added to the ground, its top at y = {y:.4g} m"
+    name = edit.unique_name(data, "C", "forces")
+    data.setdefault("forces", []).append({"name": name, "type": PAIR_KIND, "body1": a.body, "shape1": -1,
+                                          "body2": b.body, "shape2": -1, "restitution": 0.0})
+    return Placed(edit.model_from_data(data, model.source), f"Add contact {name}", ("forces", name), note)
 
 
 def connect_contact(model: Model, kind: str, first: Attach, second: Attach) -> Placed | str:

@@ -334,13 +334,17 @@ class Inspector(QScrollArea):
         type_label.setToolTip(et.editor.label)
         form.addRow("type", type_label)
         for f in et.fields:
+            ptr = f"{pointer}/{edit.join_pointer(f.key)[1:]}"
+            if f.editor == "number" and f.default is None and f.key.startswith("friction"):  # unset: no friction
+                self._optional_number_row(form, f, ptr, item.get(f.key))
+                continue
             if f.key in item:
                 value = item[f.key]
             elif f.offered:
                 value = list(f.default) if isinstance(f.default, tuple) else f.default
             else:
                 continue
-            self._field_row(form, f, f"{pointer}/{edit.join_pointer(f.key)[1:]}", value, item)
+            self._field_row(form, f, ptr, value, item)
         for key, v in item.items():  # anything the type does not declare (the loader refuses it): as JSON
             if key not in ("name", "type") and key not in et.fields:
                 self._dict_rows(form, pointer, {key: v}, coll, depth=1)
@@ -402,6 +406,50 @@ class Inspector(QScrollArea):
             self.document.push_edit(model, f"Rename point {body}.{old} to {new}")
         finally:
             self._busy -= 1
+
+    def _optional_number_row(self, form: QFormLayout, f: Field, ptr: str, value: Any) -> None:
+        """An optional number whose absence means something (no friction: ``friction_static`` omitted): a check
+        box (``field:<ptr>:set``) that writes the field (its lower bound, or 0.5 for a friction coefficient) or
+        removes it, one undo step each, and the number's field while it is written."""
+        box = QCheckBox()
+        box.setObjectName(f"field:{ptr}:set")
+        box.setChecked(value is not None)
+        box.setToolTip(f"{f.description()}; unticked: not in the model")
+        row = QWidget()
+        lay = QHBoxLayout(row)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(box)
+        if value is not None:
+            lay.addWidget(self._spin(ptr, f.key, value, field=f), 1)
+        else:
+            lay.addWidget(QLabel("none"), 1)
+
+        def toggled(on: bool, ptr: str = ptr, f: Field = f) -> None:
+            if on:
+                start = 0.5 if f.key.startswith("friction") else float(getattr(f, "ge", None) or 0.0)
+                if f.key == "friction_kinetic":  # at most mu_s
+                    mu_s = edit.get_value(self.document.model, ptr.rsplit("/", 1)[0] + "/friction_static", None)
+                    start = float(mu_s) if mu_s is not None else start
+                self._set(ptr, start, session_end=True, rebuild=True, shown=format_number(start))
+                return
+            self._busy += 1  # (the rebuild waits for the event loop: this box is part of the form)
+            try:
+                try:
+                    new = edit.delete_value(self.document.base_model(), ptr)
+                except ModelError as exc:
+                    self._refuse(ptr, [d.message for d in exc.diagnostics[:5]])
+                    box.blockSignals(True)
+                    box.setChecked(True)
+                    box.blockSignals(False)
+                    return
+                self.document.push_edit(new, f"Remove {self.field_title(ptr)}", ("field", ptr, self._session))
+                self._end_session()
+                self.refresh(force=True)
+            finally:
+                self._busy -= 1
+        box.toggled.connect(toggled)
+        self._fields[f"{ptr}:set"] = box
+        self._add_row(form, f.key, row, [ptr])
 
     def _unit(self, key: str) -> str:
         if key in ANGLE_KEYS:
