@@ -41,8 +41,7 @@ class ContactPair(ElementType):
                      default=None))
     editor = EditorInfo("Contact", "Two bodies that touch with their shapes (disks, bars, boxes, convex polygons): "
                                    "impacts, lift-off, Coulomb friction", "contact",
-                        no_palette="written in the model file (or the inspector of an existing one): body1, body2 "
-                                   "and the indices of their shapes")
+                        palette="contact_pair", icon="contact_pair", placement="connector", rank=150)
 
     def check(self, element: Any, ctx: ParseContext, pointer: str) -> None:
         """mu_k needs mu_s, and at most mu_s."""

@@ -41,11 +41,8 @@ def _palette_elements() -> dict[str, ElementType]:
 #: the element type behind each element entry of the palette, in palette order
 ELEMENTS = _palette_elements()
 #: the contact pair is placed like a connector (the two bodies under the drop, or the next click's; empty space:
-#: the ground, given a floor when it has no shapes): its entry is added here while its element type names no
-#: palette entry of its own
+#: the ground, given a floor when it has no shapes)
 PAIR_KIND = "contact_pair"
-if PAIR_KIND not in ELEMENTS:
-    ELEMENTS[PAIR_KIND] = element_type(PAIR_KIND, "forces")
 #: palette entries: kind -> (label, tooltip); element entries come from the element registry
 PALETTE = {
     "bar": ("Bar", "A uniform bar, 1 m and 1 kg/m; drag its end handle to resize and rotate"),
@@ -72,7 +69,7 @@ COUPLING_KINDS = {k: _joint_types(ELEMENTS[k]) for k in _kinds("coupling")}
 #: follower's point (body1 is the second click for the disk, the first for the cam)
 CONTACT_KINDS = _kinds("contact")
 #: two clicks joining two bodies (or a body and the ground); the contacts are placed that way too
-CONNECTOR_KINDS = _kinds("connector") + CONTACT_KINDS + ((PAIR_KIND,) if PAIR_KIND not in _kinds("connector") else ())
+CONNECTOR_KINDS = _kinds("connector") + CONTACT_KINDS
 FLOOR_SIZE = (2.0, 0.1)  # [m] the floor box a contact pair with a shapeless ground gets (top at the click)
 #: dropped on a joint: kind -> the joint types its elements act on (a rotational spring: revolute; a driver:
 #: revolute for an angle, prismatic for a distance)
