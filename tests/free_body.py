@@ -11,6 +11,12 @@ about the body's centre of mass and compared with m a and J alpha:
   driver whose joint's second body is the ground. Elements that couple two joints on a carrier (gear pair, rack
   and pinion, belt drive) act between the two bodies they mount (their first and second body), never on the
   carrier;
+* contact pairs (``contact_pair``, a force element): the ``contact.<name>.Fx``, ``.Fy``, ``.Mz`` columns, read as
+  docs/results-csv.md states them -- the contact force on body2 and its moment about body2's centre of mass, or,
+  when body2 is the ground, the force on the ground and its moment about body1's centre of mass. Body1 gets the
+  opposite force and moment about the same point (the shapes touch at their contact points, where the forces on
+  both bodies act). Cam followers and rolling disks that can let go report in their ``reaction.*`` columns like
+  any joint (zero while they are open);
 * gravity m g, and the force elements evaluated from the reported coordinates and velocities (``q.*``, ``v.*``)
   and the model file: spring-dampers (tension k (L - L0) + c L' along the line of their points), rotational
   spring-dampers (-k (theta - theta0) - c theta' on the joint's body 2, theta = phi2 - phi1, opposite on body
@@ -22,6 +28,15 @@ about the body's centre of mass and compared with m a and J alpha:
 Everything here is written from the model file's data and the documented columns, not from the program's
 reaction sites or constraint equations, so a wrong report (a force at the wrong point, a missing component)
 shows as an imbalance.
+
+The contact columns that enter no balance -- ``contact.<name>.normal``, ``.friction``, ``.gap``, ``.state`` and a
+cam's or rolling disk's ``reaction.<name>.normal``, ``.friction``, ``.contact`` -- are checked against the
+reported contact force and Coulomb's law (:func:`contact_law`): the force on body2 decomposed along the contact
+normal n (from body1 towards body2, taken from the model's geometry and the reported poses, not from the program)
+and tau = -perp(n) gives the reported normal and friction forces; an open contact (state 0) carries nothing and
+has a gap >= 0; a closed one has a zero gap and a normal force >= 0; a sticking one (1) a friction within
+mu_s N; a slipping one (2) the kinetic friction mu_k N against the reported slip velocity of its contact point;
+a frictionless one (3) no friction.
 """
 from __future__ import annotations
 
@@ -63,8 +78,8 @@ REPORTED: dict[str, Callable[[Any, Any], Site]] = {
     "coordinate": lambda entities, c: (GROUND, c.body, (c.body, None)),
     "joint_angle": _joint_driver, "joint_distance": _joint_driver,
 }
-#: the force element types this module evaluates
-FORCE_TYPES = ("spring_damper", "rotational_spring_damper", "applied_force", "applied_torque")
+#: the force element types this module evaluates (a contact pair from its reported columns)
+FORCE_TYPES = ("spring_damper", "rotational_spring_damper", "applied_force", "applied_torque", "contact_pair")
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -75,10 +90,11 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 @dataclass
 class Run:
     """What the balance reads from one run: the model's entities, the result columns (parsed back from the CSV
-    text) and the reported accelerations."""
+    text), the reported accelerations and the contact events (``stats["events"]``, docs/contact.md)."""
     entities: Any
     cols: dict[str, np.ndarray]
     accel: dict[str, np.ndarray]  # body -> (k, 3) reported q'' (x, y, phi)
+    events: tuple[dict[str, Any], ...] = ()
 
     @classmethod
     def of(cls, traj: Any) -> "Run":
@@ -89,10 +105,10 @@ class Run:
         s = traj.system
         accel = {b.name: traj.frames.a[:, 3 * s.index[b.name]:3 * s.index[b.name] + 3]
                  for b in traj.system.model.entities.bodies}
-        return cls(traj.system.model.entities, cols, accel)
+        return cls(traj.system.model.entities, cols, accel, tuple((traj.stats or {}).get("events", ())))
 
     def copy(self) -> "Run":
-        return Run(self.entities, {k: v.copy() for k, v in self.cols.items()}, self.accel)
+        return Run(self.entities, {k: v.copy() for k, v in self.cols.items()}, self.accel, self.events)
 
     # ---- kinematics from the reported columns ----------------------------------------------------------------
     def pose(self, body: str) -> tuple[np.ndarray, np.ndarray]:
@@ -131,6 +147,38 @@ class Run:
         if body == GROUND:
             return np.zeros(k), np.zeros(k)
         return self.pose(body)[1], self.rates(body)[1]
+
+    def turn(self, body: str, vector: Any) -> np.ndarray:
+        """A body-frame vector in global components (k, 2) (the ground's: itself)."""
+        phi = self.angle(body)[0]
+        c, sn = np.cos(phi), np.sin(phi)
+        return np.stack([c * vector[0] - sn * vector[1], sn * vector[0] + c * vector[1]], axis=1)
+
+    def to_body(self, body: str, world: np.ndarray) -> np.ndarray:
+        """Body-frame coordinates (k, 2) of global points (k, 2) (the ground's frame: global)."""
+        if body == GROUND:
+            return np.asarray(world, float)
+        d = world - self.position(body, (0.0, 0.0))
+        phi = self.pose(body)[1]
+        c, sn = np.cos(phi), np.sin(phi)
+        return np.stack([c * d[:, 0] + sn * d[:, 1], -sn * d[:, 0] + c * d[:, 1]], axis=1)
+
+    def to_world(self, body: str, local: np.ndarray) -> np.ndarray:
+        """Global positions (k, 2) of body-frame points (k, 2), one per frame."""
+        if body == GROUND:
+            return np.asarray(local, float)
+        phi = self.pose(body)[1]
+        c, sn = np.cos(phi), np.sin(phi)
+        rotated = np.stack([c * local[:, 0] - sn * local[:, 1], sn * local[:, 0] + c * local[:, 1]], axis=1)
+        return self.position(body, (0.0, 0.0)) + rotated
+
+    def velocity_at(self, body: str, world: np.ndarray) -> np.ndarray:
+        """Global velocity (k, 2) of the body's material points at the global positions ``world`` (k, 2)."""
+        if body == GROUND:
+            return np.zeros_like(np.asarray(world, float))
+        v, w = self.rates(body)
+        a = world - self.pose(body)[0]
+        return v + np.stack([-a[:, 1], a[:, 0]], axis=1) * w[:, None]
 
 
 @dataclass
@@ -202,6 +250,11 @@ def loads(run: Run) -> Loads:
             out.add(f.body, force, 0.0, run.position(f.body, f.point))
         elif f.type == "applied_torque":
             out.add(f.body, np.zeros(2), np.array([f.torque[0].value(tk) for tk in t]), None)
+        elif f.type == "contact_pair":
+            force = np.stack([c[f"contact.{f.name}.Fx"], c[f"contact.{f.name}.Fy"]], axis=1)
+            at = run.pose(f.body1 if f.body2 == GROUND else f.body2)[0]
+            out.add(f.body2, force, c[f"contact.{f.name}.Mz"], at)
+            out.add(f.body1, -force, -c[f"contact.{f.name}.Mz"], at)
         else:
             raise KeyError(f"force type {f.type!r} is not evaluated by tests/free_body.py")
     return out
@@ -248,3 +301,221 @@ def reaction_size(run: Run, name: str) -> tuple[float, float]:
 
 def rotation(angle: float) -> np.ndarray:
     return np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+
+
+# ---- the contact columns against the reported contact force and Coulomb's law (module docstring) -------------------
+#: a closed contact's gap is at most this in size, an open one's at least its negative [m] (the corrected states'
+#: constraint residuals are ~1e-12 m and below)
+GAP_TOL = 1e-9
+#: a slipping contact whose reported slip speed is below this [m/s] has no direction to check (a frame right at a
+#: stick-to-slip event, where the slip velocity starts from zero)
+SLIP_SPEED = 1e-7
+#: the ``contact.<name>.state`` values (docs/results-csv.md)
+OPEN, STICK, SLIP, CLOSED = 0.0, 1.0, 2.0, 3.0
+
+
+@dataclass(frozen=True)
+class Flat:
+    """Where a contact pair touches: a flat side of ``body`` (the line through ``point`` with outward unit normal
+    ``normal``, in the body's frame; the ground's: global) under the disks of the other body (``disks``: (centre,
+    radius) in its frame; a polygon's corners with radius 0, a capsule's end circles). The contact point is the foot
+    of the disk nearest to the line (with two disks on the line the other body does not turn on it, and both
+    slip alike)."""
+    body: str
+    point: tuple[float, float]
+    normal: tuple[float, float]
+    disks: tuple[tuple[tuple[float, float], float], ...]
+
+
+@dataclass(frozen=True)
+class DiskOn:
+    """Where a contact pair touches: a disk of ``body`` (centre ``centre`` in the body's frame, ``radius`` [m]) against
+    the other body's convex polygon (``outline``: its vertices in that body's frame), capsule (its segment's two
+    ends, ``other_radius`` its radius) or disk (its centre alone and its radius); the contact point is the
+    outline's point nearest to the disk's centre (:func:`nearest_on_outline`), the normal points from there to the
+    centre."""
+    body: str
+    centre: tuple[float, float]
+    radius: float
+    outline: tuple[tuple[float, float], ...]
+    other_radius: float = 0.0
+
+
+def _unit(a: np.ndarray) -> np.ndarray:
+    return a / np.hypot(a[:, 0], a[:, 1])[:, None]
+
+
+def nearest_on_outline(points: np.ndarray, outline: Any, radius: float = 0.0) -> np.ndarray:
+    """The points (k, 2) of an outline nearest to ``points`` (k, 2) outside it, all in one frame: the outline is a
+    convex polygon (vertices ``outline``), a segment (two) or a point (one), rounded by ``radius`` (a disk: its
+    centre and radius; a capsule: its segment and radius)."""
+    v = np.asarray(outline, float)
+    if len(v) == 1:
+        return v[0] + radius * _unit(points - v[0])
+    best, out = np.full(len(points), np.inf), np.zeros_like(points)
+    for a, b in zip(v, np.roll(v, -1, axis=0)):
+        e = b - a
+        s = np.clip((points - a) @ e / (e @ e), 0.0, 1.0)
+        p = a + s[:, None] * e
+        d = np.hypot(points[:, 0] - p[:, 0], points[:, 1] - p[:, 1])
+        closer = d < best
+        best[closer], out[closer] = d[closer], p[closer]
+    return out + radius * _unit(points - out) if radius else out
+
+
+@dataclass
+class ContactView:
+    """One contact element as its columns and the model describe it: the force on body2 (k, 2), the columns that
+    report its normal and friction forces, the contact normal n from body1 towards body2 (k, 2; None for a roller,
+    whose force passes through its centre, so that |F| is its normal force), a point (k, 2) where the contact
+    slips, its friction coefficients and the states it may report."""
+    name: str
+    body1: str
+    body2: str
+    force: np.ndarray
+    normals: dict[str, np.ndarray]
+    frictions: dict[str, np.ndarray]
+    n: np.ndarray | None
+    point: np.ndarray | None
+    mu_s: float | None
+    mu_k: float | None
+    states: tuple[float, ...]
+    gap: np.ndarray | None = None  # (k,) [m] from the model's geometry (None: a cam, whose gap needs its profile)
+
+
+def _mu(item: Any) -> tuple[float | None, float | None]:
+    """(mu_s, mu_k) of a contact element (mu_k defaults to mu_s)."""
+    mu_k = item.friction_kinetic if item.friction_kinetic is not None else item.friction_static
+    return item.friction_static, mu_k
+
+
+def contact_views(run: Run, pairs: dict[str, Flat | DiskOn] | None = None) -> list[ContactView]:
+    """The contacts of ``run`` that report contact columns: cam followers and rolling disks from their fields, contact
+    pairs from ``pairs`` (pair name -> where it touches)."""
+    e, c = run.entities, run.cols
+    pairs = pairs or {}
+    out = []
+    for j in e.joints:
+        if f"contact.{j.name}.state" not in c:
+            continue
+        force = np.stack([c[f"reaction.{j.name}.Fx"], c[f"reaction.{j.name}.Fy"]], axis=1)
+        if j.type == "planar_rolling_disk":
+            axis = np.asarray(j.axis[:2], float) / math.hypot(*j.axis[:2])
+            n = run.turn(j.body1, (-axis[1], axis[0]))  # perp(axis): the line's side where the disk is
+            centre = run.position(j.body2, j.point2)
+            point = centre - j.radius * n
+            gap = np.sum(n * (centre - run.position(j.body1, j.point1)), axis=1) - j.radius
+            mu_s, mu_k = _mu(j)
+            # without friction data it rolls whenever it touches (unlimited friction: it sticks)
+            states = (STICK, SLIP) if mu_s is not None else (STICK,)
+            out.append(ContactView(j.name, j.body1, j.body2, force,
+                                   {k: c[f"{k}.{j.name}.normal"] for k in ("contact", "reaction")},
+                                   {k: c[f"{k}.{j.name}.friction"] for k in ("contact", "reaction")}, n, point,
+                                   mu_s, mu_k, states + ((OPEN,) if j.unilateral else ()), gap))
+        elif j.type == "cam_follower":
+            n = None
+            if j.follower == "flat":  # the face's normal, pointing away from the cam's centre
+                axis = np.asarray(j.axis[:2], float) / math.hypot(*j.axis[:2])
+                n = run.turn(j.body2, (-axis[1], axis[0]))
+                away = np.sum(n * (run.position(j.body2, j.point2) - run.position(j.body1, j.point1)), axis=1)
+                n = n * np.where(away < 0.0, -1.0, 1.0)[:, None]
+            out.append(ContactView(j.name, j.body1, j.body2, force,
+                                   {"contact": c[f"contact.{j.name}.normal"],
+                                    "reaction": c[f"reaction.{j.name}.contact"]},
+                                   {"contact": c[f"contact.{j.name}.friction"]}, n, None, None, None, (OPEN, CLOSED)))
+        else:
+            raise KeyError(f"contact element type {j.type!r} is not described by tests/free_body.py")
+    for f in e.forces:
+        if f.type != "contact_pair":
+            continue
+        if f.name not in pairs:
+            raise KeyError(f"contact pair {f.name!r}: say where it touches (Flat or DiskOn)")
+        where = pairs[f.name]
+        other = f.body2 if where.body == f.body1 else f.body1
+        if isinstance(where, Flat):
+            n = run.turn(where.body, where.normal)
+            on_line = run.position(where.body, where.point)
+            feet = []
+            for centre, radius in where.disks:
+                c_world = run.position(other, centre)
+                feet.append((np.sum(n * (c_world - on_line), axis=1) - radius, c_world - radius * n))
+            nearest = np.argmin(np.stack([gap for gap, _ in feet]), axis=0)
+            frames = np.arange(len(nearest))
+            gap = np.stack([gap for gap, _ in feet])[nearest, frames]
+            point = np.stack([foot for _, foot in feet])[nearest, frames]
+            n = n * (1.0 if where.body == f.body1 else -1.0)
+        else:
+            centre = run.position(where.body, where.centre)
+            point = run.to_world(other, nearest_on_outline(run.to_body(other, centre), where.outline,
+                                                           where.other_radius))
+            gap = np.hypot(*(centre - point).T) - where.radius
+            n = _unit(centre - point) * (1.0 if where.body == f.body2 else -1.0)
+        mu_s, mu_k = _mu(f)
+        states = (OPEN, STICK, SLIP) if mu_s is not None else (OPEN, CLOSED)
+        out.append(ContactView(f.name, f.body1, f.body2,
+                               np.stack([c[f"contact.{f.name}.Fx"], c[f"contact.{f.name}.Fy"]], axis=1),
+                               {"contact": c[f"contact.{f.name}.normal"]}, {"contact": c[f"contact.{f.name}.friction"]},
+                               n, point, mu_s, mu_k, states, gap))
+    return out
+
+
+@dataclass(frozen=True)
+class LawBreach:
+    """The largest departure of the contact columns from the reported contact force and Coulomb's law, relative to
+    the element's largest reported force (``force``), the largest gap departure [m] (``gap``), and where each is."""
+    force: float
+    gap: float
+    where: str
+    where_gap: str
+
+
+def contact_law(run: Run, pairs: dict[str, Flat | DiskOn] | None = None) -> LawBreach:
+    """The contact columns of ``run`` against the reported contact forces and Coulomb's law (module docstring);
+    ``pairs``: where each contact pair touches."""
+    c, t = run.cols, run.cols["t"]
+    worst = {"force": (0.0, ""), "gap": (0.0, "")}
+
+    def note(kind: str, value: np.ndarray, mask: np.ndarray, what: str) -> None:
+        if np.any(mask):
+            v = np.where(mask, value, -np.inf)
+            k = int(np.argmax(v))
+            if v[k] > worst[kind][0]:
+                worst[kind] = (float(v[k]), f"{what} at t = {t[k]:.6g} s")
+
+    for cv in contact_views(run, pairs):
+        state, gap = c[f"contact.{cv.name}.state"], c[f"contact.{cv.name}.gap"]
+        size = np.hypot(cv.force[:, 0], cv.force[:, 1])
+        load = max([float(np.max(np.abs(a))) for a in (size, *cv.normals.values(), *cv.frictions.values())]
+                   + [1e-300])
+        is_open, closed = state == OPEN, state != OPEN
+        note("force", np.full(len(t), np.inf), ~np.isin(state, cv.states), f"{cv.name}: a state not among {cv.states}")
+        note("gap", np.abs(gap), closed, f"{cv.name}: the gap of a closed contact")
+        note("gap", -gap, is_open, f"{cv.name}: the gap of an open contact")
+        if cv.gap is not None:
+            note("gap", np.abs(cv.gap - gap), np.ones(len(t), bool), f"{cv.name}: the gap is not the model's")
+        note("force", size / load, is_open, f"{cv.name}: a force while open")
+        tau = None if cv.n is None else np.stack([cv.n[:, 1], -cv.n[:, 0]], axis=1)  # -perp(n)
+        along_n = size if cv.n is None else np.sum(cv.force * cv.n, axis=1)
+        for label, N in cv.normals.items():
+            note("force", -N / load, closed, f"{cv.name}: {label}.normal negative")
+            note("force", np.abs(N) / load, is_open, f"{cv.name}: {label}.normal while open")
+            note("force", np.abs(N - along_n) / load, closed, f"{cv.name}: {label}.normal is not the force along n")
+        normal = cv.normals["contact"]
+        for label, Ft in cv.frictions.items():
+            note("force", np.abs(Ft) / load, is_open | (state == CLOSED), f"{cv.name}: {label}.friction while open "
+                                                                            "or frictionless")
+            if tau is not None:
+                note("force", np.abs(Ft - np.sum(cv.force * tau, axis=1)) / load, closed,
+                     f"{cv.name}: {label}.friction is not the force along tau")
+            if cv.mu_s is not None:
+                note("force", (np.abs(Ft) - cv.mu_s * normal) / load, state == STICK,
+                     f"{cv.name}: {label}.friction beyond mu_s N while sticking")
+            slip = state == SLIP
+            if np.any(slip) and tau is not None and cv.mu_k is not None:
+                vt = np.sum((run.velocity_at(cv.body2, cv.point) - run.velocity_at(cv.body1, cv.point)) * tau, axis=1)
+                note("force", np.abs(np.abs(Ft) - cv.mu_k * normal) / load, slip,
+                     f"{cv.name}: {label}.friction is not mu_k N while slipping")
+                note("force", np.abs(Ft + cv.mu_k * normal * np.sign(vt)) / load, slip & (np.abs(vt) > SLIP_SPEED),
+                     f"{cv.name}: {label}.friction is not -mu_k N sign(v_slip)")
+    (force, where), (gap, where_gap) = worst["force"], worst["gap"]
+    return LawBreach(force, gap, where, where_gap)

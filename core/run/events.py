@@ -336,14 +336,18 @@ class EventDriving:
         self._enter_mode(mode, q, v, t, work)
 
     def _group_state(self, gi: int, mode: list[PointMode]) -> float:
+        """The group's ``state`` column: open; stick when its closed points hold their tangential rows (also a
+        unilateral rolling disk without friction data, which rolls without slipping while it touches: its rolling
+        row carries the friction it needs); slip; closed without friction (no tangential row: a cam, a
+        frictionless pair)."""
         cr = self.contact
         g = cr.cset.groups[gi]
         closed = [k for k in g.points if mode[k].closed]
         if not closed:
             return STATE_OPEN
-        if not g.frictional:
-            return STATE_CLOSED
-        return STATE_STICK if mode[closed[0]].stick else STATE_SLIP
+        if mode[closed[0]].stick:
+            return STATE_STICK
+        return STATE_SLIP if g.frictional else STATE_CLOSED
 
     # --- dissipation and columns ---------------------------------------------------------------------------------
     def _friction_to(self, t: float) -> None:
