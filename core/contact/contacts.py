@@ -28,6 +28,16 @@ multipliers are solved together, from the augmented (non-symmetric) system of th
 split); ``forces`` returns h + D^T lambda, so that the formulation, which treats the constraints as ideal, gets
 the same q'' and lambda. Their power q'^T D^T lambda = -sum mu_k N_k |v_t,k| is the friction's, reported by
 ``nonconservative_power`` and so carried in the run's work W.
+
+*Joints with friction* (a revolute, prismatic or pin in slot with ``friction_static``; core/contact/joint_friction.py)
+are frictional groups of one always-closed point: their stick row is the joint's relative coordinate s - c0, and
+while slipping their kinetic load -mu_k sigma L(lambda) G^T depends on the joint's own multipliers through the load
+L = r |B lambda| (r |F| of a revolute, |N| of a slide); with it eq. (1) becomes
+
+    M q'' - (C + D)^T lambda - sum_j c_j L_j(lambda) G_j^T = h,   C q'' = -eta,   c_j = -mu_k,j sigma_j       (2)
+
+solved by Newton's method (:meth:`ActiveSystem._joint_friction_solve`); ``forces`` adds the joints' loads too, and
+``reactions`` adds each joint's friction to its reported reaction.
 """
 from __future__ import annotations
 
@@ -63,7 +73,8 @@ class ModeFailure(RuntimeError):
 class ContactGroup:
     """One contact element: its points, friction and restitution; ``constraint`` its index in the system's
     constraint list; ``unilateral`` False for an element whose normal row always holds (only its friction can let
-    go); ``site`` (body index, sign) where its reaction is reported (about the body's centre of mass)."""
+    go); ``site`` (body index, sign) where its reaction is reported (about the body's centre of mass); ``kind``
+    "row" (a cam, a rolling disk), "pair" (a contact pair) or "joint" (a joint with friction)."""
     name: str
     constraint: int
     points: tuple[int, ...]
