@@ -6,7 +6,8 @@
   and the friction it then needs satisfies |F_t| <= mu_s N, else it slips against the friction it needed; a
   closed point whose normal force comes out negative is opened (the most negative first) and the mode solved
   again. A sticking joint (joint friction) whose stick row the mode cannot satisfy slips in the direction of its
-  relative acceleration (:func:`_forced_motion`). Events may force a choice (a lift-off opens its point; a stick-to-slip event makes its group slip).
+  relative acceleration (:func:`_forced_motion`). Events may force a choice (a lift-off opens its point; a
+  stick-to-slip event makes its group slip).
 * :func:`impact` -- Newton's restitution law at a closing contact: with the points that touch (the closing one and
   those already closed) released and every other row of the mode kept as a bilateral constraint C_b, the
   impulses P >= 0 solve the LCP
