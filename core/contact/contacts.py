@@ -28,6 +28,16 @@ multipliers are solved together, from the augmented (non-symmetric) system of th
 split); ``forces`` returns h + D^T lambda, so that the formulation, which treats the constraints as ideal, gets
 the same q'' and lambda. Their power q'^T D^T lambda = -sum mu_k N_k |v_t,k| is the friction's, reported by
 ``nonconservative_power`` and so carried in the run's work W.
+
+*Joints with friction* (a revolute, prismatic or pin in slot with ``friction_static``; core/contact/joint_friction.py)
+are frictional groups of one always-closed point: their stick row is the joint's relative coordinate s - c0, and
+while slipping their kinetic load -mu_k sigma L(lambda) G^T depends on the joint's own multipliers through the load
+L = r |B lambda| (r |F| of a revolute, |N| of a slide); with it eq. (1) becomes
+
+    M q'' - (C + D)^T lambda - sum_j c_j L_j(lambda) G_j^T = h,   C q'' = -eta,   c_j = -mu_k,j sigma_j       (2)
+
+solved by Newton's method (:meth:`ActiveSystem._joint_friction_solve`); ``forces`` adds the joints' loads too, and
+``reactions`` adds each joint's friction to its reported reaction.
 """
 from __future__ import annotations
 
@@ -39,22 +49,32 @@ import numpy as np
 
 from mechstudio.core.contact.geometry import (GROUND_STATE, BodyState, PointLine, PointPoint, Row, Shape,
                                               ShapeError, nearest_row, shape_from_geometry)
+from mechstudio.core.contact.joint_friction import JointFriction
 from mechstudio.core.elements import element_type
 from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
 from mechstudio.core.types import FloatArray
 
 GROUND = "ground"
+#: joint friction (eq. (2)): the Newton iteration ends when the solution changes by less than this, relative
+JOINT_TOL = 1e-13
+#: ... or fails after this many steps
+JOINT_ITERATIONS = 40
 
 
 class ContactModelError(ValueError):
     """A contact element that cannot be set up (the message names the element and its JSON pointer)."""
 
 
+class ModeFailure(RuntimeError):
+    """No consistent contact mode at a state (the message says why)."""
+
+
 @dataclass(frozen=True)
 class ContactGroup:
     """One contact element: its points, friction and restitution; ``constraint`` its index in the system's
     constraint list; ``unilateral`` False for an element whose normal row always holds (only its friction can let
-    go); ``site`` (body index, sign) where its reaction is reported (about the body's centre of mass)."""
+    go); ``site`` (body index, sign) where its reaction is reported (about the body's centre of mass); ``kind``
+    "row" (a cam, a rolling disk), "pair" (a contact pair) or "joint" (a joint with friction)."""
     name: str
     constraint: int
     points: tuple[int, ...]
@@ -81,6 +101,7 @@ class ContactPoint:
     disk: tuple[tuple[float, float], float] = ((0.0, 0.0), 0.0)
     shape: Shape | None = None
     with_disks: bool = True
+    joint: JointFriction | None = None  # a joint with friction (core/contact/joint_friction.py)
 
 
 @dataclass(frozen=True)
@@ -151,6 +172,10 @@ class ContactSet:
         ``base``: (Phi, C, gamma) of the base system when already evaluated."""
         p = self.points[k]
         n = self.base.n
+        if p.joint is not None:  # always closed; its relative coordinate is the stick row
+            value, G, b = p.joint.relative(q, v)
+            nan = np.full(2, np.nan)
+            return PointRows(0.0, np.zeros(n), 0.0, G, value, G, b, nan, nan)
         if p.normal_row >= 0:
             phi, C, gamma = base if base is not None else self.base_arrays(q, v, t)
             nr, tr = p.normal_row, p.tangent_row
@@ -187,7 +212,8 @@ class ContactSet:
 
     def initial_mode(self) -> list[PointMode]:
         """Every row contact closed and sticking (how the base system assembles them), every pair point open."""
-        return [PointMode(closed=True, stick=True) if p.normal_row >= 0 else PointMode() for p in self.points]
+        return [PointMode(closed=True, stick=True) if p.normal_row >= 0 or p.joint is not None else PointMode()
+                for p in self.points]
 
 
 def contact_set(system: ConstrainedSystem) -> ContactSet | None:
@@ -201,6 +227,14 @@ def contact_set(system: ConstrainedSystem) -> ContactSet | None:
     joints = {j.name: j for j in model.entities.joints}
     for ci, (info, entry) in enumerate(zip(system.constraints, system.entries)):
         item = joints.get(info.name)
+        friction = None if item is None else _joint_friction(entry.element, item)
+        if friction is not None:
+            groups.append(ContactGroup(info.name, ci, (len(points),), friction["friction_static"],
+                                       friction["friction_kinetic"], 0.0, False, True,
+                                       (system.index[entry.site.body] if entry.site.body != GROUND else -1,
+                                        entry.site.sign), "joint"))
+            points.append(ContactPoint(len(groups) - 1, info.name, joint=_joint(system, item, info, friction)))
+            continue
         opts = None if item is None else _contact_options(entry.element, item)
         if opts is None:
             continue
@@ -233,6 +267,26 @@ def contact_set(system: ConstrainedSystem) -> ContactSet | None:
     if not groups:
         return None
     return ContactSet(system, groups, points)
+
+
+def _joint_friction(et: Any, item: Any) -> dict[str, Any] | None:
+    hook = getattr(et, "joint_friction", None)
+    return None if hook is None else hook(item)
+
+
+def _joint(system: Any, item: Any, info: ConstraintInfo, friction: dict[str, Any]) -> JointFriction:
+    """The friction of joint ``item`` (core/contact/joint_friction.py)."""
+    ends = []
+    for body, point in ((item.body1, item.point1), (item.body2, item.point2)):
+        if body == GROUND:
+            ends.append((-1, (float(point[0]), float(point[1]))))
+        else:
+            s = system.bodies.local(body, point)
+            ends.append((system.index[body], (float(s[0]), float(s[1]))))
+    axis = friction.get("axis") or (1.0, 0.0)
+    size = math.hypot(axis[0], axis[1])
+    return JointFriction(friction["kind"], tuple(info.rows), ends[0][0], ends[1][0], ends[0][1], ends[1][1],
+                         (axis[0] / size, axis[1] / size), float(friction["radius"]))
 
 
 def _friction(opts: dict[str, Any]) -> tuple[float, float, bool]:
@@ -296,6 +350,8 @@ class Dynamics:
     friction: FloatArray  # D^T lambda (n,) [N, N m]
     rows: list[PointRows | None] = field(default_factory=list)  # the closed points' rows (None: open)
     unique: bool = True
+    loads: dict[int, float] = field(default_factory=dict)  # joints with friction: r |F| [N m, N] (eq. (2))
+    residual: float = 0.0  # of the solve, relative: ~1e-16 when the mode's rows can all hold, else O(1)
 
 
 class ActiveSystem(ConstrainedSystem):
@@ -314,7 +370,7 @@ class ActiveSystem(ConstrainedSystem):
         mh = base.m_holonomic
         self.keep = np.array([r for r in range(mh) if r not in managed], np.int64)
         #: (point, "n" or "s") of each contact row, after the kept base rows
-        self.custom = [(k, "n") for k, pm in enumerate(self.mode) if pm.closed]
+        self.custom = [(k, "n") for k, pm in enumerate(self.mode) if pm.closed and cset.points[k].joint is None]
         self.custom += [(k, "s") for k, pm in enumerate(self.mode) if pm.closed and pm.stick
                         and self._has_tangent(k)]
         self.m_holonomic = len(self.keep) + len(self.custom)
@@ -325,6 +381,9 @@ class ActiveSystem(ConstrainedSystem):
                          and cset.groups[cset.points[k].group].mu_k > 0.0]
         new_row = {int(r): i for i, r in enumerate(self.keep)}
         new_row.update({mh + j: self.m_holonomic + j for j in range(base.m_nonholonomic)})
+        #: joints with friction: point -> the multipliers' indices of the joint's own rows
+        self.joint_lam = {k: np.array([new_row[r] for r in p.joint.rows], np.int64)
+                          for k, p in enumerate(cset.points) if p.joint is not None}
         self.constraints = []
         group_of = {g.constraint: gi for gi, g in enumerate(cset.groups)}
         for ci, c in enumerate(base.constraints):
@@ -340,6 +399,10 @@ class ActiveSystem(ConstrainedSystem):
     def _has_tangent(self, k: int) -> bool:
         p = self.cset.points[k]
         return p.tangent_row >= 0 or (p.normal_row < 0 and self.cset.groups[p.group].frictional)
+
+    def joint_loads(self, C: FloatArray, lam: FloatArray) -> dict[int, float]:
+        """r |F| [N m, N] of every joint with friction from the multipliers (core/contact/joint_friction.py)."""
+        return {k: self.cset.points[k].joint.load(C, lam, idx) for k, idx in self.joint_lam.items()}
 
     # ---- rows ------------------------------------------------------------------------------------------------------
     def point_rows(self, q: FloatArray, v: FloatArray, t: float) -> list[PointRows | None]:
@@ -422,8 +485,12 @@ class ActiveSystem(ConstrainedSystem):
         m = C.shape[0]
         rows = self.point_rows(q, v, t)
         D = np.zeros((m, n))
+        joints = []  # the slipping joints: (point, -mu_k sigma, G)
         for k in self.slipping:
             g = self.cset.groups[self.cset.points[k].group]
+            if self.cset.points[k].joint is not None:
+                joints.append((k, -g.mu_k * self.mode[k].slip, rows[k].gt))
+                continue
             D[self.normal_index[k]] -= g.mu_k * self.mode[k].slip * rows[k].gt
         K = np.zeros((n + m, n + m))
         K[:n, :n] = M
@@ -431,10 +498,49 @@ class ActiveSystem(ConstrainedSystem):
         K[n:, :n] = C
         rhs = np.concatenate((h, -eta))
         sol, _, rank, _ = np.linalg.lstsq(K, rhs, rcond=1e-12)
+        if joints:
+            sol, rank, K = self._joint_friction_solve(K, rhs, sol, C, joints, t)
+        residual = float(np.linalg.norm(K @ sol - rhs)) / max(float(np.linalg.norm(rhs)) + float(
+            np.linalg.norm(K) * np.linalg.norm(sol)), 1e-300)
         qdd, lam = sol[:n], sol[n:]
-        dyn = Dynamics(qdd, lam, D.T @ lam, rows, bool(rank == n + m))
+        friction = D.T @ lam
+        loads = self.joint_loads(C, lam)
+        for k, c, G in joints:
+            friction = friction + c * loads[k] * G
+        dyn = Dynamics(qdd, lam, friction, rows, bool(rank == n + m), loads, residual)
         self._memo = (key, dyn)
         return dyn
+
+    def _joint_friction_solve(self, K: FloatArray, rhs: FloatArray, sol: FloatArray, C: FloatArray,
+                              joints: list[tuple[int, float, FloatArray]], t: float
+                              ) -> tuple[FloatArray, int, FloatArray]:
+        """Eq. (2) of the module docstring by Newton's method from ``sol`` (the solution without the joints'
+        friction): the load r |F| = r F^T B lambda / |F| is positively homogeneous in lambda, so its linearization
+        at an iterate is exact along the iterate's force direction, and each Newton step is the linear system of
+        eq. (1) with D_j = -mu_k sigma r G_j (F/|F|)^T B_j; it ends when the solution changes by less than
+        JOINT_TOL relative (quadratic convergence: a few steps; a slide's direction is +-n: at most two).
+        :class:`ModeFailure` when it does not converge (a friction large enough to jam the mechanism)."""
+        n = self.n
+        rank = 0
+        for _ in range(JOINT_ITERATIONS):
+            Kj = K.copy()
+            lam = sol[n:]
+            for k, c, G in joints:
+                idx = self.joint_lam[k]
+                B = self.cset.points[k].joint.force_map(C, idx)
+                F = B @ lam[idx]
+                size = float(np.linalg.norm(F))
+                if size > 0.0:
+                    r = self.cset.points[k].joint.radius
+                    Kj[:n, n + idx] -= c * r * np.outer(G, (F / size) @ B)
+            new, _, rank, _ = np.linalg.lstsq(Kj, rhs, rcond=1e-12)
+            change = float(np.max(np.abs(new - sol), initial=0.0))
+            sol = new
+            if change <= JOINT_TOL * max(1.0, float(np.max(np.abs(sol), initial=0.0))):
+                return sol, rank, Kj
+        raise ModeFailure(f"the joint friction does not converge at t = {t:.6g} s (friction in "
+                          f"{', '.join(self.cset.points[k].label for k, _, _ in joints)}: the joint forces and the "
+                          "friction they cause have no consistent solution)")
 
     def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         h = self.base.forces(q, v, t)
@@ -458,8 +564,9 @@ class ActiveSystem(ConstrainedSystem):
         return self.base.potential_energy(q, t)
 
     def normal_forces(self, dyn: Dynamics) -> dict[int, float]:
-        """N [N] of every closed point (its normal row's multiplier; positive: pushing)."""
-        return {k: float(dyn.lam[i]) for k, i in self.normal_index.items()}
+        """N [N] of every closed point (its normal row's multiplier; positive: pushing); a joint with friction: its
+        load r |F| [N m, N] (core/contact/joint_friction.py)."""
+        return {**{k: float(dyn.lam[i]) for k, i in self.normal_index.items()}, **dyn.loads}
 
     def tangential_forces(self, dyn: Dynamics) -> dict[int, float]:
         """The friction force [N] on body A along tau of every closed point (sticking: its row's multiplier;
@@ -491,7 +598,51 @@ class ActiveSystem(ConstrainedSystem):
                 full[p.normal_row if kind == "n" else p.tangent_row] = value
                 if kind == "n" and k in self.slipping:
                     full[p.tangent_row] = -cset.groups[p.group].mu_k * value * self.mode[k].slip
-        return base.reactions(q, full, t) if base.m else {c.name: np.zeros(6) for c in base.constraints}
+        out = base.reactions(q, full, t) if base.m else {c.name: np.zeros(6) for c in base.constraints}
+        if self.joint_lam:
+            self._joint_reactions(q, lam, t, out)
+        return out
+
+    def joint_friction_forces(self, q: FloatArray, lam: FloatArray, t: float) -> dict[int, float]:
+        """The friction [N m, N] of every joint with friction on body2 along its relative coordinate (sticking:
+        its row's multiplier; slipping: -mu_k sigma r |F|)."""
+        C = self.constraint_matrix(q, t)
+        loads = self.joint_loads(C, lam)
+        out = {}
+        for k in self.joint_lam:
+            if k in self.stick_index:
+                out[k] = float(lam[self.stick_index[k]])
+            elif k in self.slipping:
+                out[k] = -self.cset.groups[self.cset.points[k].group].mu_k * self.mode[k].slip * loads[k]
+            else:
+                out[k] = 0.0
+        return out
+
+    def _joint_reactions(self, q: FloatArray, lam: FloatArray, t: float, out: dict[str, FloatArray]) -> None:
+        """Add the joints' friction to their reported reactions: the generalized friction f G^T on the reported
+        body's coordinates, times the site's sign, its moment moved from the centre of mass to the site's point
+        (as the base system reports a row's force)."""
+        zero = np.zeros(self.n)
+        for k, f in self.joint_friction_forces(q, lam, t).items():
+            p = self.cset.points[k]
+            g = self.cset.groups[p.group]
+            body, sign = g.site
+            if body < 0 or f == 0.0:
+                continue
+            gen = f * p.joint.relative(q, zero)[1][3 * body:3 * body + 3] * sign
+            entry = self.base.entries[g.constraint]
+            site = entry.site
+            moment = gen[2]
+            if site.point is not None:
+                arm = self.base.bodies.local(site.body, site.point)
+                phi = float(q[3 * body + 2])
+                c, s = math.cos(phi), math.sin(phi)
+                ax, ay = c * arm[0] - s * arm[1], s * arm[0] + c * arm[1]
+                moment -= ax * gen[1] - ay * gen[0]
+            r = out[g.name]
+            r[0] += gen[0]
+            r[1] += gen[1]
+            r[5] += moment
 
     def pair_force(self, gi: int, q: FloatArray, v: FloatArray, t: float, dyn: Dynamics) -> FloatArray:
         """(Fx, Fy, Mz) [N, N m] that contact pair group ``gi`` applies to its reported body (about its centre of
@@ -523,5 +674,5 @@ class ActiveSystem(ConstrainedSystem):
         return hook(q, reactions) if hook is not None else {}
 
 
-__all__ = ["ActiveSystem", "ContactGroup", "ContactModelError", "ContactPoint", "ContactSet", "Dynamics",
+__all__ = ["ActiveSystem", "ContactGroup", "ContactModelError", "ContactPoint", "ModeFailure", "ContactSet", "Dynamics",
            "PointMode", "PointRows", "contact_set"]

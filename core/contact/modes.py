@@ -5,7 +5,9 @@
   separate (normal velocity <= SPEED_TOL); a frictional group sticks when its slip velocity vanishes (<= SPEED_TOL)
   and the friction it then needs satisfies |F_t| <= mu_s N, else it slips against the friction it needed; a
   closed point whose normal force comes out negative is opened (the most negative first) and the mode solved
-  again. Events may force a choice (a lift-off opens its point; a stick-to-slip event makes its group slip).
+  again. A sticking joint (joint friction) whose stick row the mode cannot satisfy slips in the direction of its
+  relative acceleration (:func:`_forced_motion`). Events may force a choice (a lift-off opens its point; a
+  stick-to-slip event makes its group slip).
 * :func:`impact` -- Newton's restitution law at a closing contact: with the points that touch (the closing one and
   those already closed) released and every other row of the mode kept as a bilateral constraint C_b, the
   impulses P >= 0 solve the LCP
@@ -26,10 +28,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
-from mechstudio.core.contact.contacts import ActiveSystem, ContactSet, PointMode, PointRows
+from mechstudio.core.contact.contacts import ActiveSystem, ContactSet, ModeFailure, PointMode, PointRows
 from mechstudio.core.contact.lcp import solve_lcp
 from mechstudio.core.types import FloatArray
 
@@ -42,12 +45,11 @@ SPEED_TOL = 1e-7
 REST_SPEED = 1e-3
 #: a normal force below -FORCE_TOL times the largest applied generalized force (and 1 N) is a pull: the point opens
 FORCE_TOL = 1e-9
+#: a mode's solve with a relative residual above this has rows that cannot all hold (a consistent one leaves
+#: ~1e-16): a sticking joint there slips
+STICK_TOL = 1e-8
 #: a value of an open point's gap above this [m] is clipped in the event functions (out of reach: never closes)
 FAR = 1e6
-
-
-class ModeFailure(RuntimeError):
-    """No consistent contact mode at a state (the message says why)."""
 
 
 def _rows_all(cset: ContactSet, mode: list[PointMode], q: FloatArray, v: FloatArray, t: float) -> list[PointRows]:
@@ -71,7 +73,7 @@ def select_mode(cset: ContactSet, previous: list[PointMode], q: FloatArray, v: F
             mode.append(PointMode())
             continue
         row = previous[k].row if previous[k].closed and previous[k].row is not None else None
-        if p.normal_row < 0 and row is None:
+        if p.normal_row < 0 and row is None and p.joint is None:
             row = cset.nearest(k, q)[1]
         mode.append(PointMode(closed=True, row=row))
     scale = max(1.0, float(np.max(np.abs(cset.base.forces(q, v, t)), initial=0.0)))
@@ -92,6 +94,12 @@ def select_mode(cset: ContactSet, previous: list[PointMode], q: FloatArray, v: F
             closed = [k for k in g.points if mode[k].closed]
             if not g.frictional or not closed or not mode[closed[0]].stick:
                 continue
+            if g.kind == "joint":
+                forced = _forced_motion(dyn, closed[0])
+                if forced:  # the mechanism moves the joint on: it cannot stick (docs/contact.md)
+                    slip[gi] = forced
+                    changed = True
+                    continue
             ft = sum(Ft.get(k, 0.0) for k in closed)
             ns = sum(N.get(k, 0.0) for k in closed)
             if abs(ft) > g.mu_s * ns * (1.0 + 1e-12) + FORCE_TOL * scale:
@@ -101,6 +109,18 @@ def select_mode(cset: ContactSet, previous: list[PointMode], q: FloatArray, v: F
             return mode
     raise ModeFailure(f"no consistent contact mode found at t = {t:.6g} s (the normal and friction forces keep "
                       "changing the closed set)")
+
+
+def _forced_motion(dyn: Any, k: int) -> float:
+    """A sticking joint whose stick row the mode cannot satisfy (the mode's solve leaves a residual: its relative
+    acceleration s'' = G q'' + b is fixed by the other rows, e.g. a slider-crank's slider at a dead centre, where its
+    velocity is zero but its acceleration is not): the sign of that s'' (the direction it slips in); 0 when it can
+    stick."""
+    if dyn.residual <= STICK_TOL:
+        return 0.0
+    r = dyn.rows[k]
+    acc = float(r.gs @ dyn.qdd) + r.bs
+    return math.copysign(1.0, acc) if acc != 0.0 else 0.0
 
 
 def _friction_modes(cset: ContactSet, mode: list[PointMode], q: FloatArray, v: FloatArray, t: float,

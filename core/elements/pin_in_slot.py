@@ -8,10 +8,16 @@ One point-line row along the slot's normal n' = perp(axis), [003] local method:
 the equation does not stop the pin at the slot's ends.
 
 Reaction: reported on the pin's body at the pin (on the slot's body at point1, sign -1, when the pin is on the
-ground: still the force on the pin); the slot is frictionless, so the force is along the slot's normal and its
+ground: still the force on the pin); a slot without friction carries only a force along its normal, whose
 size is the row's multiplier. ``normal`` [N] (CSV ``reaction.<name>.normal``) is that force on the pin along
 n = A_1 perp(axis) / |axis|, the normal on the left of the slot direction (positive: the slot pushes the pin
 to the left of ``axis``).
+
+Optional Coulomb friction (``friction_static``, ``friction_kinetic``; core/elements/joint_friction.py, docs/contact.md
+"Joint friction"): a friction force of size mu |N| along the slot opposing the pin's sliding, acting on the pin at
+point2 (on the slot's body, opposite, at the same place), reported in the joint's ``Fx``, ``Fy`` (``normal`` stays
+the component along the slot's normal); the pin turns freely (no friction moment). Without friction the slot is
+frictionless and the reported force is along its normal.
 """
 from __future__ import annotations
 
@@ -19,7 +25,8 @@ import math
 from typing import Any
 
 from mechstudio.core.elements.base import EditorInfo, ElementType
-from mechstudio.core.elements.fields import BodyRef, Direction, Length, PointRef
+from mechstudio.core.elements.fields import BodyRef, Direction, Length, ParseContext, PointRef
+from mechstudio.core.elements.joint_friction import check_friction, friction_fields, friction_options
 from mechstudio.core.elements.primitives.point_line import PointLineSpec
 
 
@@ -30,12 +37,20 @@ class PinInSlot(ElementType):
               BodyRef("body2", "the body with the pin", distinct_from="body1"),
               PointRef("point2", "the pin", body="body2"),
               Direction("axis", "slot direction in body1's frame", noun="slot direction"),
-              Length("length", "slot length, centred on point1; drawing only", gt=0.0, default=0.0, offer=False))
+              Length("length", "slot length, centred on point1; drawing only", gt=0.0, default=0.0, offer=False),
+              *friction_fields(pin=False))
     components = ("normal",)
     editor = EditorInfo("Pin in slot", "A pin of one body in a slot of another body (or of the ground) along the "
                                        "global x axis at the drop point: slides and turns", "slot",
                         palette="pin_in_slot", icon="pin_in_slot",
                         placement="connector", rank=40)
+
+    def check(self, element: Any, ctx: ParseContext, pointer: str) -> None:
+        check_friction(element, ctx, pointer, pin=False)
+
+    def joint_friction(self, element: Any) -> dict[str, Any] | None:
+        """The pin's friction along the slot (core/elements/joint_friction.py), None when frictionless."""
+        return friction_options(element, "slide", element.axis)
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         ax = element.axis

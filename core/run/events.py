@@ -381,6 +381,10 @@ class EventDriving:
         if sys_.slipping and cr.dense is not None and cr.friction_t < t:
             loss_f += self._friction_integral(cr.friction_t, t)
         for gi, g in enumerate(cr.cset.groups):
+            if g.kind == "joint":  # joint friction: the friction and the mode next to the joint's reaction
+                cols.setdefault(f"reaction.{g.name}.friction", []).append(sum(Ft.get(k, 0.0) for k in g.points))
+                cols.setdefault(f"reaction.{g.name}.state", []).append(self._group_state(gi, cr.mode))
+                continue
             gap = min(cr.cset.nearest(k, q)[0] if cr.cset.points[k].normal_row < 0
                       else float(cr.cset.base_arrays(q, v, t)[0][cr.cset.points[k].normal_row]) for k in g.points)
             values = {"gap": min(gap, 1e300), "normal": sum(N.get(k, 0.0) for k in g.points),
