@@ -26,6 +26,9 @@ from mechstudio.core.types import FloatArray
 class AppellSymbolicFormulation(AppellBase):
     """Compiled symbolic Appell equations (module docstring)."""
 
+    no_contact_modes = ("it derives its equations once from the model file's constraints, while a run with contacts "
+                        "that can let go changes them at every event")
+
     def __init__(self, system: ConstrainedSystem, **options: Any):
         super().__init__(system, **options)
         try:

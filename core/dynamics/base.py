@@ -86,6 +86,9 @@ class Formulation(ABC):
     #: constructed directly) or ``kernels="numpy"`` (its numpy path; the same numbers, tested equal): the driver
     #: then starts a run on the numpy path and switches when the compiled one pays (``mechstudio.core.run.kernels``)
     kernel_paths: bool = False
+    #: why the formulation cannot run a model with contacts that can let go (an event-driven run hands it the
+    #: system of each contact mode: ``mechstudio.core.run.events``); empty when it can
+    no_contact_modes: str = ""
 
     def __init__(self, system: ConstrainedSystem, **options: Any):
         self.system = system

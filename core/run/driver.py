@@ -236,6 +236,11 @@ class Driver(EventDriving):
             return False
         if contacts is not None:  # event-driven, on the numpy path (mechstudio.core.run.events)
             self.kernels.mode, self.kernels.compiled, self.kernels.gave_up = "numpy", False, True
+            refusal = get_formulation(settings.formulation).no_contact_modes
+            if refusal:
+                self.message = (f"the {settings.formulation} formulation cannot run a model with contacts that can "
+                                f"let go: {refusal}; use 'projection' or 'appell'")
+                return False
         st.phase = f"setting up the {settings.formulation} formulation"  # once per run
         try:
             self.form = self._formulation(self.kernels.initial_compiled())
