@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.contact.geometry import (GROUND_STATE, BodyState, PointLine, PointPoint, Row, Shape,
-                                              ShapeError, nearest_row, shape_from_geometry)
+                                              ShapeError, nearest_row, shapes_from_geometry)
 from mechstudio.core.contact.joint_friction import JointFriction
 from mechstudio.core.elements import element_type
 from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
@@ -318,14 +318,14 @@ def _pair_points(system: Any, model: Any, item: Any, gi: int) -> list[ContactPoi
         found, why = [], []
         for s in chosen:
             try:
-                found.append(shape_from_geometry(geometry[s], pts, com))
+                found.extend(shapes_from_geometry(geometry[s], pts, com))
             except ShapeError as exc:
                 if index >= 0:
                     raise ContactModelError(f"{pointer}/shape{side}: shape {s} of {body!r}: {exc}") from None
                 why.append(f"shape {s}: {exc}")
         if not found:
-            raise ContactModelError(f"{pointer}/shape{side}: {body!r} has no shape that can touch (disk, bar, box "
-                                    f"or convex polygon in its geometry){': ' if why else ''}{'; '.join(why)}")
+            raise ContactModelError(f"{pointer}/shape{side}: {body!r} has no shape that can touch (disk, bar, box, "
+                                    f"convex polygon or polyline in its geometry){': ' if why else ''}{'; '.join(why)}")
         shapes.append((system.index[body] if body != GROUND else -1, found))
     (b1, shapes1), (b2, shapes2) = shapes
     out: list[ContactPoint] = []

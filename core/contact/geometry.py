@@ -8,7 +8,19 @@ Shapes (in a body's frame, taken from the body's ``geometry`` list of the model 
 * ``disk`` -> a circle (centre, radius);
 * ``bar`` -> a capsule: the segment from ``from`` to ``to`` with radius width/2 (round ends);
 * ``box`` and ``polygon`` -> a convex polygon (vertices ordered counter-clockwise here; a non-convex polygon is
-  refused with a message: split it into convex pieces).
+  refused with a message: split it into convex pieces);
+* ``polyline`` -> one or more *chains* (terrain: a floor with a step, a ramp, a groove): an open chain of one-sided
+  segments (radius 0), solid on the side ``side`` of the direction of travel (``"right"`` by default: a profile
+  written with increasing x is solid below). The chain is stored with its solid on the left (reversed when solid
+  on the right), so its outward normals are those of a counter-clockwise polygon, and it is split at its concave
+  vertices (those that turn towards the free side) into convex chains, one shape each (:func:`shapes_from_geometry`):
+  a disk in a V-groove touches both sides as two contact points. Within a convex chain the gap is the distance to
+  the chain (edge regions and vertex disks, C1 in free space, as for a convex polygon), so a disk rolling over a
+  convex vertex switches rows (edge, vertex, next edge) through the "nearest feature changes" event. Behind the
+  chain (within the span between the normals at its two ends) the gap is the largest signed distance from its
+  segments' lines, as inside a polygon; beyond the ends it is the distance to the end vertex. The chain's own
+  candidate disks are its convex vertices and its true ends (a concave vertex cannot touch a convex shape without
+  one of its segments touching too).
 
 Features: a shape's *disks* are its circle, its capsule's two end circles, or its polygon's vertices (radius 0);
 its *edges* are its polygon's sides (outward normal) or its capsule's segment (two-sided, radius r). A contact
@@ -63,7 +75,9 @@ import numpy as np
 from mechstudio.core.types import FloatArray
 
 #: the kinds of a contact shape and the model-file geometry types they come from
-SHAPE_OF_GEOMETRY = {"disk": "circle", "bar": "capsule", "box": "polygon", "polygon": "polygon"}
+SHAPE_OF_GEOMETRY = {"disk": "circle", "bar": "capsule", "box": "polygon", "polygon": "polygon", "polyline": "chain"}
+#: the sides of a polyline that can be solid (of its direction of travel)
+POLYLINE_SIDES = ("right", "left")
 #: a polygon is convex when every turn has the same sign; turns below this (relative to the squared size) are flat
 CONVEX_TOL = 1e-12
 
@@ -75,14 +89,20 @@ class ShapeError(ValueError):
 @dataclass(frozen=True)
 class Shape:
     """A contact shape in its body's frame, relative to the body's centre of mass [m]."""
-    kind: str  # circle | capsule | polygon
-    points: tuple[tuple[float, float], ...]  # circle: (centre,); capsule: (from, to); polygon: vertices (CCW)
+    kind: str  # circle | capsule | polygon | chain
+    points: tuple[tuple[float, float], ...]  # circle: (centre,); capsule: (from, to); polygon: vertices (CCW);
+    #                                          chain: vertices in order, solid on the left
     radius: float = 0.0  # circle, capsule
+    ends: tuple[bool, bool] = (True, True)  # chain: whether its first/last vertex is an end of the polyline
 
     def disks(self) -> list[tuple[tuple[float, float], float]]:
-        """(centre, radius) of the shape's disks (module docstring)."""
+        """(centre, radius) of the shape's candidate disks (module docstring)."""
         if self.kind == "polygon":
             return [(p, 0.0) for p in self.points]
+        if self.kind == "chain":
+            last = len(self.points) - 1
+            return [(p, 0.0) for i, p in enumerate(self.points)
+                    if (0 < i < last) or (i == 0 and self.ends[0]) or (i == last and self.ends[1])]
         return [(p, self.radius) for p in self.points]
 
     def extent(self) -> float:
@@ -104,6 +124,12 @@ def shape_from_geometry(item: dict[str, Any], points: dict[str, Sequence[float]]
             r = points[r]
         return float(r[0]) - float(com[0]), float(r[1]) - float(com[1])
 
+    if kind == "polyline":
+        chains = shapes_from_geometry(item, points, com)
+        if len(chains) > 1:
+            raise ShapeError("the polyline has concave vertices: it is several contact shapes "
+                             "(shapes_from_geometry)")
+        return chains[0]
     if kind == "disk":
         return Shape("circle", (ref(item.get("center", [0.0, 0.0])),), float(item["radius"]))
     if kind == "bar":
@@ -115,6 +141,39 @@ def shape_from_geometry(item: dict[str, Any], points: dict[str, Sequence[float]]
     else:
         verts = [ref(v) for v in item["vertices"]]
     return Shape("polygon", convex_ccw(verts))
+
+
+def shapes_from_geometry(item: dict[str, Any], points: dict[str, Sequence[float]],
+                         com: Sequence[float]) -> list[Shape]:
+    """The contact shapes of one model-file geometry ``item`` (as :func:`shape_from_geometry`): one shape, or a
+    polyline's convex chains (module docstring)."""
+    if item.get("type") != "polyline":
+        return [shape_from_geometry(item, points, com)]
+    pts = [(float(v[0]) - float(com[0]), float(v[1]) - float(com[1])) for v in item["points"]]
+    side = item.get("side", "right")
+    if side not in POLYLINE_SIDES:
+        raise ShapeError(f"side must be one of {', '.join(POLYLINE_SIDES)}, not {side!r}")
+    if len(pts) < 2:
+        raise ShapeError("a polyline needs at least 2 points")
+    if any(pts[i] == pts[i + 1] for i in range(len(pts) - 1)):
+        raise ShapeError("a polyline has two equal consecutive points")
+    if side == "right":
+        pts = pts[::-1]
+    return convex_chains(pts)
+
+
+def convex_chains(pts: Sequence[tuple[float, float]]) -> list[Shape]:
+    """The open chain ``pts`` (solid on the left) split at its concave vertices (right turns) into convex chains."""
+    chains: list[Shape] = []
+    start = 0
+    for i in range(1, len(pts) - 1):
+        ax, ay = pts[i][0] - pts[i - 1][0], pts[i][1] - pts[i - 1][1]
+        bx, by = pts[i + 1][0] - pts[i][0], pts[i + 1][1] - pts[i][1]
+        if ax * by - ay * bx < -CONVEX_TOL * (ax * ax + ay * ay) ** 0.5 * (bx * bx + by * by) ** 0.5:
+            chains.append(Shape("chain", tuple(pts[start:i + 1]), ends=(start == 0, False)))
+            start = i
+    chains.append(Shape("chain", tuple(pts[start:]), ends=(start == 0, True)))
+    return chains
 
 
 def convex_ccw(verts: Sequence[tuple[float, float]]) -> tuple[tuple[float, float], ...]:
@@ -286,6 +345,8 @@ def nearest_row(centre: FloatArray, rho: float, s_local: tuple[float, float], A:
     body B and the row of its nearest feature (None when ``with_disks`` is False and no edge region holds the
     disk: the other candidate covers it). Inside a convex polygon: the edge with the largest (negative) gap."""
     c = _rot(-B.phi, centre - B.r)  # the disk's centre in B's frame (relative to B's centre of mass)
+    if shape.kind == "chain":
+        return _nearest_on_chain(c, rho, s_local, shape, with_disks)
     best: tuple[float, Row | None] = (math.inf, None)
     inside = shape.kind == "polygon"
     deepest: tuple[float, Row | None] = (-math.inf, None)
@@ -317,5 +378,40 @@ def nearest_row(centre: FloatArray, rho: float, s_local: tuple[float, float], A:
     return best
 
 
-__all__ = ["BodyState", "GROUND_STATE", "PointLine", "PointPoint", "Row", "RowValues", "SHAPE_OF_GEOMETRY", "Shape",
-           "ShapeError", "convex_ccw", "nearest_row", "shape_from_geometry"]
+def _nearest_on_chain(c: FloatArray, rho: float, s_local: tuple[float, float], shape: Shape,
+                      with_disks: bool) -> tuple[float, Row | None]:
+    """:func:`nearest_row` for a convex chain (solid on the left; module docstring), ``c`` in B's frame."""
+    p = [np.asarray(v, float) for v in shape.points]
+    best: tuple[float, Row | None] = (math.inf, None)
+    deepest: tuple[float, Row | None] = (-math.inf, None)
+    behind = True
+    first_along = last_along = 0.0
+    for i in range(len(p) - 1):
+        e = p[i + 1] - p[i]
+        length = math.hypot(e[0], e[1])
+        t = e / length
+        n = np.array([t[1], -t[0]])  # outward: the solid is on the left
+        dist = float(n @ (c - p[i]))
+        along = float(t @ (c - p[i]))
+        if i == 0:
+            first_along = along
+        last_along = along - length
+        row = PointLine(s_local, rho, (float(p[i][0]), float(p[i][1])), (float(n[0]), float(n[1])), 0.0)
+        if dist > 0.0:
+            behind = False
+        if dist - rho > deepest[0]:
+            deepest = (dist - rho, row)
+        if dist >= 0.0 and 0.0 <= along <= length and dist - rho < best[0]:
+            best = (dist - rho, row)
+    if behind and first_along >= 0.0 and last_along <= 0.0:
+        return deepest
+    if with_disks:
+        for v in shape.points:
+            gap = math.hypot(c[0] - v[0], c[1] - v[1]) - rho
+            if gap < best[0]:
+                best = (gap, PointPoint(s_local, rho, v, 0.0))
+    return best
+
+
+__all__ = ["BodyState", "GROUND_STATE", "POLYLINE_SIDES", "PointLine", "PointPoint", "Row", "RowValues", "SHAPE_OF_GEOMETRY", "Shape",
+           "ShapeError", "convex_ccw", "convex_chains", "nearest_row", "shape_from_geometry", "shapes_from_geometry"]

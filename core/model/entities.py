@@ -31,8 +31,8 @@ Problems = list[tuple[str, str]]
 @dataclass(frozen=True)
 class Shape:
     """Drawing geometry of a body, in the body frame."""
-    type: str  # bar | disk | polygon | box | sphere | cylinder
-    points: tuple[Vec, ...] = ()  # bar/cylinder: (from, to); disk/box/sphere: (center,); polygon: vertices
+    type: str  # bar | disk | polygon | polyline | box | sphere | cylinder
+    points: tuple[Vec, ...] = ()  # bar/cylinder: (from, to); disk/box/sphere: (center,); polygon/polyline: vertices
     radius: float = 0.0
     width: float = 0.0
     size: Vec = ()
@@ -98,6 +98,8 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
     gravity = _vec(data.get("gravity", [0.0, -9.81] if dim == 2 else [0.0, 0.0, -9.81]), dim)
     ground = data.get("ground", {})
     ground_points = {k: _vec(v, dim) for k, v in ground.get("points", {}).items()}
+    for k, item in enumerate(ground.get("geometry", []) or []):  # drawing only; checked for its problems
+        _shape(item, ground_points, dim, f"/ground/geometry/{k}", problems)
     bodies = _parse_bodies(data.get("bodies", []), dim, problems)
     body_points = {GROUND: ground_points, **{b.name: b.points for b in bodies}}
     ctx = ParseContext(kind, body_points, {str(j.get("name")): str(j.get("type")) for j in data.get("joints", [])},
@@ -208,4 +210,11 @@ def _shape(s: dict[str, Any], points: dict[str, Vec], dim: int, pointer: str, pr
         return Shape(t, (center,), radius=float(s.get("radius", 0.0)),
                      size=tuple(float(x) for x in s.get("size", ())), spokes=int(s.get("spokes", 6)),
                      width=float(s.get("thickness", 0.0)))
+    if t == "polyline":
+        pts = tuple(_vec(v, dim) for v in s["points"])
+        for i in range(1, len(pts)):
+            if pts[i] == pts[i - 1]:
+                problems.append((f"{pointer}/points/{i}", f"the polyline repeats its point {i - 1} "
+                                 f"({', '.join(f'{x:g}' for x in pts[i])}): consecutive points must differ"))
+        return Shape(t, pts)
     return Shape(t, tuple(_vec(v, dim) for v in s["vertices"]))
