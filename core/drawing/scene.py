@@ -33,6 +33,7 @@ class BodyGeom:
     bars: list[tuple[Vec2, Vec2, float]] = field(default_factory=list)  # from, to, width [m]
     disks: list[tuple[Vec2, float, int]] = field(default_factory=list)  # centre, radius, spokes
     polygons: list[list[Vec2]] = field(default_factory=list)
+    polylines: list[list[Vec2]] = field(default_factory=list)  # open chains (geometry type polyline), global
     points: dict[str, Vec2] = field(default_factory=dict)  # named body points, global
     is_bar: bool = False  # a template bar (points a, b; the b handle resizes it)
     com: Vec2 = (0.0, 0.0)
@@ -49,7 +50,10 @@ class BodyGeom:
             if _in_polygon(p, poly) or any(dist_segment(p, poly[i - 1], poly[i]) <= tol
                                            for i in range(len(poly))):
                 return True
-        if not (self.bars or self.disks or self.polygons):
+        for line in self.polylines:
+            if any(dist_segment(p, line[i - 1], line[i]) <= tol for i in range(1, len(line))):
+                return True
+        if not (self.bars or self.disks or self.polygons or self.polylines):
             return any(math.dist(p, q) <= tol * 2 for q in list(self.points.values()) + [self.com])
         return False
 
@@ -59,7 +63,7 @@ class BodyGeom:
             pts += [a, b]
         for c, r, _ in self.disks:
             pts += [(c[0] - r, c[1] - r), (c[0] + r, c[1] + r)]
-        for poly in self.polygons:
+        for poly in self.polygons + self.polylines:
             pts += poly
         return pts
 
@@ -234,6 +238,8 @@ def scene_geometry(model: Model, frames: dict[str, tuple[np.ndarray, np.ndarray]
                                 int(s.get("spokes", 0 if t == "sphere" else 6))))
             elif t == "polygon":
                 g.polygons.append([_to_global(pose, ref(v)) for v in s["vertices"]])
+            elif t == "polyline":
+                g.polylines.append([_to_global(pose, ref(v)) for v in s["points"]])
             elif t == "box":
                 c = ref(s.get("center", [0.0, 0.0]))
                 sx, sy = float(s["size"][0]) / 2, float(s["size"][1]) / 2

@@ -374,6 +374,15 @@ class PlanarCanvas(PointTools, QGraphicsView):
                                           self._pen(outline, 3 if selected else 1.5), QBrush(fill))
             item.setZValue(10)
             self._tag_body(item, b.name)
+        for line in b.polylines:
+            path = QPainterPath(QPointF(*line[0]))
+            for v in line[1:]:
+                path.lineTo(QPointF(*v))
+            item = QGraphicsPathItem(path)
+            item.setPen(self._pen(outline, 3 if selected else 1.5))
+            item.setZValue(10)
+            self._scene.addItem(item)
+            self._tag_body(item, b.name)
         for name, p in b.points.items():
             if (b.name, name) in self._ticked:  # a traced point: filled in the body's colour, labelled
                 self._marker(p, "circle", color.darker(160), color, 4.0, z=22)
@@ -518,6 +527,16 @@ class PlanarCanvas(PointTools, QGraphicsView):
         for kind, shape in contact_drawing.ground_shapes(data, sg):
             if kind == "polygon":
                 item = self._scene.addPolygon(QPolygonF([QPointF(*v) for v in shape]), pen, brush)
+            elif kind == "polyline":  # a hatched band on the solid side under the line itself
+                line, band = shape
+                self._scene.addPolygon(QPolygonF([QPointF(*v) for v in band]), QPen(Qt.PenStyle.NoPen),
+                                       brush).setZValue(5)
+                path = QPainterPath(QPointF(*line[0]))
+                for v in line[1:]:
+                    path.lineTo(QPointF(*v))
+                item = QGraphicsPathItem(path)
+                item.setPen(pen)
+                self._scene.addItem(item)
             elif kind == "disk":
                 (cx, cy), r = shape
                 item = self._scene.addEllipse(QRectF(cx - r, cy - r, 2 * r, 2 * r), pen, brush)

@@ -1,6 +1,7 @@
 """Contacts on the planar canvas: the ground's shapes, the contact-pair symbol, and a run's contact points and forces.
 
-* **Ground shapes** (``ground.geometry``: a floor box, an incline polygon, ...) are drawn hatched in grey; they
+* **Ground shapes** (``ground.geometry``: a floor box, an incline polygon, a terrain polyline ...) are drawn
+  hatched in grey (a polyline as its line with a hatched band of :data:`POLYLINE_BAND` on its solid side); they
   never move.
 * A **contact pair** is drawn as a dashed line between the nearest points of its two bodies' shapes with a small
   double bar (two short parallel strokes across the line, like a gap) at the point on body1's side: the symbol is
@@ -30,10 +31,30 @@ NORMAL_COLOR = "#1f5fbf"
 FRICTION_COLOR = "#d62728"
 ARROW_PX = 60.0  # [px] the arrow of the run's largest contact force
 MIN_ARROW_PX = 3.0  # [px] shorter arrows are not drawn
+POLYLINE_BAND = 0.04  # [m] width of the hatched band drawn on a polyline's solid side
+
+
+def polyline_band(points: Sequence[Vec2], side: str = "right", width: float = POLYLINE_BAND) -> list[Vec2]:
+    """The outline of a band ``width`` [m] wide along an open chain on its solid ``side`` (of the direction of
+    travel), for hatching: the chain, then the chain offset by ``width`` along each vertex's mean normal."""
+    sign = -1.0 if side == "right" else 1.0  # the left normal of a direction (tx, ty) is (-ty, tx)
+    offset = []
+    for i, p in enumerate(points):
+        nx = ny = 0.0
+        for j in (i - 1, i):  # the segments before and after the vertex
+            if j < 0 or j + 1 >= len(points):
+                continue
+            a, b = points[j], points[j + 1]
+            L = math.dist(a, b) or 1.0
+            nx, ny = nx - (b[1] - a[1]) / L, ny + (b[0] - a[0]) / L
+        n = math.hypot(nx, ny) or 1.0
+        offset.append((p[0] + sign * width * nx / n, p[1] + sign * width * ny / n))
+    return list(points) + offset[::-1]
 
 
 def ground_shapes(data: dict[str, Any], sg: SceneGeometry) -> list[tuple[str, Any]]:
-    """The ground's shapes as ("polygon", [points]), ("disk", (centre, r)) or ("bar", (a, b, width)) [m]."""
+    """The ground's shapes as ("polygon", [points]), ("disk", (centre, r)), ("bar", (a, b, width)) or
+    ("polyline", ([points], [band outline])) [m] (:func:`polyline_band`)."""
     out: list[tuple[str, Any]] = []
 
     def ref(r: Any) -> Vec2:
@@ -50,6 +71,9 @@ def ground_shapes(data: dict[str, Any], sg: SceneGeometry) -> list[tuple[str, An
                                         (c[0] - hx, c[1] + hy)]))
             elif t == "polygon":
                 out.append(("polygon", [ref(v) for v in s["vertices"]]))
+            elif t == "polyline":
+                pts = [ref(v) for v in s["points"]]
+                out.append(("polyline", (pts, polyline_band(pts, s.get("side", "right")))))
             elif t == "disk":
                 out.append(("disk", (ref(s.get("center", [0.0, 0.0])), float(s["radius"]))))
             elif t == "bar":
@@ -65,6 +89,8 @@ def shape_points(shapes: list[tuple[str, Any]]) -> list[Vec2]:
     for kind, s in shapes:
         if kind == "polygon":
             pts += list(s)
+        elif kind == "polyline":
+            pts += list(s[1])
         elif kind == "disk":
             (cx, cy), r = s
             pts += [(cx - r, cy - r), (cx + r, cy + r)]
@@ -74,9 +100,9 @@ def shape_points(shapes: list[tuple[str, Any]]) -> list[Vec2]:
     return pts
 
 
-def _nearest_on_polygon(p: Vec2, poly: Sequence[Vec2]) -> Vec2:
+def _nearest_on_polygon(p: Vec2, poly: Sequence[Vec2], closed: bool = True) -> Vec2:
     best, best_d = poly[0], math.inf
-    for i in range(len(poly)):
+    for i in range(0 if closed else 1, len(poly)):
         a, b = poly[i - 1], poly[i]
         dx, dy = b[0] - a[0], b[1] - a[1]
         L2 = dx * dx + dy * dy
@@ -94,6 +120,8 @@ def nearest_on_shapes(p: Vec2, shapes: list[tuple[str, Any]]) -> Vec2 | None:
     for kind, s in shapes:
         if kind == "polygon":
             c = _nearest_on_polygon(p, s)
+        elif kind == "polyline":
+            c = _nearest_on_polygon(p, s[0], closed=False)
         elif kind == "disk":
             (cx, cy), r = s
             d = math.dist(p, (cx, cy)) or 1.0
@@ -120,7 +148,7 @@ def body_shapes(sg: SceneGeometry, data: dict[str, Any], body: str) -> list[tupl
     if b is None:
         return []
     return ([("polygon", poly) for poly in b.polygons] + [("disk", (c, r)) for c, r, _ in b.disks]
-            + [("bar", (a, c, w)) for a, c, w in b.bars])
+            + [("bar", (a, c, w)) for a, c, w in b.bars] + [("polyline", (line, line)) for line in b.polylines])
 
 
 def pair_symbol(sg: SceneGeometry, data: dict[str, Any], item: dict[str, Any]) -> tuple[Vec2, Vec2] | None:
@@ -158,4 +186,4 @@ def force_scale(magnitudes: Sequence[np.ndarray], px: float = ARROW_PX) -> float
 
 
 __all__ = ["ARROW_PX", "FRICTION_COLOR", "NORMAL_COLOR", "STATE_COLORS", "STATE_NAMES", "body_shapes",
-           "force_scale", "ground_shapes", "shape_points", "near_symbol", "nearest_on_shapes", "pair_symbol"]
+           "force_scale", "ground_shapes", "polyline_band", "shape_points", "near_symbol", "nearest_on_shapes", "pair_symbol"]
