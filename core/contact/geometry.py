@@ -413,5 +413,6 @@ def _nearest_on_chain(c: FloatArray, rho: float, s_local: tuple[float, float], s
     return best
 
 
-__all__ = ["BodyState", "GROUND_STATE", "POLYLINE_SIDES", "PointLine", "PointPoint", "Row", "RowValues", "SHAPE_OF_GEOMETRY", "Shape",
+__all__ = ["BodyState", "GROUND_STATE", "POLYLINE_SIDES", "PointLine", "PointPoint", "Row", "RowValues",
+           "SHAPE_OF_GEOMETRY", "Shape",
            "ShapeError", "convex_ccw", "convex_chains", "nearest_row", "shape_from_geometry", "shapes_from_geometry"]

@@ -186,4 +186,5 @@ def force_scale(magnitudes: Sequence[np.ndarray], px: float = ARROW_PX) -> float
 
 
 __all__ = ["ARROW_PX", "FRICTION_COLOR", "NORMAL_COLOR", "STATE_COLORS", "STATE_NAMES", "body_shapes",
-           "force_scale", "ground_shapes", "polyline_band", "shape_points", "near_symbol", "nearest_on_shapes", "pair_symbol"]
+           "force_scale", "ground_shapes", "polyline_band",
+           "shape_points", "near_symbol", "nearest_on_shapes", "pair_symbol"]
