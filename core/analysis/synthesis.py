@@ -179,8 +179,8 @@ class Candidate:
 class SynthesisResult:
     """The outcome of a synthesis. ``status``: CONVERGED (the best candidate meets the tolerance), MAX_ITER (the
     budget ran out: ``best`` is the closest candidate), CANCELLED (the progress callback said stop: ``best`` so far)
-    or FAILED (bad input, or no candidate at all); ``message`` says which and why. ``candidates``: the distinct
-    candidates that meet the tolerance (several with a dynamic criterion), best first."""
+    or FAILED (bad input -- ``bad_input`` True -- or no candidate at all); ``message`` says which and why.
+    ``candidates``: the distinct candidates that meet the tolerance (several with a dynamic criterion), best first."""
     status: Status
     message: str
     best: Candidate | None = None
@@ -189,6 +189,7 @@ class SynthesisResult:
     generations: int = 0
     elapsed_s: float = 0.0
     workers: int = 1
+    bad_input: bool = False
 
     @property
     def ok(self) -> bool:
@@ -196,7 +197,9 @@ class SynthesisResult:
 
 
 def failed(message: str, start: float | None = None) -> SynthesisResult:
-    return SynthesisResult(Status.FAILED, message, elapsed_s=0.0 if start is None else time.perf_counter() - start)
+    """The result of bad input."""
+    return SynthesisResult(Status.FAILED, message, elapsed_s=0.0 if start is None else time.perf_counter() - start,
+                           bad_input=True)
 
 
 # --- input checks --------------------------------------------------------------------------------------------------
