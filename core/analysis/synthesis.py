@@ -43,6 +43,7 @@ message, never an exception.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import time
 from dataclasses import dataclass, field, replace
@@ -74,6 +75,8 @@ DUPLICATE_RTOL = 1e-9
 DEFAULT_SOLUTIONS = 4
 MANIFOLD_STEPS = 8
 MANIFOLD_STEP = 0.05  # normalised length of a random step along the family
+#: function generation: rounds of least squares from a candidate's own end
+POLISH_ROUNDS = 4
 
 
 # --- results -------------------------------------------------------------------------------------------------------
@@ -285,7 +288,7 @@ def executor_for(workers: int, client: Any | None) -> Iterator[Executor]:
     # distributed only when a local cluster is asked for (start-up of the commands and of the editor)
     from distributed import Client, LocalCluster
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None)
+                           dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
     try:
         with Client(cluster) as own_client:
             yield DaskExecutor(own_client, workers)
@@ -342,7 +345,9 @@ def synthesize_path(targets: Sequence[Sequence[float]] | FloatArray, *, crank_an
     budget (fitness evaluations of the evolution). ``criterion``: ``peak_torque`` or ``peak_bearing_force`` to
     minimise over up to ``solutions`` exact linkages, their models driven at ``speed`` [rad/s] with links of line
     density ``density`` [kg/m] under ``gravity`` [m/s^2]. ``min_link_ratio``: the shortest link's least fraction of
-    the longest. ``progress(candidate)`` is called with every improved best candidate; returning False cancels."""
+    the longest. ``progress(candidate)`` is called with every improved best candidate; returning False cancels the search
+    (status CANCELLED with the best candidate so far; a candidate that already meets the tolerance is returned as
+    found)."""
     start = time.perf_counter()
     try:
         T = check_points(targets, MIN_PATH_POINTS)
@@ -676,19 +681,26 @@ def synthesize_function(input_angles: Sequence[float], output_angles: Sequence[f
                          np.stack([theta_in, psi_in], -1), fitted, err, err, tolerance, evaluations[0],
                          time.perf_counter() - start)
 
+    best_params: list[tuple[FloatArray, FloatArray, int]] = []
+
     def consider(offsets: FloatArray, lengths: FloatArray, branch: int, polish: bool) -> bool:
         cands = []
         c0 = make(offsets, lengths, branch)
         if c0 is not None:
-            cands.append(c0)
+            cands.append((c0, (offsets, lengths, branch)))
         if polish and np.all(np.isfinite(lengths)):
-            off2, len2 = polish_function(offsets, lengths, branch, d_in, d_out, absolute)
-            c1 = make(off2, len2, branch)
-            if c1 is not None:
-                cands.append(c1)
-        for cand in cands:
+            for _ in range(POLISH_ROUNDS):  # least squares again from its own end while that still improves
+                off2, len2 = polish_function(offsets, lengths, branch, d_in, d_out, absolute)
+                c1 = make(off2, len2, branch)
+                if c1 is None or (cands and c1.error >= 0.5 * cands[-1][0].error):
+                    if c1 is not None and (not cands or c1.error < cands[-1][0].error):
+                        cands.append((c1, (off2, len2, branch)))
+                    break
+                cands.append((c1, (off2, len2, branch)))
+                offsets, lengths = off2, len2
+        for cand, params in cands:
             if not best or cand.error < best[0].error:
-                best[:1] = [cand]
+                best[:1], best_params[:1] = [cand], [params]
                 if progress is not None and progress(cand) is False:
                     return False
         return True

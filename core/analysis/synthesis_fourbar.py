@@ -344,6 +344,7 @@ def ordered_assignment(g: FloatArray, T: FloatArray, samples: int) -> tuple[floa
                     ks.append(k)
                 ks.reverse()
                 angles = np.array([th[k] + tm[j, k] * (th[k + 1] - th[k]) for j, k in enumerate(ks)])
+                angles = np.maximum.accumulate(angles)  # targets on one segment: keep their order
                 if reverse:
                     angles = angles[::-1]
                 best = (math.sqrt(float(C.min()) / N), sigma, angles)

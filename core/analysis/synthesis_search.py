@@ -279,18 +279,26 @@ def timed_fit(T: FloatArray, delta: FloatArray, min_link_ratio: float) -> ItemRe
 
 # --- timing guesses ----------------------------------------------------------------------------------------------
 
-def uniform_timings(T: FloatArray, count: int = UNIFORM_TIMINGS) -> list[FloatArray]:
+def timing_scores(T: FloatArray, deltas: FloatArray) -> FloatArray:
+    """Work item: the residual of the best crank dyad through the targets for each row of rotations deltas (K, N)."""
+    out = np.full(len(deltas), math.inf)
+    for k, delta in enumerate(deltas):
+        dyads = crank_dyads(T, delta, keep=1)
+        if dyads:
+            out[k] = dyads[0][0]
+    return out
+
+
+def uniform_timings(T: FloatArray, executor: Executor, count: int = UNIFORM_TIMINGS) -> list[FloatArray]:
     """Evenly spaced crank rotations delta_j = j D (both directions, D up to a turn over the targets), ordered by
-    the residual of the best crank dyad through the targets with those rotations."""
+    the residual of the best crank dyad through the targets with those rotations (scored on the workers)."""
     n = len(T)
-    scored = []
-    for sense in (1, -1):
-        for D in np.linspace(0.03, 0.999, count) * TWO_PI / (n - 1):
-            delta = sense * D * np.arange(n)
-            dyads = crank_dyads(T, delta, keep=1)
-            scored.append((dyads[0][0] if dyads else math.inf, len(scored), delta))
-    scored.sort(key=lambda s: (s[0], s[1]))
-    return [d for _, _, d in scored]
+    steps = np.linspace(0.03, 0.999, count) * TWO_PI / (n - 1)
+    deltas = np.concatenate([sense * steps[:, None] * np.arange(n)[None, :] for sense in (1, -1)])
+    chunks = [c for c in np.array_split(deltas, executor.workers) if len(c)]
+    scores = np.concatenate(executor.map(timing_scores, [(T, c) for c in chunks]))
+    order = np.argsort(scores, kind="stable")
+    return [deltas[k] for k in order]
 
 
 def random_timing(rng: np.random.Generator, n: int) -> FloatArray:
@@ -372,7 +380,7 @@ def search_path(T: FloatArray, executor: Executor, rng: np.random.Generator, bud
         fitness = PopulationFitness(executor, "timed", T, delta)
         subset = T
     else:
-        timings = uniform_timings(T)
+        timings = uniform_timings(T, executor)
         bounds = list(PATH_BOUNDS)
         subset = T[spread_subset(len(T))]
         fitness = PopulationFitness(executor, "ordered", subset)
