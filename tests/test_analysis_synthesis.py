@@ -124,9 +124,9 @@ def test_the_same_seed_gives_the_same_linkage_and_progress_can_cancel():
     first = synthesize_path(targets, seed=5, max_time_s=BUDGET_S)
     again = synthesize_path(targets, seed=5, max_time_s=BUDGET_S)
     assert first.ok and np.array_equal(first.best.geometry.vector(), again.best.geometry.vector())
-    # a search that takes a few generations, cancelled at its first report
-    rng = np.random.default_rng(14)
-    _, _, targets = known_targets(rng, "triple-rocker", 7, uneven=True)
+    # ten points of a three-lobed curve (no four-bar passes exactly through them): cancelled at the first report
+    t = np.linspace(0.0, 2 * math.pi, 10, endpoint=False)
+    targets = np.stack([(1 + 0.3 * np.cos(3 * t)) * np.cos(t), (1 + 0.3 * np.cos(3 * t)) * np.sin(t)], -1)
     seen: list[Candidate] = []
 
     def stop_at_once(candidate: Candidate) -> bool:

@@ -172,7 +172,7 @@ class Candidate:
                  f"assembly branch {self.geometry.branch:+d}; crank turns "
                  f"{'counter-clockwise' if self.direction > 0 else 'clockwise'} through "
                  f"{math.degrees(abs(self.crank_angles[-1] - self.crank_angles[0])):.6g} deg",
-                 "crank angles [deg]: " + ", ".join(f"{math.degrees(t):.6g}" for t in self.crank_angles)]
+                 "crank angles [deg]: " + ", ".join(f"{math.degrees(t):.9g}" for t in self.crank_angles)]
         lines += [f"{k.replace('_', ' ')}: {v:.6g} {'N m' if k == 'peak_torque' else 'N'}"
                   for k, v in self.criteria.items()]
         return lines

@@ -76,7 +76,9 @@ HOMOTOPY_MIN_STEP = 1e-5
 HOMOTOPY_MAX_STEPS = 400
 #: residual [normalised length] accepted on the way (lambda < 1) and at the end (lambda = 1) of a continuation
 PATH_TOL = 1e-9
-FINAL_TOL = 1e-13
+FINAL_TOL = 1e-10
+#: crank dyad fits: Gauss-Newton starts from the best points of the pivot grid (besides its local minima)
+DYAD_STARTS = 160
 
 
 def unit(t: FloatArray | float) -> FloatArray:
@@ -570,10 +572,40 @@ def local_minima(values: FloatArray, count: int) -> FloatArray:
     return idx[np.argsort(values.ravel()[idx])][:count]
 
 
-def crank_dyads(T: FloatArray, delta: FloatArray, half_width: float = 3.0, count: int = 31,
+def search_width(span: float, base: float = 3.0, most: float = 12.0) -> float:
+    """Half-width of a grid of pivots or circle points [normalised length] for a rotation span [rad]: a link that
+    turns by a small angle while its end moves by about the targets' size is long, about 1 / span."""
+    return float(min(most, base * max(1.0, 1.0 / max(abs(span), 1e-9))))
+
+
+def lifted_crank_dyad(T: FloatArray, delta: FloatArray) -> FloatArray | None:
+    """(O2, Z, e) from (F4) made linear: with O2 . R(delta_j) Z = cos(delta_j) w1 - sin(delta_j) w2 (w1 = O2 . Z,
+    w2 = O2 x Z) and m = |O2|^2 - k,
+
+        2 (R_j^T T_j) . Z - 2 cos(delta_j) w1 + 2 sin(delta_j) w2 + 2 T_j . O2 - m = |T_j|^2,
+
+    seven unknowns taken as independent; for N >= 7 targets the least-squares solution is the dyad when the data
+    are exact (a start for Gauss-Newton otherwise); None for fewer targets or a rank-deficient system."""
+    if len(T) < 7:
+        return None
+    c, s = np.cos(delta), np.sin(delta)
+    RtT = rotate(T, -delta)
+    M = np.column_stack([2 * RtT, -2 * c, 2 * s, 2 * T, -np.ones(len(T))])
+    sol, _, rank, _ = np.linalg.lstsq(M, np.sum(T * T, -1), rcond=None)
+    if rank < 7 or not np.all(np.isfinite(sol)):
+        return None
+    O2, Z = sol[4:6], sol[0:2]
+    A = O2 + rotate(np.broadcast_to(Z, T.shape), delta)
+    return np.concatenate([O2, Z, [float(np.mean(np.linalg.norm(T - A, axis=-1)))]])
+
+
+def crank_dyads(T: FloatArray, delta: FloatArray, half_width: float | None = None, count: int = 31,
                 keep: int = 4) -> list[tuple[float, FloatArray]]:
     """Crank dyads (O2, Z, e) turning by delta_j through the targets ((F4)): [(rms residual, (O2x, O2y, Zx, Zy, e))]
-    best first, from the local minima of the linear fit over a grid of ground pivots, refined by Gauss-Newton."""
+    best first, from the local minima of the linear fit over a grid of ground pivots (half-width by
+    :func:`search_width` of the crank's rotation) and the lifted linear solution, refined by Gauss-Newton."""
+    if half_width is None:
+        half_width = search_width(float(np.ptp(delta)))
     O = grid(half_width, count)
     V = T[None] - O[:, None]
     RtV = rotate(V, -delta[None])  # R(delta)^T V
@@ -583,80 +615,100 @@ def crank_dyads(T: FloatArray, delta: FloatArray, half_width: float = 3.0, count
     A = O[:, None] + rotate(np.broadcast_to(sol[:, None, :2], V.shape), delta[None])
     dist = np.linalg.norm(T[None] - A, axis=-1)
     res = np.sqrt(np.mean((dist - dist.mean(-1, keepdims=True)) ** 2, -1))
-    out = []
-    for i in local_minima(res, keep):
-        x = np.concatenate([O[i], sol[i, :2], [dist[i].mean()]])
-        r, x = refine_crank_dyad(x, T, delta)
-        if np.all(np.isfinite(x)):
-            out.append((r, x))
-    out.sort(key=lambda item: item[0])
+    # Gauss-Newton from the grid's local minima and its best points (a long narrow valley has its grid minimum far
+    # from the dyad), all at once
+    picks = np.unique(np.concatenate([local_minima(res, keep), np.argsort(res)[:DYAD_STARTS]]))
+    starts = np.column_stack([O[picks], sol[picks, :2], dist[picks].mean(-1)])
+    lifted = lifted_crank_dyad(T, delta)
+    if lifted is not None:
+        starts = np.vstack([lifted[None], starts])
+    X, r = refine_crank_dyads(starts, T, delta)
+    out: list[tuple[float, FloatArray]] = []
+    for k in np.argsort(r):
+        if np.all(np.isfinite(X[k])) and not any(np.allclose(X[k], y, rtol=0, atol=1e-9) for _, y in out):
+            out.append((float(r[k]), X[k]))
+        if len(out) == keep:
+            break
     return out
 
 
-def refine_crank_dyad(x: FloatArray, T: FloatArray, delta: FloatArray, steps: int = 30) -> tuple[float, FloatArray]:
-    """Gauss-Newton on r_j = |T_j - O2 - R(delta_j) Z| - e over (O2, Z, e)."""
-    def residual(x: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        v = T - x[:2] - rotate(np.broadcast_to(x[2:4], T.shape), delta)
-        dist = np.linalg.norm(v, axis=-1)
-        return v, dist, dist - x[4]
+def refine_crank_dyads(X: FloatArray, T: FloatArray, delta: FloatArray, steps: int = 30) -> tuple[FloatArray,
+                                                                                                  FloatArray]:
+    """Gauss-Newton on r_j = |T_j - O2 - R(delta_j) Z| - e over (O2, Z, e) from many starts X (S, 5) at once:
+    (refined X, rms residual (S,))."""
+    X = np.array(X, float)
     for _ in range(steps):
-        v, dist, r = residual(x)
-        if np.any(dist <= 0):
+        v = T[None] - X[:, None, :2] - rotate(np.broadcast_to(X[:, None, 2:4], (len(X),) + T.shape), delta[None])
+        dist = np.maximum(np.linalg.norm(v, axis=-1), 1e-300)
+        r = dist - X[:, 4:5]
+        u = v / dist[..., None]
+        J = np.concatenate([-u, -rotate(u, -delta[None]), -np.ones(r.shape + (1,))], -1)
+        JtJ = np.einsum("sni,snj->sij", J, J) + 1e-14 * np.eye(5)
+        dx = np.linalg.solve(JtJ, -np.einsum("sni,sn->si", J, r)[..., None])[..., 0]
+        dx = np.where(np.isfinite(dx), dx, 0.0)
+        X = X + dx
+        if np.max(np.abs(dx)) <= 1e-15 * (1 + np.max(np.abs(X))):
             break
-        u = v / dist[:, None]
-        J = np.concatenate([-u, -rotate(u, -delta), -np.ones((len(T), 1))], -1)
-        dx = np.linalg.lstsq(J, -r, rcond=None)[0]
-        x = x + dx
-        if np.linalg.norm(dx) <= 1e-15 * (1 + np.linalg.norm(x)):
-            break
-    r = residual(x)[2]
-    return float(np.sqrt(np.mean(r * r))), x
+    v = T[None] - X[:, None, :2] - rotate(np.broadcast_to(X[:, None, 2:4], (len(X),) + T.shape), delta[None])
+    r = np.linalg.norm(v, axis=-1) - X[:, 4:5]
+    rms = np.sqrt(np.mean(r * r, -1))
+    return X, np.where(np.isfinite(rms), rms, np.inf)
 
 
 def circle_point_residuals(W: FloatArray, s: FloatArray, s_avoid: FloatArray, scale: float) -> FloatArray:
     """The circle fit's rms residual of the point sets W, deflated near the trivial circle point s_avoid."""
     _, _, f = circle_fit(W)
     distance = np.linalg.norm(s - s_avoid, axis=-1)
-    return f / np.minimum(distance / scale, 1.0)
+    return f / np.maximum(np.minimum(distance / scale, 1.0), 1e-300)
 
 
-def circle_points(T: FloatArray, phi: FloatArray, s_avoid: FloatArray, half_width: float = 3.0, count: int = 27,
-                  keep: int = 4) -> list[tuple[float, FloatArray]]:
-    """Circle points s of the coupler poses (T_j, phi_j) (module docstring): [(deflated rms residual, s)] best first,
-    from a grid of s refined by Gauss-Newton on the Kasa equations in (s, C, k)."""
+def circle_points(T: FloatArray, phi: FloatArray, s_avoid: FloatArray, half_width: float | None = None,
+                  count: int = 27, keep: int = 4) -> list[tuple[float, FloatArray]]:
+    """Distinct circle points s of the coupler poses (T_j, phi_j) (module docstring): [(deflated rms residual, s)]
+    best first, from a grid of s (half-width by :func:`search_width` of the coupler's rotation), Gauss-Newton on the
+    Kasa equations in (s, C, k) from the grid's local minima and best points."""
+    if half_width is None:
+        half_width = search_width(float(np.ptp(np.unwrap(phi))))
     S = grid(half_width, count)
     W = T[None] + rotate(S[:, None, :], phi[None])
-    f = circle_point_residuals(W, S, s_avoid, 0.25 * half_width)
-    out = []
-    for i in local_minima(f, keep):
-        s = refine_circle_point(S[i], T, phi)
-        Wi = T + rotate(np.broadcast_to(s, T.shape), phi)
-        out.append((float(circle_point_residuals(Wi[None], s[None], s_avoid, 0.25 * half_width)[0]), s))
-    out.sort(key=lambda item: item[0])
+    scale = 0.25 * half_width
+    f = circle_point_residuals(W, S, s_avoid, scale)
+    picks = np.unique(np.concatenate([local_minima(f, keep), np.argsort(f)[:DYAD_STARTS]]))
+    s_refined = refine_circle_points(S[picks], T, phi)
+    Wr = T[None] + rotate(s_refined[:, None, :], phi[None])
+    fr = circle_point_residuals(Wr, s_refined, s_avoid, scale)
+    out: list[tuple[float, FloatArray]] = []
+    for k in np.argsort(fr):
+        if not np.isfinite(fr[k]):
+            break
+        if not any(np.allclose(s_refined[k], y, rtol=0, atol=1e-7 * half_width) for _, y in out):
+            out.append((float(fr[k]), s_refined[k]))
+        if len(out) == keep:
+            break
     return out
 
 
-def refine_circle_point(s: FloatArray, T: FloatArray, phi: FloatArray, steps: int = 20) -> FloatArray:
-    """Gauss-Newton on r_j = |T_j + R_j s - C|^2 - rho^2 written as |T_j|^2 + 2 (R_j^T T_j - R_j^T C) . s - 2 C . T_j
-    + k' (k' = |C|^2 - rho^2 + |s|^2) over (s, C, k')."""
-    W = T + rotate(np.broadcast_to(s, T.shape), phi)
-    C, rho, _ = circle_fit(W[None])
-    x = np.concatenate([s, C[0], [float(C[0] @ C[0] - rho[0] ** 2 + s @ s)]])
+def refine_circle_points(S: FloatArray, T: FloatArray, phi: FloatArray, steps: int = 20) -> FloatArray:
+    """Gauss-Newton from many starts S (K, 2) at once on r_j = |T_j + R_j s - C|^2 - rho^2 written as
+    |T_j|^2 + 2 (R_j^T T_j - R_j^T C) . s - 2 C . T_j + k' (k' = |C|^2 - rho^2 + |s|^2) over (s, C, k')."""
+    W = T[None] + rotate(S[:, None, :], phi[None])
+    C, rho, _ = circle_fit(W)
+    X = np.column_stack([S, C, np.sum(C * C, -1) - rho ** 2 + np.sum(S * S, -1)])
     TT = np.sum(T * T, -1)
     RtT = rotate(T, -phi)
     for _ in range(steps):
-        s, C, k = x[:2], x[2:4], x[4]
-        RtC = rotate(np.broadcast_to(C, T.shape), -phi)
-        r = TT + 2 * (RtT - RtC) @ s - 2 * T @ C + k
-        Rs = rotate(np.broadcast_to(s, T.shape), phi)
-        J = np.concatenate([2 * (RtT - RtC), -2 * T - 2 * Rs, np.ones((len(T), 1))], -1)
-        dx = np.linalg.lstsq(J, r, rcond=None)[0]
-        if not np.all(np.isfinite(dx)):
+        s, Cc, k = X[:, :2], X[:, 2:4], X[:, 4]
+        RtC = rotate(np.broadcast_to(Cc[:, None, :], (len(X),) + T.shape), -phi[None])
+        r = TT[None] + 2 * np.einsum("kni,ki->kn", RtT[None] - RtC, s) - 2 * Cc @ T.T + k[:, None]
+        Rs = rotate(np.broadcast_to(s[:, None, :], (len(X),) + T.shape), phi[None])
+        J = np.concatenate([2 * (RtT[None] - RtC), -2 * T[None] - 2 * Rs, np.ones(r.shape + (1,))], -1)
+        JtJ = np.einsum("kni,knj->kij", J, J) + 1e-14 * np.eye(5)
+        dx = np.linalg.solve(JtJ, np.einsum("kni,kn->ki", J, r)[..., None])[..., 0]
+        dx = np.where(np.isfinite(dx), dx, 0.0)
+        X = X - dx
+        if np.max(np.abs(dx)) <= 1e-15 * (1 + np.max(np.abs(X))):
             break
-        x = x - dx
-        if np.linalg.norm(dx) <= 1e-15 * (1 + np.linalg.norm(x)):
-            break
-    return x[:2]
+    return X[:, :2]
 
 
 def timed_states(system: LoopSystem, dyads: int = 3, points: int = 3) -> list[FloatArray]:

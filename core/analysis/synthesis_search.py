@@ -73,7 +73,7 @@ CONTINUATION_MIN_LINK = 0.01
 #: two members closer than this (largest coordinate difference, normalised) are polished once
 SAME_MEMBER = 1e-3
 #: residual [normalised length] below which a timed Gauss-Newton fit counts as exact
-EXACT_TOL = 1e-12
+EXACT_TOL = 1e-10
 
 
 # --- executors ---------------------------------------------------------------------------------------------------
