@@ -43,6 +43,7 @@ message, never an exception.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import math
 import time
@@ -54,7 +55,8 @@ from scipy.optimize import differential_evolution, least_squares
 
 from mechstudio.core.analysis.linkage import GrashofClass, grashof_class
 from mechstudio.core.analysis.synthesis_fourbar import (MIN_LINK_RATIO, TWO_PI, FourBarGeometry, LoopSystem,
-                                                        Traversal, check_traversal, coupler_points, newton)
+                                                        Traversal, check_traversal, coupler_points, newton,
+                                                        solve_batch)
 from mechstudio.core.analysis.synthesis_model import (CRITERIA, DEFAULT_DENSITY, DEFAULT_GRAVITY, DEFAULT_SPEED,
                                                       CriteriaResult, dynamic_criteria, four_bar_model_data)
 from mechstudio.core.analysis.synthesis_search import (Budget, DaskExecutor, Executor, SearchState,
@@ -205,6 +207,16 @@ def failed(message: str, start: float | None = None) -> SynthesisResult:
                            bad_input=True)
 
 
+def quiet_numerics(fn: Callable[..., SynthesisResult]) -> Callable[..., SynthesisResult]:
+    """Run a synthesis with numpy's floating-point warnings off: the searches meet linkages that do not close
+    (NaN, inf) by design and handle them as such."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> SynthesisResult:
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    return wrapper
+
+
 # --- input checks --------------------------------------------------------------------------------------------------
 
 class InputProblem(ValueError):
@@ -328,6 +340,7 @@ def path_candidate(traversal: Traversal, T: FloatArray, tolerance: float, evalua
                      elapsed_s, dict(criteria or {}))
 
 
+@quiet_numerics
 def synthesize_path(targets: Sequence[Sequence[float]] | FloatArray, *, crank_angles: Sequence[float] | None = None,
                     workers: int = 1, client: Any | None = None, seed: int = 0,
                     tolerance: float = DEFAULT_TOLERANCE, max_time_s: float | None = DEFAULT_TIME_S,
@@ -560,7 +573,7 @@ def freudenstein_lengths(theta: FloatArray, psi: FloatArray, d: float) -> FloatA
     M = np.stack([np.cos(psi), -np.cos(theta), np.ones_like(theta)], -1)
     rhs = np.cos(theta - psi)
     MtM = np.einsum("sni,snj->sij", M, M) + 1e-14 * np.eye(3)
-    K = np.linalg.solve(MtM, np.einsum("sni,sn->si", M, rhs)[..., None])[..., 0]
+    K = solve_batch(MtM, np.einsum("sni,sn->si", M, rhs))
     with np.errstate(divide="ignore", invalid="ignore"):
         a, c = d / K[:, 0], d / K[:, 1]
         b2 = a * a + c * c + d * d - 2 * a * c * K[:, 2]
@@ -629,6 +642,7 @@ def polish_function(start: FloatArray, lengths: FloatArray, branch: int, d_in: F
     return fit.x[:2] if not absolute else start, np.concatenate([fit.x[2:], [d]])
 
 
+@quiet_numerics
 def synthesize_function(input_angles: Sequence[float], output_angles: Sequence[float], *, absolute: bool = False,
                         ground_length: float = 1.0, tolerance: float = DEFAULT_TOLERANCE, seed: int = 0,
                         workers: int = 1, client: Any | None = None, max_time_s: float | None = DEFAULT_TIME_S,

@@ -93,6 +93,22 @@ def rotate(v: FloatArray, t: FloatArray) -> FloatArray:
     return np.stack([c * v[..., 0] - s * v[..., 1], s * v[..., 0] + c * v[..., 1]], axis=-1)
 
 
+def solve_batch(A: FloatArray, b: FloatArray) -> FloatArray:
+    """x (..., n) with A x = b for a stack of square systems A (..., n, n), b (..., n); a singular or non-finite
+    system gets its least-squares (minimum-norm) solution, or zeros when it has no finite entries."""
+    A = np.asarray(A, float)
+    b = np.asarray(b, float)
+    bad = ~(np.isfinite(A).all(axis=(-2, -1)) & np.isfinite(b).all(axis=-1))
+    A = np.where(bad[..., None, None], np.eye(A.shape[-1]), A)
+    b = np.where(bad[..., None], 0.0, b)
+    try:
+        return np.linalg.solve(A, b[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        flat_A, flat_b = A.reshape(-1, *A.shape[-2:]), b.reshape(-1, b.shape[-1])
+        out = np.array([np.linalg.lstsq(a, v, rcond=None)[0] for a, v in zip(flat_A, flat_b)])
+        return out.reshape(b.shape)
+
+
 # --- one linkage -------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -553,7 +569,7 @@ def circle_fit(W: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
     z = np.sum(Wc * Wc, -1)
     M = np.concatenate([2 * Wc, -np.ones(Wc.shape[:-1] + (1,))], -1)
     MtM = np.einsum("...ni,...nj->...ij", M, M) + 1e-12 * np.eye(3)
-    sol = np.linalg.solve(MtM, np.einsum("...ni,...n->...i", M, z)[..., None])[..., 0]
+    sol = solve_batch(MtM, np.einsum("...ni,...n->...i", M, z))
     C, k = sol[..., :2], sol[..., 2]
     rho = np.sqrt(np.maximum(np.sum(C * C, -1) - k, 1e-300))
     res = np.linalg.norm(Wc - C[..., None, :], axis=-1) - rho[..., None]
@@ -611,7 +627,7 @@ def crank_dyads(T: FloatArray, delta: FloatArray, half_width: float | None = Non
     RtV = rotate(V, -delta[None])  # R(delta)^T V
     M = np.concatenate([2 * RtV, np.ones(V.shape[:-1] + (1,))], -1)
     MtM = np.einsum("gni,gnj->gij", M, M) + 1e-12 * np.eye(3)
-    sol = np.linalg.solve(MtM, np.einsum("gni,gn->gi", M, np.sum(V * V, -1))[..., None])[..., 0]
+    sol = solve_batch(MtM, np.einsum("gni,gn->gi", M, np.sum(V * V, -1)))
     A = O[:, None] + rotate(np.broadcast_to(sol[:, None, :2], V.shape), delta[None])
     dist = np.linalg.norm(T[None] - A, axis=-1)
     res = np.sqrt(np.mean((dist - dist.mean(-1, keepdims=True)) ** 2, -1))
@@ -644,7 +660,7 @@ def refine_crank_dyads(X: FloatArray, T: FloatArray, delta: FloatArray, steps: i
         u = v / dist[..., None]
         J = np.concatenate([-u, -rotate(u, -delta[None]), -np.ones(r.shape + (1,))], -1)
         JtJ = np.einsum("sni,snj->sij", J, J) + 1e-14 * np.eye(5)
-        dx = np.linalg.solve(JtJ, -np.einsum("sni,sn->si", J, r)[..., None])[..., 0]
+        dx = solve_batch(JtJ, -np.einsum("sni,sn->si", J, r))
         dx = np.where(np.isfinite(dx), dx, 0.0)
         X = X + dx
         if np.max(np.abs(dx)) <= 1e-15 * (1 + np.max(np.abs(X))):
@@ -703,7 +719,7 @@ def refine_circle_points(S: FloatArray, T: FloatArray, phi: FloatArray, steps: i
         Rs = rotate(np.broadcast_to(s[:, None, :], (len(X),) + T.shape), phi[None])
         J = np.concatenate([2 * (RtT[None] - RtC), -2 * T[None] - 2 * Rs, np.ones(r.shape + (1,))], -1)
         JtJ = np.einsum("kni,knj->kij", J, J) + 1e-14 * np.eye(5)
-        dx = np.linalg.solve(JtJ, np.einsum("kni,kn->ki", J, r)[..., None])[..., 0]
+        dx = solve_batch(JtJ, np.einsum("kni,kn->ki", J, r))
         dx = np.where(np.isfinite(dx), dx, 0.0)
         X = X - dx
         if np.max(np.abs(dx)) <= 1e-15 * (1 + np.max(np.abs(X))):

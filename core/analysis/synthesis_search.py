@@ -122,6 +122,15 @@ def population_fitness(kind: str, X: FloatArray, T: FloatArray, delta: FloatArra
     return best
 
 
+def safe_fitness(kind: str, X: FloatArray, T: FloatArray, delta: FloatArray | None) -> FloatArray:
+    """:func:`population_fitness`, a numerical failure giving inf for the chunk (never an exception)."""
+    try:
+        with np.errstate(all="ignore"):
+            return population_fitness(kind, X, T, delta)
+    except (np.linalg.LinAlgError, ArithmeticError, ValueError):
+        return np.full(len(X), np.inf)
+
+
 class PopulationFitness:
     """The vectorised fitness handed to differential evolution: the population (D, S) cut into one chunk per worker,
     the chunks evaluated by the executor; counts the evaluations."""
@@ -136,7 +145,7 @@ class PopulationFitness:
     def __call__(self, X: FloatArray) -> FloatArray:
         members = np.ascontiguousarray(np.asarray(X, float).T)
         chunks = [c for c in np.array_split(members, self.executor.workers) if len(c)]
-        parts = self.executor.map(population_fitness, [(self.kind, c, self.T, self.delta) for c in chunks])
+        parts = self.executor.map(safe_fitness, [(self.kind, c, self.T, self.delta) for c in chunks])
         self.evaluations += len(members)
         out = np.concatenate(parts)
         return np.where(np.isfinite(out), out, 1e6)
@@ -283,7 +292,11 @@ def timing_scores(T: FloatArray, deltas: FloatArray) -> FloatArray:
     """Work item: the residual of the best crank dyad through the targets for each row of rotations deltas (K, N)."""
     out = np.full(len(deltas), math.inf)
     for k, delta in enumerate(deltas):
-        dyads = crank_dyads(T, delta, keep=1)
+        try:
+            with np.errstate(all="ignore"):
+                dyads = crank_dyads(T, delta, keep=1)
+        except (np.linalg.LinAlgError, ArithmeticError, ValueError):
+            continue
         if dyads:
             out[k] = dyads[0][0]
     return out
@@ -371,7 +384,7 @@ def search_path(T: FloatArray, executor: Executor, rng: np.random.Generator, bud
         return state.accepted >= want
 
     if timed:
-        first = executor.map(timed_fit, [(T, delta, min_link_ratio)])[0]
+        first = group_map(executor, [("timed dyad fit", timed_fit, (T, delta, min_link_ratio))])[0]
         state.items += 1
         if first.traversal is not None and take(first.traversal, "timed dyad fit"):
             return state
@@ -454,7 +467,8 @@ def group_map(executor: Executor, items: list[tuple[str, Callable[..., ItemResul
 def run_item(fn: Callable[..., ItemResult], args: tuple[Any, ...]) -> ItemResult:
     """One work item; a numerical failure inside it is a failed item, never an exception."""
     try:
-        return fn(*args)
+        with np.errstate(all="ignore"):
+            return fn(*args)
     except (np.linalg.LinAlgError, ArithmeticError, ValueError) as exc:
         return ItemResult(None, f"numerical failure: {type(exc).__name__}")
 
