@@ -344,7 +344,8 @@ def path_candidate(traversal: Traversal, T: FloatArray, tolerance: float, evalua
 def synthesize_path(targets: Sequence[Sequence[float]] | FloatArray, *, crank_angles: Sequence[float] | None = None,
                     workers: int = 1, client: Any | None = None, seed: int = 0,
                     tolerance: float = DEFAULT_TOLERANCE, max_time_s: float | None = DEFAULT_TIME_S,
-                    max_evaluations: int | None = None, criterion: str | None = None, solutions: int = DEFAULT_SOLUTIONS,
+                    max_evaluations: int | None = None, criterion: str | None = None,
+                    solutions: int = DEFAULT_SOLUTIONS,
                     speed: float = DEFAULT_SPEED, density: float = DEFAULT_DENSITY,
                     gravity: tuple[float, float] = DEFAULT_GRAVITY, min_link_ratio: float = MIN_LINK_RATIO,
                     progress: Callable[[Candidate], bool | None] | None = None) -> SynthesisResult:
@@ -358,9 +359,9 @@ def synthesize_path(targets: Sequence[Sequence[float]] | FloatArray, *, crank_an
     budget (fitness evaluations of the evolution). ``criterion``: ``peak_torque`` or ``peak_bearing_force`` to
     minimise over up to ``solutions`` exact linkages, their models driven at ``speed`` [rad/s] with links of line
     density ``density`` [kg/m] under ``gravity`` [m/s^2]. ``min_link_ratio``: the shortest link's least fraction of
-    the longest. ``progress(candidate)`` is called with every improved best candidate; returning False cancels the search
-    (status CANCELLED with the best candidate so far; a candidate that already meets the tolerance is returned as
-    found)."""
+    the longest. ``progress(candidate)`` is called with every improved best candidate; returning False cancels the
+    search (status CANCELLED with the best candidate so far; a candidate that already meets the tolerance is
+    returned as found)."""
     start = time.perf_counter()
     try:
         T = check_points(targets, MIN_PATH_POINTS)

@@ -37,8 +37,14 @@ from typing import Any
 
 import numpy as np
 
-from mechstudio.core.commands.arguments import STDIO, add_quiet_argument, positive_float, positive_int, write_text_output
+from mechstudio.core.commands.arguments import (STDIO, add_quiet_argument, positive_float, positive_int,
+                                                write_text_output)
 from mechstudio.core.errors import Diagnostic, ModelError
+from mechstudio.core.kinematics.analysis import driven_motion
+from mechstudio.core.model.io import model_from_data, parse_json
+from mechstudio.core.simulate import SimulationSettings
+from mechstudio.core.systems.compile import compile_model
+from mechstudio.core.systems.points import PointSelectionError, PointTracer, named_points, parse_point_names
 
 CRITERIA = ("peak_torque", "peak_bearing_force")
 MODEL_FORMAT = "mechanism-studio-model"
@@ -241,13 +247,6 @@ def targets_from_csv(text: str, source: str, function: bool) -> Targets:
 
 def targets_from_model(data: dict[str, Any], source: str, point: str | None, count: int) -> Targets:
     """The traced point's positions at ``count`` evenly spaced times of the model's driven run."""
-    # the model loader and the kinematics only for a model file (start-up of the command)
-    from mechstudio.core.kinematics.analysis import driven_motion
-    from mechstudio.core.model.io import model_from_data
-    from mechstudio.core.simulate import SimulationSettings
-    from mechstudio.core.systems.compile import compile_model
-    from mechstudio.core.systems.points import PointSelectionError, PointTracer, named_points, parse_point_names
-
     model = model_from_data(data, source)
     try:
         if point is None:
@@ -280,9 +279,7 @@ def read_targets(path: str, function: bool, point: str | None, count: int) -> Ta
     text = sys.stdin.read() if path == STDIO else Path(path).read_text(encoding="utf-8-sig")
     stripped = text.lstrip()
     if stripped.startswith("{") or stripped.startswith("["):
-        # the model loader's JSON reader: its errors name the line and column
-        from mechstudio.core.model.io import parse_json
-        data = parse_json(text, source)
+        data = parse_json(text, source)  # the model loader's JSON reader: its errors name the line and column
         if isinstance(data, dict) and data.get("format") == MODEL_FORMAT:
             return targets_from_model(data, source, point, count)
         targets = targets_from_json(data, source)
