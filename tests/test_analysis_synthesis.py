@@ -94,6 +94,10 @@ def test_acceptance_recovers_the_sample_four_bar_from_eight_coupler_points(tmp_p
     assert np.all(np.abs(np.diff(best.crank_angles)) > 0) and abs(best.crank_angles[-1] - best.crank_angles[0]) < \
         2 * math.pi
     assert check_model_file(write_model(best, tmp_path), targets, best.crank_angles) <= ACCEPT
+    # the curve for drawing passes every target within one of its sample steps
+    curve = best.coupler_curve(361)
+    step = float(np.max(np.linalg.norm(np.diff(curve, axis=0), axis=-1)))
+    assert all(np.min(np.linalg.norm(curve - t, axis=-1)) <= step for t in targets)
 
 
 @pytest.mark.parametrize("kind, seed, count", [("crank-rocker", 11, 8), ("double-rocker", 12, 7),

@@ -403,13 +403,12 @@ def synthesize_path(targets: Sequence[Sequence[float]] | FloatArray, *, crank_an
     state = SearchState()
     cancelled = [False]
 
-    def accept(traversal: Traversal, how: str) -> bool:
-        candidate = path_candidate(frame.outward(traversal), T, tolerance, state.evaluations,
-                                   time.perf_counter() - start)
+    def accept(traversal: Traversal, how: str, evaluations: int) -> bool:
+        candidate = path_candidate(frame.outward(traversal), T, tolerance, evaluations, time.perf_counter() - start)
         if not candidate.exact or any(same_linkage(candidate, c) for c in exact):
             return False
         exact.append(candidate)
-        if not criterion and not report(candidate):
+        if not report(candidate):
             cancelled[0] = True
         return True
 
@@ -433,10 +432,10 @@ def synthesize_path(targets: Sequence[Sequence[float]] | FloatArray, *, crank_an
         return SynthesisResult(Status.CONVERGED, f"found a four-bar through all {len(T)} targets: error "
                                f"{chosen.error:.3g} of the longest link in {elapsed:.3g} s{what}", chosen,
                                tuple(exact), **common)
-    fallback = approximate(state, Tn, delta, frame, T, tolerance, min_link_ratio, start)
     if state.cancelled:
         return SynthesisResult(Status.CANCELLED, "cancelled" + (f"; best error so far {best[0].error:.3g}" if best
                                                                 else ""), best[0] if best else None, **common)
+    fallback = approximate(state, Tn, delta, frame, T, tolerance, min_link_ratio, start)
     if fallback is not None and (not best or fallback.error < best[0].error):
         best[:1] = [fallback]
     why = state.out_of_budget or "the search ended"

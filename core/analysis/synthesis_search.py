@@ -368,17 +368,18 @@ class Budget:
 def search_path(T: FloatArray, executor: Executor, rng: np.random.Generator, budget: Budget,
                 on_generation: Callable[[SearchState], bool], delta: FloatArray | None = None,
                 min_link_ratio: float = MIN_LINK_RATIO,
-                accept: Callable[[Traversal, str], bool] | None = None, want: int = 1) -> SearchState:
+                accept: Callable[[Traversal, str, int], bool] | None = None, want: int = 1) -> SearchState:
     """Search a four-bar through the normalised targets T (N, 2) (module docstring); ``delta`` (N,) prescribes the
     crank's rotations from the first target. ``on_generation(state)`` is called after every generation (False
-    cancels). Every traversal found is offered to ``accept(traversal, found_by)`` (True: a new one, counted); the
-    search ends when ``want`` have been accepted. Returns the final state."""
+    cancels). Every traversal found is offered to ``accept(traversal, found_by, evaluations)`` (True: a new one,
+    counted); the search ends when ``want`` have been accepted. Returns the final state."""
     state = SearchState()
     timed = delta is not None
+    fitness: PopulationFitness | None = None
 
     def take(traversal: Traversal, how: str) -> bool:
         """Offer a traversal; True when the search has what it wants."""
-        if accept is None or accept(traversal, how):
+        if accept is None or accept(traversal, how, fitness.evaluations if fitness is not None else 0):
             state.found, state.found_by = traversal, how
             state.accepted += 1
         return state.accepted >= want
