@@ -88,7 +88,8 @@ def test_function_generation_from_a_csv_in_degrees(tmp_path, capsys):
     ("x,y\n0,0\n1,0\n1,1\n0,1\n", "4 targets given; at least 5"),
     ("x,y\n0,0\n1,0\n1,1\n0,1\n1,0\n", "targets 2 and 5 are the same point"),
     ('{"targets": [[0, 0], [1, "a"]]}', "/targets/1/1: error: expected a finite number"),
-    ('{"points": []}', 'expected "targets"'),
+    ('{"points": []}', "/points: error: expected a list of [x, y] points"),
+    ('{"spots": []}', 'expected "targets"'),
     ('{"targets": [[0, 0], [1, 0], [1, 1], [0, 1], [2, 2]], "crank_angles": [0, 1]}', "2 crank angles given"),
     ("{not json", "invalid JSON"),
 ])

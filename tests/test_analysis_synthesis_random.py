@@ -5,7 +5,7 @@ spaced in crank angle, visited in either direction. The targets come from drivin
 the kinematic solver; each result is written as a model file and driven by the solver from the first target to the
 last (continuous motion, one branch), every target within 1e-4 of its longest link (the acceptance).
 
-About a minute or more on a loaded two-core machine, hence ``slow``; tests/test_analysis_synthesis.py keeps one
+About a minute on a loaded two-core machine (up to a few minutes when the searches are slow), hence ``slow``; tests/test_analysis_synthesis.py keeps one
 linkage of each class and the acceptance case in the normal suite.
 """
 from __future__ import annotations

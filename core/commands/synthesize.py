@@ -5,12 +5,14 @@
 TARGETS is one of
 
 * a CSV file of path targets, one per row: ``x,y`` [m] or ``x,y,crank_angle`` [rad] (``crank_angle_deg`` [deg]
-  in the header instead) to prescribe the crank's rotations; a header row naming the columns is optional (without
-  one the columns are x, y and, when present, the crank angle in rad); ``#`` starts a comment line;
+  in the header instead; ``theta``, ``theta_deg`` are the same) to prescribe the crank's rotations; a header row
+  naming the columns is optional (without one the columns are x, y and, when present, the crank angle in rad);
+  ``#`` starts a comment line;
 * a CSV file of function pairs with ``--function``: ``input,output`` [rad] (``input_deg,output_deg`` [deg]);
-* a JSON file: ``{"targets": [[x, y], ...], "crank_angles": [...]}`` (``crank_angles_deg`` in degrees; both
-  optional), a bare list of ``[x, y]`` pairs, or ``{"function": {"input": [...], "output": [...],
-  "absolute": false, "ground_length": 1.0}}`` (``input_deg``/``output_deg`` in degrees) for function generation;
+* a JSON file: ``{"targets": [[x, y], ...], "crank_angles": [...]}`` (``points`` for ``targets``;
+  ``crank_angles_deg`` in degrees; the angles optional), a bare list of ``[x, y]`` pairs, or
+  ``{"function": {"input": [...], "output": [...], "absolute": false, "ground_length": 1.0}}`` (``input_deg``,
+  ``output_deg`` in degrees) for function generation;
 * a model file (``"format": "mechanism-studio-model"``): the targets are ``--count`` positions of the named point
   ``--point BODY.POINT`` (default: the first named point of the last body) over the model's driven run
   (``mechstudio kinematics``' times from 0 to the file's ``simulation.t_end``), evenly spaced in time -- the
@@ -167,12 +169,13 @@ def targets_from_json(data: Any, source: str) -> Targets:
             raise problem(source, "/function/ground_length", "expected a positive number")
         return Targets("function", inputs=inputs, outputs=outputs, absolute=absolute,
                        ground_length=None if ground is None else float(ground), source=source)
-    if "targets" not in data:
+    key = "targets" if "targets" in data else "points" if "points" in data else None
+    if key is None:
         raise problem(source, "", "expected \"targets\" (a list of [x, y] points) or \"function\"")
-    unknown = sorted(set(data) - {"targets", "crank_angles", "crank_angles_deg", "description"})
+    unknown = sorted(set(data) - {key, "crank_angles", "crank_angles_deg", "description"})
     if unknown:
         raise problem(source, f"/{unknown[0]}", "unknown key (expected targets, crank_angles or crank_angles_deg)")
-    return Targets("path", point_list(data["targets"], source, "/targets"),
+    return Targets("path", point_list(data[key], source, f"/{key}"),
                    angles_of(data, "crank_angles", source, ""), source=source)
 
 
@@ -239,7 +242,8 @@ def targets_from_csv(text: str, source: str, function: bool) -> Targets:
             raise problem(source, "", "expected the columns input,output (or input_deg,output_deg)")
         return Targets("function", inputs=cols["input"], outputs=cols["output"], source=source)
     cols = csv_columns(text, source, {"x": ("x",), "y": ("y",),
-                                      "crank_angle": ("crank_angle", "crank_angle_deg")}, ["x", "y", "crank_angle"])
+                                      "crank_angle": ("crank_angle", "crank_angle_deg", "theta", "theta_deg")},
+                       ["x", "y", "crank_angle"])
     if "x" not in cols or "y" not in cols:
         raise problem(source, "", "expected the columns x,y[,crank_angle]")
     return Targets("path", np.stack([cols["x"], cols["y"]], -1), cols.get("crank_angle"), source=source)
