@@ -147,19 +147,23 @@ class Candidate:
         O4; a joint-angle driver ``motor`` turning the crank at ``speed`` [rad/s] from the first target to the last
         (core.analysis.synthesis_model)."""
         return four_bar_model_data(self.geometry, float(self.crank_angles[0]), float(self.crank_angles[-1]),
-                                   name=name, description=self.description(), speed=speed, density=density,
+                                   name=name, description=self.description(speed), speed=speed, density=density,
                                    gravity=gravity)
 
     def to_model(self, name: str = "synthesized_four_bar", **options: Any) -> Any:
         """:meth:`to_model_data` as a validated :class:`~mechstudio.core.model.Model`."""
         return model_from_data(self.to_model_data(name, **options), f"<{name}>")
 
-    def description(self) -> str:
+    def description(self, speed: float = DEFAULT_SPEED) -> str:
+        """The model's description: the task, the error, and when the crank (at ``speed`` [rad/s]) reaches each
+        target."""
         what = (f"coupler point P through {len(self.targets)} target points" if self.kind == "path" else
                 f"output angle at {len(self.targets)} input angles")
         err = (f"max distance {self.max_distance:.3g} = {self.error:.3g} of the longest link" if self.kind == "path"
                else f"max output angle error {self.error:.3g} rad")
-        return f"Four-bar synthesized for {what} ({err}); the motor drives the crank from the first target to the last."
+        times = ", ".join(f"{abs(t - self.crank_angles[0]) / speed:.9g}" for t in self.crank_angles)
+        return (f"Four-bar synthesized for {what} ({err}). The motor drives the crank from the first target to the "
+                f"last; the targets are reached at t = {times} s.")
 
     def summary(self) -> list[str]:
         """Report lines: error, link lengths, Grashof class, crank angles."""

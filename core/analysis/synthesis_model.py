@@ -83,9 +83,10 @@ def pose_at(geometry: FourBarGeometry, theta: float) -> dict[str, tuple[float, f
 
 def four_bar_model_data(geometry: FourBarGeometry, theta_start: float, theta_end: float, *, name: str = "four_bar",
                         description: str = "", speed: float = DEFAULT_SPEED, density: float = DEFAULT_DENSITY,
-                        gravity: tuple[float, float] = DEFAULT_GRAVITY, samples: int = 200) -> dict[str, Any]:
+                        gravity: tuple[float, float] = DEFAULT_GRAVITY, samples: int = 360) -> dict[str, Any]:
     """The model document (module docstring) of a four-bar driven from the crank angle ``theta_start`` to
-    ``theta_end`` [rad, world angles, unwrapped along the motion] at ``speed`` [rad/s]."""
+    ``theta_end`` [rad, world angles, unwrapped along the motion] at ``speed`` [rad/s]; the simulation section
+    records ``samples`` output intervals over that motion."""
     if not (speed > 0 and math.isfinite(speed)):
         raise ValueError(f"the crank speed must be a positive number of rad/s, got {speed!r}")
     if not (density > 0 and math.isfinite(density)):
