@@ -5,4 +5,4 @@ parsed arguments and returning an exit code. Add a new command by writing its mo
 ``COMMAND_MODULES``. ``arguments`` and ``output`` hold the conventions they share (they are not commands).
 """
 COMMAND_MODULES = ["info", "kinematics", "simulate", "equations", "bench", "samples", "sweep", "import_pyslvs",
-                   "export_mjcf", "draw", "warm", "statics", "linkage", "modes"]
+                   "export_mjcf", "draw", "warm", "statics", "linkage", "modes", "synthesize"]
