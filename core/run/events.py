@@ -386,7 +386,7 @@ class EventDriving:
                 cols.setdefault(f"reaction.{g.name}.state", []).append(self._group_state(gi, cr.mode))
                 continue
             gap = min(cr.cset.nearest(k, q)[0] if cr.cset.points[k].normal_row < 0
-                      else float(cr.cset.base_arrays(q, v, t)[0][cr.cset.points[k].normal_row]) for k in g.points)
+                      else float(cr.cset.base_phi(q, t)[cr.cset.points[k].normal_row]) for k in g.points)
             values = {"gap": min(gap, 1e300), "normal": sum(N.get(k, 0.0) for k in g.points),
                       "friction": sum(Ft.get(k, 0.0) for k in g.points), "state": self._group_state(gi, cr.mode)}
             if g.kind == "pair":
