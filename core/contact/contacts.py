@@ -56,7 +56,7 @@ from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
 from mechstudio.core.types import FloatArray
 
 GROUND = "ground"
-#: joint friction (eq. (2)): the Newton iteration ends when the solution changes by less than this, relative
+#: joint friction (eq. (2)): the Newton iteration ends when the force directions change by less than this
 JOINT_TOL = 1e-13
 #: ... or fails after this many steps
 JOINT_ITERATIONS = 40
@@ -446,6 +446,7 @@ class ActiveSystem(ConstrainedSystem):
                                                    c.holonomic, c.body1, c.body2))
         self._memo: tuple | None = None
         self._rows_memo: dict[tuple, list[PointRows | None]] = {}
+        self._directions: dict[int, FloatArray] = {}  # the slipping joints' force directions of the last solve
 
     def _has_tangent(self, k: int) -> bool:
         p = self.cset.points[k]
@@ -552,9 +553,10 @@ class ActiveSystem(ConstrainedSystem):
         K[:n, n:] = -(C + D).T
         K[n:, :n] = C
         rhs = np.concatenate((h, -eta))
-        sol, rank = solve_mode(K, rhs)
         if joints:
-            sol, rank, K = self._joint_friction_solve(K, rhs, sol, C, joints, t)
+            sol, rank, K = self._joint_friction_solve(K, rhs, C, joints, t)
+        else:
+            sol, rank = solve_mode(K, rhs)
         residual = float(np.linalg.norm(K @ sol - rhs)) / max(float(np.linalg.norm(rhs)) + float(
             np.linalg.norm(K) * np.linalg.norm(sol)), 1e-300)
         qdd, lam = sol[:n], sol[n:]
@@ -566,36 +568,50 @@ class ActiveSystem(ConstrainedSystem):
         self._memo = (key, dyn)
         return dyn
 
-    def _joint_friction_solve(self, K: FloatArray, rhs: FloatArray, sol: FloatArray, C: FloatArray,
+    def _joint_friction_solve(self, K: FloatArray, rhs: FloatArray, C: FloatArray,
                               joints: list[tuple[int, float, FloatArray]], t: float
                               ) -> tuple[FloatArray, int, FloatArray]:
-        """Eq. (2) of the module docstring by Newton's method from ``sol`` (the solution without the joints'
-        friction): the load r |F| = r F^T B lambda / |F| is positively homogeneous in lambda, so its linearization
-        at an iterate is exact along the iterate's force direction, and each Newton step is the linear system of
-        eq. (1) with D_j = -mu_k sigma r G_j (F/|F|)^T B_j; it ends when the solution changes by less than
-        JOINT_TOL relative (quadratic convergence: a few steps; a slide's direction is +-n: at most two).
-        :class:`ModeFailure` when it does not converge (a friction large enough to jam the mechanism)."""
+        """Eq. (2) of the module docstring by Newton's method: the load r |F| = r F^T B lambda / |F| is positively
+        homogeneous in lambda, so its linearization at an iterate is exact along the iterate's force direction,
+        and each Newton step is the linear system of eq. (1) with D_j = -mu_k sigma r G_j (F/|F|)^T B_j at the
+        directions of the previous iterate. It starts from the directions of this mode's previous solve (the
+        state changes little from one evaluation to the next: two or three solves, one for a slide, whose
+        direction is +-n) or, the first time, from the solution without the joints' friction, and ends when the
+        solution's own directions differ from those it was solved with by at most JOINT_TOL (then it solves eq.
+        (2) itself: the residual of eq. (2) is c r (F/|F| - d)^T B lambda G). :class:`ModeFailure` when it does
+        not converge (a friction large enough to jam the mechanism)."""
         n = self.n
-        rank = 0
+        maps = [(k, c, G, self.joint_lam[k], self.cset.points[k].joint.force_map(C, self.joint_lam[k]),
+                 self.cset.points[k].joint.radius) for k, c, G in joints]
+        dirs = self._directions
+        if any(k not in dirs for k, _, _ in joints):
+            sol, _ = solve_mode(K, rhs)
+            dirs = self._force_directions(maps, sol[n:])
         for _ in range(JOINT_ITERATIONS):
             Kj = K.copy()
-            lam = sol[n:]
-            for k, c, G in joints:
-                idx = self.joint_lam[k]
-                B = self.cset.points[k].joint.force_map(C, idx)
-                F = B @ lam[idx]
-                size = float(np.linalg.norm(F))
-                if size > 0.0:
-                    r = self.cset.points[k].joint.radius
-                    Kj[:n, n + idx] -= c * r * np.outer(G, (F / size) @ B)
-            new, rank = solve_mode(Kj, rhs)
-            change = float(np.max(np.abs(new - sol), initial=0.0))
-            sol = new
-            if change <= JOINT_TOL * max(1.0, float(np.max(np.abs(sol), initial=0.0))):
+            for k, c, G, idx, B, r in maps:
+                Kj[:n, n + idx] -= c * r * np.outer(G, dirs[k] @ B)
+            sol, rank = solve_mode(Kj, rhs)
+            new = self._force_directions(maps, sol[n:])
+            change = max(float(np.max(np.abs(new[k] - dirs[k]))) for k, _, _ in joints)
+            dirs = new
+            if change <= JOINT_TOL:
+                self._directions = dirs
                 return sol, rank, Kj
+        self._directions = {}
         raise ModeFailure(f"the joint friction does not converge at t = {t:.6g} s (friction in "
                           f"{', '.join(self.cset.points[k].label for k, _, _ in joints)}: the joint forces and the "
                           "friction they cause have no consistent solution)")
+
+    @staticmethod
+    def _force_directions(maps: list[tuple], lam: FloatArray) -> dict[int, FloatArray]:
+        """F/|F| of every slipping joint from the multipliers (0 where F = 0: no load)."""
+        out = {}
+        for k, _, _, idx, B, _ in maps:
+            F = B @ lam[idx]
+            size = math.hypot(float(F[0]), float(F[1]))
+            out[k] = F / size if size > 0.0 else np.zeros(2)
+        return out
 
     def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         h = self.base.forces(q, v, t)
