@@ -67,18 +67,26 @@ JOINT_ITERATIONS = 40
 LU_RCOND = 1e-10
 
 
+def factor_mode(K: FloatArray) -> tuple[FloatArray, FloatArray] | None:
+    """The LU factors of the square K when it is well conditioned (LAPACK's estimate of the reciprocal condition
+    number above LU_RCOND), else None."""
+    if not K.shape[0]:
+        return None
+    lu, piv, info = _getrf(K)
+    if info != 0:
+        return None
+    rc, _ = _gecon(lu, float(np.abs(K).sum(axis=0).max()), norm="1")
+    return (lu, piv) if rc > LU_RCOND else None
+
+
 def solve_mode(K: FloatArray, rhs: FloatArray) -> tuple[FloatArray, int]:
     """(x, rank) of K x = rhs (square): by LU when K is well conditioned (LU_RCOND), else the least-squares solution
     with rcond 1e-12 (rank-deficient or inconsistent systems: redundant rows, a joint that cannot stick)."""
-    size = K.shape[0]
-    if size:
-        lu, piv, info = _getrf(K)
+    lu = factor_mode(K)
+    if lu is not None:
+        x, info = _getrs(lu[0], lu[1], rhs)
         if info == 0:
-            rc, _ = _gecon(lu, float(np.abs(K).sum(axis=0).max()), norm="1")
-            if rc > LU_RCOND:
-                x, info = _getrs(lu, piv, rhs)
-                if info == 0:
-                    return x, size
+            return x, K.shape[0]
     x, _, rank, _ = np.linalg.lstsq(K, rhs, rcond=1e-12)
     return x, int(rank)
 
@@ -464,6 +472,8 @@ class ActiveSystem(ConstrainedSystem):
         :meth:`ContactSet.rows` (the full rows of a state serve a request for fewer parts)."""
         key = (t, q.tobytes(), v.tobytes())
         memo = self._rows_memo
+        if not self.cset.managed:  # only the base system's row contacts have parts to leave out
+            values = quad = True
         for parts in ((True, True), (values, quad)):
             found = memo.get((key, parts))
             if found is not None:
@@ -517,8 +527,10 @@ class ActiveSystem(ConstrainedSystem):
         return np.concatenate((self.cset.base_gamma(q, v, t)[self.keep], -self._custom(q, v, t, False)[2]))
 
     def eta(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
-        mh = self.base.m_holonomic
-        return np.concatenate((-self.gamma(q, v, t), self.base.eta(q, v, t)[mh:]))
+        base = self.base
+        if not base.m_nonholonomic:  # the base's eta would evaluate its gamma again
+            return -self.gamma(q, v, t)
+        return np.concatenate((-self.gamma(q, v, t), base.eta(q, v, t)[base.m_holonomic:]))
 
     @property
     def rheonomic(self) -> bool:
@@ -583,6 +595,9 @@ class ActiveSystem(ConstrainedSystem):
         n = self.n
         maps = [(k, c, G, self.joint_lam[k], self.cset.points[k].joint.force_map(C, self.joint_lam[k]),
                  self.cset.points[k].joint.radius) for k, c, G in joints]
+        fast = self._joint_friction_woodbury(K, rhs, maps)
+        if fast is not None:
+            return fast
         dirs = self._directions
         if any(k not in dirs for k, _, _ in joints):
             sol, _ = solve_mode(K, rhs)
@@ -602,6 +617,48 @@ class ActiveSystem(ConstrainedSystem):
         raise ModeFailure(f"the joint friction does not converge at t = {t:.6g} s (friction in "
                           f"{', '.join(self.cset.points[k].label for k, _, _ in joints)}: the joint forces and the "
                           "friction they cause have no consistent solution)")
+
+    def _joint_friction_woodbury(self, K: FloatArray, rhs: FloatArray, maps: list[tuple]
+                                 ) -> tuple[FloatArray, int, FloatArray] | None:
+        """The Newton iteration of :meth:`_joint_friction_solve` with one factorization of K: a step's matrix is
+        K - U W^T, U = [c_j r_j G_j; 0] (fixed), W_j = the direction's row d_j^T B_j in joint j's multipliers'
+        columns, so (Sherman-Morrison-Woodbury) its solution is x0 + Z (I - W^T Z)^-1 W^T x0 with x0 = K^-1 rhs,
+        Z = K^-1 U. None when K or the small matrix is ill-conditioned (then the loop solves each step's system)."""
+        n, size, J = self.n, K.shape[0], len(maps)
+        lu = factor_mode(K)
+        if lu is None:
+            return None
+        U = np.zeros((size, J + 1))
+        U[:, J] = rhs
+        for j, (_, c, G, _, _, r) in enumerate(maps):
+            U[:n, j] = c * r * G
+        X, info = _getrs(lu[0], lu[1], U)
+        if info != 0:
+            return None
+        Z, x0 = X[:, :J], X[:, J]
+        dirs = self._directions
+        if any(m[0] not in dirs for m in maps):
+            dirs = self._force_directions(maps, x0[n:])
+        Wt = np.zeros((J, size))
+        for _ in range(JOINT_ITERATIONS):
+            for j, (k, _, _, idx, B, _) in enumerate(maps):
+                Wt[j] = 0.0
+                Wt[j, n + idx] = dirs[k] @ B
+            S = np.eye(J) - Wt @ Z
+            try:
+                Si = np.linalg.inv(S)
+            except np.linalg.LinAlgError:
+                return None
+            if np.abs(S).sum(axis=0).max() * np.abs(Si).sum(axis=0).max() > 1.0 / LU_RCOND:
+                return None  # the step's matrix is (nearly) singular
+            sol = x0 + Z @ (Si @ (Wt @ x0))
+            new = self._force_directions(maps, sol[n:])
+            change = max(float(np.max(np.abs(new[m[0]] - dirs[m[0]]))) for m in maps)
+            dirs = new
+            if change <= JOINT_TOL:
+                self._directions = dirs
+                return sol, size, K - U[:, :J] @ Wt
+        return None
 
     @staticmethod
     def _force_directions(maps: list[tuple], lam: FloatArray) -> dict[int, FloatArray]:
