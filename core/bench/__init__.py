@@ -22,6 +22,7 @@ SUITES: dict[str, str | Callable[..., "BenchTable"]] = {
     "symbolic": "mechstudio.core.bench.symbolic:run",
     "sweep": "mechstudio.core.bench.sweep:run",
     "startup": "mechstudio.core.bench.startup:run",
+    "contacts": "mechstudio.core.bench.contacts:run",
 }
 
 
