@@ -644,14 +644,21 @@ class ActiveSystem(ConstrainedSystem):
             for j, (k, _, _, idx, B, _) in enumerate(maps):
                 Wt[j] = 0.0
                 Wt[j, n + idx] = dirs[k] @ B
-            S = np.eye(J) - Wt @ Z
-            try:
-                Si = np.linalg.inv(S)
-            except np.linalg.LinAlgError:
-                return None
-            if np.abs(S).sum(axis=0).max() * np.abs(Si).sum(axis=0).max() > 1.0 / LU_RCOND:
-                return None  # the step's matrix is (nearly) singular
-            sol = x0 + Z @ (Si @ (Wt @ x0))
+            WZ = Wt @ Z
+            if J == 1:
+                s1 = 1.0 - float(WZ[0, 0])
+                if abs(s1) * (1.0 / LU_RCOND) <= 1.0 + abs(float(WZ[0, 0])):
+                    return None  # the step's matrix is (nearly) singular
+                sol = x0 + Z[:, 0] * (float(Wt[0] @ x0) / s1)
+            else:
+                S = np.eye(J) - WZ
+                try:
+                    Si = np.linalg.inv(S)
+                except np.linalg.LinAlgError:
+                    return None
+                if np.abs(S).sum(axis=0).max() * np.abs(Si).sum(axis=0).max() > 1.0 / LU_RCOND:
+                    return None  # the step's matrix is (nearly) singular
+                sol = x0 + Z @ (Si @ (Wt @ x0))
             new = self._force_directions(maps, sol[n:])
             change = max(float(np.max(np.abs(new[m[0]] - dirs[m[0]]))) for m in maps)
             dirs = new
