@@ -23,6 +23,7 @@ SUITES: dict[str, str | Callable[..., "BenchTable"]] = {
     "sweep": "mechstudio.core.bench.sweep:run",
     "startup": "mechstudio.core.bench.startup:run",
     "synthesis": "mechstudio.core.bench.synthesis:run",
+    "contacts": "mechstudio.core.bench.contacts:run",
 }
 
 

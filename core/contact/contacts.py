@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+from scipy.linalg import get_lapack_funcs
 
 from mechstudio.core.contact.geometry import (GROUND_STATE, BodyState, PointLine, PointPoint, Row, Shape,
                                               ShapeError, nearest_row, shapes_from_geometry)
@@ -55,10 +56,42 @@ from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
 from mechstudio.core.types import FloatArray
 
 GROUND = "ground"
-#: joint friction (eq. (2)): the Newton iteration ends when the solution changes by less than this, relative
+#: joint friction (eq. (2)): the Newton iteration ends when the force directions change by less than this
 JOINT_TOL = 1e-13
 #: ... or fails after this many steps
 JOINT_ITERATIONS = 40
+#: a mode's square system is solved by LU when LAPACK's estimate of its reciprocal condition number (1-norm) is
+#: above this; else by least squares (rcond 1e-12: the minimum-norm split of redundant rows). Above it the singular
+#: values are all above 1e-12 of the largest for systems of fewer than 100 rows (sigma_min / sigma_max >=
+#: 1 / (size kappa_1)), so least squares would truncate none of them and both give the same solution.
+LU_RCOND = 1e-10
+
+
+def factor_mode(K: FloatArray) -> tuple[FloatArray, FloatArray] | None:
+    """The LU factors of the square K when it is well conditioned (LAPACK's estimate of the reciprocal condition
+    number above LU_RCOND), else None."""
+    if not K.shape[0]:
+        return None
+    lu, piv, info = _getrf(K)
+    if info != 0:
+        return None
+    rc, _ = _gecon(lu, float(np.abs(K).sum(axis=0).max()), norm="1")
+    return (lu, piv) if rc > LU_RCOND else None
+
+
+def solve_mode(K: FloatArray, rhs: FloatArray) -> tuple[FloatArray, int]:
+    """(x, rank) of K x = rhs (square): by LU when K is well conditioned (LU_RCOND), else the least-squares solution
+    with rcond 1e-12 (rank-deficient or inconsistent systems: redundant rows, a joint that cannot stick)."""
+    lu = factor_mode(K)
+    if lu is not None:
+        x, info = _getrs(lu[0], lu[1], rhs)
+        if info == 0:
+            return x, K.shape[0]
+    x, _, rank, _ = np.linalg.lstsq(K, rhs, rcond=1e-12)
+    return x, int(rank)
+
+
+_getrf, _getrs, _gecon = get_lapack_funcs(("getrf", "getrs", "gecon"), (np.zeros(1),))
 
 
 class ContactModelError(ValueError):
@@ -146,6 +179,7 @@ class ContactSet:
         self.managed = sorted({r for p in points for r in (p.normal_row, p.tangent_row) if r >= 0})
         self._memo_q: tuple | None = None
         self._memo_v: tuple | None = None
+        self._memo_phi: tuple | None = None
 
     def __len__(self) -> int:
         return len(self.points)
@@ -167,9 +201,13 @@ class ContactSet:
         return nearest_row(c, rho, s, A, p.shape, B, p.with_disks)
 
     def rows(self, k: int, mode: PointMode, q: FloatArray, v: FloatArray, t: float,
-             base: tuple[FloatArray, FloatArray, FloatArray] | None = None) -> PointRows:
+             base: tuple[FloatArray, FloatArray, FloatArray] | None = None, *, values: bool = True,
+             quad: bool = True) -> PointRows:
         """Point k's rows at (q, q', t) with the row of ``mode`` (a pair point's nearest feature when none);
-        ``base``: (Phi, C, gamma) of the base system when already evaluated."""
+        ``base``: (Phi, C, gamma) of the base system when already evaluated. A row contact's values (gap, stick)
+        are left 0 without ``values`` and its quadratic terms (bn, bs) without ``quad``: the base system's Phi and
+        gamma are then not evaluated (a cam's row costs a Newton solve per evaluation; the gradients alone need
+        C only)."""
         p = self.points[k]
         n = self.base.n
         if p.joint is not None:  # always closed; its relative coordinate is the stick row
@@ -177,12 +215,20 @@ class ContactSet:
             nan = np.full(2, np.nan)
             return PointRows(0.0, np.zeros(n), 0.0, G, value, G, b, nan, nan)
         if p.normal_row >= 0:
-            phi, C, gamma = base if base is not None else self.base_arrays(q, v, t)
             nr, tr = p.normal_row, p.tangent_row
+            if base is not None:
+                phi, C, gamma = base
+            else:
+                C = self.base_matrix(q, t)
+                phi = self.base_phi(q, t) if values else None
+                gamma = self.base_gamma(q, v, t) if quad else None
             gt = C[tr] if tr >= 0 else np.zeros(n)
             nan = np.full(2, np.nan)
-            return PointRows(float(phi[nr]), C[nr], float(-gamma[nr]), gt, float(phi[tr]) if tr >= 0 else 0.0, gt,
-                             float(-gamma[tr]) if tr >= 0 else 0.0, nan, nan)
+            gap = float(phi[nr]) if values else 0.0
+            stick = float(phi[tr]) if values and tr >= 0 else 0.0
+            bn = float(-gamma[nr]) if quad else 0.0
+            bs = float(-gamma[tr]) if quad and tr >= 0 else 0.0
+            return PointRows(gap, C[nr], bn, gt, stick, gt, bs, nan, nan)
         row = mode.row if mode.row is not None else self.nearest(k, q)[1]
         A, B = self.body_state(p.body_a, q, v), self.body_state(p.body_b, q, v)
         if row is None:  # out of reach: no rows (the gap is infinite)
@@ -198,17 +244,30 @@ class ContactSet:
         return PointRows(rv.gap, gn[:n], rv.bn, gt[:n], rv.stick, gs[:n], rv.bs, rv.normal, rv.point)
 
     def base_arrays(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """(Phi (m_h,), C (m, n), gamma (m_h,)) of the base system at (q, q', t), memoised for the last state (a
-        cam's row costs a Newton solve per evaluation)."""
-        b = self.base
-        kq = (t, q.tobytes())
-        if self._memo_q is None or self._memo_q[0] != kq:
-            self._memo_q = (kq, (b.phi(q, t), b.constraint_matrix(q, t)))
-        kv = (kq, v.tobytes())
-        if self._memo_v is None or self._memo_v[0] != kv:
-            self._memo_v = (kv, b.gamma(q, v, t))
-        (phi, C), gamma = self._memo_q[1], self._memo_v[1]
-        return phi, C, gamma
+        """(Phi (m_h,), C (m, n), gamma (m_h,)) of the base system at (q, q', t), each memoised for the last
+        state it was asked at (a cam's row costs a Newton solve per evaluation)."""
+        return self.base_phi(q, t), self.base_matrix(q, t), self.base_gamma(q, v, t)
+
+    def base_phi(self, q: FloatArray, t: float) -> FloatArray:
+        """Phi of the base system at (q, t), memoised for the last state."""
+        key = (t, q.tobytes())
+        if self._memo_phi is None or self._memo_phi[0] != key:
+            self._memo_phi = (key, self.base.phi(q, t))
+        return self._memo_phi[1]
+
+    def base_matrix(self, q: FloatArray, t: float) -> FloatArray:
+        """C of the base system at (q, t), memoised for the last state."""
+        key = (t, q.tobytes())
+        if self._memo_q is None or self._memo_q[0] != key:
+            self._memo_q = (key, self.base.constraint_matrix(q, t))
+        return self._memo_q[1]
+
+    def base_gamma(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        """gamma of the base system at (q, q', t), memoised for the last state."""
+        key = (t, q.tobytes(), v.tobytes())
+        if self._memo_v is None or self._memo_v[0] != key:
+            self._memo_v = (key, self.base.gamma(q, v, t))
+        return self._memo_v[1]
 
     def initial_mode(self) -> list[PointMode]:
         """Every row contact closed and sticking (how the base system assembles them), every pair point open."""
@@ -395,6 +454,7 @@ class ActiveSystem(ConstrainedSystem):
                                                    c.holonomic, c.body1, c.body2))
         self._memo: tuple | None = None
         self._rows_memo: dict[tuple, list[PointRows | None]] = {}
+        self._directions: dict[int, FloatArray] = {}  # the slipping joints' force directions of the last solve
 
     def _has_tangent(self, k: int) -> bool:
         p = self.cset.points[k]
@@ -405,24 +465,30 @@ class ActiveSystem(ConstrainedSystem):
         return {k: self.cset.points[k].joint.load(C, lam, idx) for k, idx in self.joint_lam.items()}
 
     # ---- rows ------------------------------------------------------------------------------------------------------
-    def point_rows(self, q: FloatArray, v: FloatArray, t: float) -> list[PointRows | None]:
+    def point_rows(self, q: FloatArray, v: FloatArray, t: float, values: bool = True,
+                   quad: bool = True) -> list[PointRows | None]:
         """The rows of the closed points at (q, q', t) (None for the open ones), memoised for the last few states
-        (phi, C, gamma and the dynamics ask for them at the same state)."""
+        (phi, C, gamma and the dynamics ask for them at the same state); ``values``, ``quad``: as
+        :meth:`ContactSet.rows` (the full rows of a state serve a request for fewer parts)."""
         key = (t, q.tobytes(), v.tobytes())
         memo = self._rows_memo
-        found = memo.get(key)
-        if found is not None:
-            return found
-        base = self.cset.base_arrays(q, v, t) if self.cset.managed else None
-        rows = [self.cset.rows(k, pm, q, v, t, base) if pm.closed else None for k, pm in enumerate(self.mode)]
+        if not self.cset.managed:  # only the base system's row contacts have parts to leave out
+            values = quad = True
+        for parts in ((True, True), (values, quad)):
+            found = memo.get((key, parts))
+            if found is not None:
+                return found
+        rows = [self.cset.rows(k, pm, q, v, t, values=values, quad=quad) if pm.closed else None
+                for k, pm in enumerate(self.mode)]
         if len(memo) >= 8:
             memo.pop(next(iter(memo)))
-        memo[key] = rows
+        memo[(key, (values, quad))] = rows
         return rows
 
-    def _custom(self, q: FloatArray, v: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """(values, gradients, quadratic terms) of the contact rows."""
-        rows = self.point_rows(q, v, t)
+    def _custom(self, q: FloatArray, v: FloatArray, t: float, values: bool = True,
+                quad: bool = True) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(values, gradients, quadratic terms) of the contact rows (``values``, ``quad``: :meth:`point_rows`)."""
+        rows = self.point_rows(q, v, t, values, quad)
         vals, grads, quad = [], [], []
         for k, kind in self.custom:
             r = rows[k]
@@ -439,12 +505,12 @@ class ActiveSystem(ConstrainedSystem):
 
     def phi(self, q: FloatArray, t: float) -> FloatArray:
         zero = np.zeros(self.n)
-        return np.concatenate((self.cset.base_arrays(q, zero, t)[0][self.keep], self._custom(q, zero, t)[0]))
+        return np.concatenate((self.cset.base_phi(q, t)[self.keep], self._custom(q, zero, t, quad=False)[0]))
 
     def constraint_matrix(self, q: FloatArray, t: float) -> FloatArray:
-        C = self.cset.base_arrays(q, np.zeros(self.n), t)[1]
+        C = self.cset.base_matrix(q, t)
         mh = self.base.m_holonomic
-        return np.vstack((C[self.keep], self._custom(q, np.zeros(self.n), t)[1], C[mh:]))
+        return np.vstack((C[self.keep], self._custom(q, np.zeros(self.n), t, False, False)[1], C[mh:]))
 
     def phi_q(self, q: FloatArray, t: float) -> FloatArray:
         return self.constraint_matrix(q, t)[:self.m_holonomic]
@@ -458,11 +524,13 @@ class ActiveSystem(ConstrainedSystem):
         return np.concatenate((x[self.keep], np.zeros(len(self.custom)), x[mh:]))
 
     def gamma(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
-        return np.concatenate((self.cset.base_arrays(q, v, t)[2][self.keep], -self._custom(q, v, t)[2]))
+        return np.concatenate((self.cset.base_gamma(q, v, t)[self.keep], -self._custom(q, v, t, False)[2]))
 
     def eta(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
-        mh = self.base.m_holonomic
-        return np.concatenate((-self.gamma(q, v, t), self.base.eta(q, v, t)[mh:]))
+        base = self.base
+        if not base.m_nonholonomic:  # the base's eta would evaluate its gamma again
+            return -self.gamma(q, v, t)
+        return np.concatenate((-self.gamma(q, v, t), base.eta(q, v, t)[base.m_holonomic:]))
 
     @property
     def rheonomic(self) -> bool:
@@ -497,9 +565,10 @@ class ActiveSystem(ConstrainedSystem):
         K[:n, n:] = -(C + D).T
         K[n:, :n] = C
         rhs = np.concatenate((h, -eta))
-        sol, _, rank, _ = np.linalg.lstsq(K, rhs, rcond=1e-12)
         if joints:
-            sol, rank, K = self._joint_friction_solve(K, rhs, sol, C, joints, t)
+            sol, rank, K = self._joint_friction_solve(K, rhs, C, joints, t)
+        else:
+            sol, rank = solve_mode(K, rhs)
         residual = float(np.linalg.norm(K @ sol - rhs)) / max(float(np.linalg.norm(rhs)) + float(
             np.linalg.norm(K) * np.linalg.norm(sol)), 1e-300)
         qdd, lam = sol[:n], sol[n:]
@@ -511,36 +580,102 @@ class ActiveSystem(ConstrainedSystem):
         self._memo = (key, dyn)
         return dyn
 
-    def _joint_friction_solve(self, K: FloatArray, rhs: FloatArray, sol: FloatArray, C: FloatArray,
+    def _joint_friction_solve(self, K: FloatArray, rhs: FloatArray, C: FloatArray,
                               joints: list[tuple[int, float, FloatArray]], t: float
                               ) -> tuple[FloatArray, int, FloatArray]:
-        """Eq. (2) of the module docstring by Newton's method from ``sol`` (the solution without the joints'
-        friction): the load r |F| = r F^T B lambda / |F| is positively homogeneous in lambda, so its linearization
-        at an iterate is exact along the iterate's force direction, and each Newton step is the linear system of
-        eq. (1) with D_j = -mu_k sigma r G_j (F/|F|)^T B_j; it ends when the solution changes by less than
-        JOINT_TOL relative (quadratic convergence: a few steps; a slide's direction is +-n: at most two).
-        :class:`ModeFailure` when it does not converge (a friction large enough to jam the mechanism)."""
+        """Eq. (2) of the module docstring by Newton's method: the load r |F| = r F^T B lambda / |F| is positively
+        homogeneous in lambda, so its linearization at an iterate is exact along the iterate's force direction,
+        and each Newton step is the linear system of eq. (1) with D_j = -mu_k sigma r G_j (F/|F|)^T B_j at the
+        directions of the previous iterate. It starts from the directions of this mode's previous solve (the
+        state changes little from one evaluation to the next: two or three solves, one for a slide, whose
+        direction is +-n) or, the first time, from the solution without the joints' friction, and ends when the
+        solution's own directions differ from those it was solved with by at most JOINT_TOL (then it solves eq.
+        (2) itself: the residual of eq. (2) is c r (F/|F| - d)^T B lambda G). :class:`ModeFailure` when it does
+        not converge (a friction large enough to jam the mechanism)."""
         n = self.n
-        rank = 0
+        maps = [(k, c, G, self.joint_lam[k], self.cset.points[k].joint.force_map(C, self.joint_lam[k]),
+                 self.cset.points[k].joint.radius) for k, c, G in joints]
+        fast = self._joint_friction_woodbury(K, rhs, maps)
+        if fast is not None:
+            return fast
+        dirs = self._directions
+        if any(k not in dirs for k, _, _ in joints):
+            sol, _ = solve_mode(K, rhs)
+            dirs = self._force_directions(maps, sol[n:])
         for _ in range(JOINT_ITERATIONS):
             Kj = K.copy()
-            lam = sol[n:]
-            for k, c, G in joints:
-                idx = self.joint_lam[k]
-                B = self.cset.points[k].joint.force_map(C, idx)
-                F = B @ lam[idx]
-                size = float(np.linalg.norm(F))
-                if size > 0.0:
-                    r = self.cset.points[k].joint.radius
-                    Kj[:n, n + idx] -= c * r * np.outer(G, (F / size) @ B)
-            new, _, rank, _ = np.linalg.lstsq(Kj, rhs, rcond=1e-12)
-            change = float(np.max(np.abs(new - sol), initial=0.0))
-            sol = new
-            if change <= JOINT_TOL * max(1.0, float(np.max(np.abs(sol), initial=0.0))):
+            for k, c, G, idx, B, r in maps:
+                Kj[:n, n + idx] -= c * r * np.outer(G, dirs[k] @ B)
+            sol, rank = solve_mode(Kj, rhs)
+            new = self._force_directions(maps, sol[n:])
+            change = max(float(np.max(np.abs(new[k] - dirs[k]))) for k, _, _ in joints)
+            dirs = new
+            if change <= JOINT_TOL:
+                self._directions = dirs
                 return sol, rank, Kj
+        self._directions = {}
         raise ModeFailure(f"the joint friction does not converge at t = {t:.6g} s (friction in "
                           f"{', '.join(self.cset.points[k].label for k, _, _ in joints)}: the joint forces and the "
                           "friction they cause have no consistent solution)")
+
+    def _joint_friction_woodbury(self, K: FloatArray, rhs: FloatArray, maps: list[tuple]
+                                 ) -> tuple[FloatArray, int, FloatArray] | None:
+        """The Newton iteration of :meth:`_joint_friction_solve` with one factorization of K: a step's matrix is
+        K - U W^T, U = [c_j r_j G_j; 0] (fixed), W_j = the direction's row d_j^T B_j in joint j's multipliers'
+        columns, so (Sherman-Morrison-Woodbury) its solution is x0 + Z (I - W^T Z)^-1 W^T x0 with x0 = K^-1 rhs,
+        Z = K^-1 U. None when K or the small matrix is ill-conditioned (then the loop solves each step's system)."""
+        n, size, J = self.n, K.shape[0], len(maps)
+        lu = factor_mode(K)
+        if lu is None:
+            return None
+        U = np.zeros((size, J + 1))
+        U[:, J] = rhs
+        for j, (_, c, G, _, _, r) in enumerate(maps):
+            U[:n, j] = c * r * G
+        X, info = _getrs(lu[0], lu[1], U)
+        if info != 0:
+            return None
+        Z, x0 = X[:, :J], X[:, J]
+        dirs = self._directions
+        if any(m[0] not in dirs for m in maps):
+            dirs = self._force_directions(maps, x0[n:])
+        Wt = np.zeros((J, size))
+        for _ in range(JOINT_ITERATIONS):
+            for j, (k, _, _, idx, B, _) in enumerate(maps):
+                Wt[j] = 0.0
+                Wt[j, n + idx] = dirs[k] @ B
+            WZ = Wt @ Z
+            if J == 1:
+                s1 = 1.0 - float(WZ[0, 0])
+                if abs(s1) * (1.0 / LU_RCOND) <= 1.0 + abs(float(WZ[0, 0])):
+                    return None  # the step's matrix is (nearly) singular
+                sol = x0 + Z[:, 0] * (float(Wt[0] @ x0) / s1)
+            else:
+                S = np.eye(J) - WZ
+                try:
+                    Si = np.linalg.inv(S)
+                except np.linalg.LinAlgError:
+                    return None
+                if np.abs(S).sum(axis=0).max() * np.abs(Si).sum(axis=0).max() > 1.0 / LU_RCOND:
+                    return None  # the step's matrix is (nearly) singular
+                sol = x0 + Z @ (Si @ (Wt @ x0))
+            new = self._force_directions(maps, sol[n:])
+            change = max(float(np.max(np.abs(new[m[0]] - dirs[m[0]]))) for m in maps)
+            dirs = new
+            if change <= JOINT_TOL:
+                self._directions = dirs
+                return sol, size, K - U[:, :J] @ Wt
+        return None
+
+    @staticmethod
+    def _force_directions(maps: list[tuple], lam: FloatArray) -> dict[int, FloatArray]:
+        """F/|F| of every slipping joint from the multipliers (0 where F = 0: no load)."""
+        out = {}
+        for k, _, _, idx, B, _ in maps:
+            F = B @ lam[idx]
+            size = math.hypot(float(F[0]), float(F[1]))
+            out[k] = F / size if size > 0.0 else np.zeros(2)
+        return out
 
     def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         h = self.base.forces(q, v, t)

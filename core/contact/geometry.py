@@ -194,15 +194,6 @@ def convex_ccw(verts: Sequence[tuple[float, float]]) -> tuple[tuple[float, float
 
 
 # ---- rows ----------------------------------------------------------------------------------------------------------
-def _perp(v: FloatArray) -> FloatArray:
-    return np.array([-v[1], v[0]])
-
-
-def _rot(phi: float, s: Sequence[float]) -> FloatArray:
-    c, sn = math.cos(phi), math.sin(phi)
-    return np.array([c * s[0] - sn * s[1], sn * s[0] + c * s[1]])
-
-
 @dataclass(frozen=True)
 class BodyState:
     """Position r (centre of mass), angle, velocity and angular velocity of one body (zeros: the ground)."""
@@ -329,53 +320,78 @@ class PointPoint:
 Row = PointLine | PointPoint
 
 
-def _edges(shape: Shape) -> list[tuple[FloatArray, FloatArray, float, bool]]:
-    """(start, end, radius, two-sided) of the shape's edges in its body frame."""
+def _edges(shape: Shape) -> list[tuple[float, float, float, float, float, float, float, bool]]:
+    """(p0x, p0y, tx, ty, length, radius, two-sided, ...) of the shape's non-degenerate edges in its body frame
+    (start p0, unit direction t), memoised per shape."""
+    found = _EDGES.get(shape)
+    if found is not None:
+        return found
     if shape.kind == "polygon":
         p = [np.asarray(v, float) for v in shape.points]
-        return [(p[i], p[(i + 1) % len(p)], 0.0, False) for i in range(len(p))]
-    if shape.kind == "capsule":
-        return [(np.asarray(shape.points[0], float), np.asarray(shape.points[1], float), shape.radius, True)]
-    return []
+        raw = [(p[i], p[(i + 1) % len(p)], 0.0, False) for i in range(len(p))]
+    elif shape.kind == "capsule":
+        raw = [(np.asarray(shape.points[0], float), np.asarray(shape.points[1], float), shape.radius, True)]
+    else:
+        raw = []
+    out = []
+    for p0, p1, radius, two_sided in raw:
+        e = p1 - p0
+        length = math.hypot(e[0], e[1])
+        if length == 0.0:
+            continue
+        t = e / length
+        out.append((float(p0[0]), float(p0[1]), float(t[0]), float(t[1]), length, radius, two_sided))
+    _EDGES[shape] = out
+    return out
+
+
+_EDGES: dict[Shape, list[tuple]] = {}
 
 
 def nearest_row(centre: FloatArray, rho: float, s_local: tuple[float, float], A: BodyState, shape: Shape,
                 B: BodyState, with_disks: bool = True) -> tuple[float, Row | None]:
     """The gap of the disk (world ``centre``, radius ``rho``, body-frame ``s_local`` on body A) from ``shape`` on
     body B and the row of its nearest feature (None when ``with_disks`` is False and no edge region holds the
-    disk: the other candidate covers it). Inside a convex polygon: the edge with the largest (negative) gap."""
-    c = _rot(-B.phi, centre - B.r)  # the disk's centre in B's frame (relative to B's centre of mass)
+    disk: the other candidate covers it). Inside a convex polygon: the edge with the largest (negative) gap.
+    Written out in scalars (it is evaluated for every candidate point at every event sample); the row of the
+    winning feature is made at the end."""
+    cb, sb = math.cos(-B.phi), math.sin(-B.phi)
+    wx, wy = float(centre[0] - B.r[0]), float(centre[1] - B.r[1])
+    cx, cy = cb * wx - sb * wy, sb * wx + cb * wy  # the disk's centre in B's frame (relative to its centre of mass)
     if shape.kind == "chain":
-        return _nearest_on_chain(c, rho, s_local, shape, with_disks)
-    best: tuple[float, Row | None] = (math.inf, None)
-    inside = shape.kind == "polygon"
-    deepest: tuple[float, Row | None] = (-math.inf, None)
-    for p0, p1, radius, two_sided in _edges(shape):
-        e = p1 - p0
-        length = math.hypot(e[0], e[1])
-        if length == 0.0:
-            continue
-        t = e / length
-        n = np.array([t[1], -t[0]])  # outward for a counter-clockwise polygon
-        dist = float(n @ (c - p0))
+        return _nearest_on_chain(np.array([cx, cy]), rho, s_local, shape, with_disks)
+    best_gap, best = math.inf, None  # best: (p0x, p0y, nx, ny, radius) of an edge, or a disk's (centre, radius)
+    best_disk = False
+    polygon = shape.kind == "polygon"
+    inside = polygon
+    deepest_gap, deepest = -math.inf, None
+    for p0x, p0y, tx, ty, length, radius, two_sided in _edges(shape):
+        nx, ny = ty, -tx  # outward for a counter-clockwise polygon
+        dx, dy = cx - p0x, cy - p0y
+        dist = nx * dx + ny * dy
         if two_sided and dist < 0.0:
-            n, dist = -n, -dist
+            nx, ny, dist = -nx, -ny, -dist
         if dist > 0.0:
             inside = False
-        along = float(t @ (c - p0))
-        row = PointLine(s_local, rho, (float(p0[0]), float(p0[1])), (float(n[0]), float(n[1])), radius)
-        if shape.kind == "polygon" and dist - rho > deepest[0]:
-            deepest = (dist - rho, row)
-        if dist >= 0.0 and 0.0 <= along <= length and dist - rho - radius < best[0]:
-            best = (dist - rho - radius, row)
+        along = tx * dx + ty * dy
+        if polygon and dist - rho > deepest_gap:
+            deepest_gap, deepest = dist - rho, (p0x, p0y, nx, ny, radius)
+        if dist >= 0.0 and 0.0 <= along <= length and dist - rho - radius < best_gap:
+            best_gap, best = dist - rho - radius, (p0x, p0y, nx, ny, radius)
     if inside:
-        return deepest
+        if deepest is None:
+            return deepest_gap, None
+        return deepest_gap, PointLine(s_local, rho, (deepest[0], deepest[1]), (deepest[2], deepest[3]), deepest[4])
     if with_disks:
-        for s, r in shape.disks():
-            gap = math.hypot(c[0] - s[0], c[1] - s[1]) - rho - r
-            if gap < best[0]:
-                best = (gap, PointPoint(s_local, rho, s, r))
-    return best
+        for ds, r in shape.disks():
+            gap = math.hypot(cx - ds[0], cy - ds[1]) - rho - r
+            if gap < best_gap:
+                best_gap, best, best_disk = gap, (ds, r), True
+    if best is None:
+        return best_gap, None
+    if best_disk:
+        return best_gap, PointPoint(s_local, rho, best[0], best[1])
+    return best_gap, PointLine(s_local, rho, (best[0], best[1]), (best[2], best[3]), best[4])
 
 
 def _nearest_on_chain(c: FloatArray, rho: float, s_local: tuple[float, float], shape: Shape,

@@ -37,15 +37,6 @@ import numpy as np
 from mechstudio.core.types import FloatArray
 
 
-def _perp(x: FloatArray) -> FloatArray:
-    return np.array([-x[1], x[0]])
-
-
-def _rot(phi: float, s: tuple[float, float]) -> FloatArray:
-    c, sn = math.cos(phi), math.sin(phi)
-    return np.array([c * s[0] - sn * s[1], sn * s[0] + c * s[1]])
-
-
 @dataclass(frozen=True)
 class JointFriction:
     """One joint's friction: ``kind`` "turn" or "slide"; the joint's base rows ``rows``; its bodies' indices
@@ -60,39 +51,43 @@ class JointFriction:
     axis: tuple[float, float]
     radius: float
 
-    def _state(self, body: int, q: FloatArray, v: FloatArray) -> tuple[FloatArray, float, FloatArray, float]:
-        if body < 0:
-            return np.zeros(2), 0.0, np.zeros(2), 0.0
-        return q[3 * body:3 * body + 2], float(q[3 * body + 2]), v[3 * body:3 * body + 2], float(v[3 * body + 2])
-
     def relative(self, q: FloatArray, v: FloatArray) -> tuple[float, FloatArray, float]:
         """(s, G (n,), b) at (q, q'): the relative coordinate [rad or m], its rate's gradient and the quadratic
-        term of s'' = G q'' + b (module docstring)."""
-        n = len(q)
-        G = np.zeros(n)
-        r1, p1, v1, w1 = self._state(self.body1, q, v)
-        r2, p2, v2, w2 = self._state(self.body2, q, v)
+        term of s'' = G q'' + b (module docstring; written out in scalars: it is evaluated at every state)."""
+        G = np.zeros(len(q))
+        i, j = self.body1, self.body2
         if self.kind == "turn":
-            if self.body1 >= 0:
-                G[3 * self.body1 + 2] = -1.0
-            if self.body2 >= 0:
-                G[3 * self.body2 + 2] = 1.0
+            p1 = float(q[3 * i + 2]) if i >= 0 else 0.0
+            p2 = float(q[3 * j + 2]) if j >= 0 else 0.0
+            if i >= 0:
+                G[3 * i + 2] = -1.0
+            if j >= 0:
+                G[3 * j + 2] = 1.0
             return p2 - p1, G, 0.0
-        a1, a2 = _rot(p1, self.s1), _rot(p2, self.s2)
-        u = _rot(p1, self.axis)
-        nrm = _perp(u)
-        d = r2 + a2 - r1 - a1
-        dd = v2 + w2 * _perp(a2) - v1 - w1 * _perp(a1)
-        if self.body1 >= 0:
-            k = 3 * self.body1
-            G[k:k + 2] = -u
-            G[k + 2] = nrm @ d - u @ _perp(a1)
-        if self.body2 >= 0:
-            k = 3 * self.body2
-            G[k:k + 2] = u
-            G[k + 2] = u @ _perp(a2)
-        b = 2.0 * w1 * (nrm @ dd) - w1 * w1 * (u @ d) + u @ (w1 * w1 * a1 - w2 * w2 * a2)
-        return float(u @ d), G, float(b)
+        x1, y1, p1, vx1, vy1, w1 = ((float(q[3 * i]), float(q[3 * i + 1]), float(q[3 * i + 2]), float(v[3 * i]),
+                                     float(v[3 * i + 1]), float(v[3 * i + 2])) if i >= 0 else (0.0,) * 6)
+        x2, y2, p2, vx2, vy2, w2 = ((float(q[3 * j]), float(q[3 * j + 1]), float(q[3 * j + 2]), float(v[3 * j]),
+                                     float(v[3 * j + 1]), float(v[3 * j + 2])) if j >= 0 else (0.0,) * 6)
+        c1, s1 = math.cos(p1), math.sin(p1)
+        c2, s2 = math.cos(p2), math.sin(p2)
+        a1x, a1y = c1 * self.s1[0] - s1 * self.s1[1], s1 * self.s1[0] + c1 * self.s1[1]
+        a2x, a2y = c2 * self.s2[0] - s2 * self.s2[1], s2 * self.s2[0] + c2 * self.s2[1]
+        ux, uy = c1 * self.axis[0] - s1 * self.axis[1], s1 * self.axis[0] + c1 * self.axis[1]
+        nx, ny = -uy, ux
+        dx, dy = x2 + a2x - x1 - a1x, y2 + a2y - y1 - a1y
+        ddx = vx2 - w2 * a2y - vx1 + w1 * a1y
+        ddy = vy2 + w2 * a2x - vy1 - w1 * a1x
+        if i >= 0:
+            G[3 * i] = -ux
+            G[3 * i + 1] = -uy
+            G[3 * i + 2] = nx * dx + ny * dy - (-ux * a1y + uy * a1x)
+        if j >= 0:
+            G[3 * j] = ux
+            G[3 * j + 1] = uy
+            G[3 * j + 2] = -ux * a2y + uy * a2x
+        b = (2.0 * w1 * (nx * ddx + ny * ddy) - w1 * w1 * (ux * dx + uy * dy)
+             + ux * (w1 * w1 * a1x - w2 * w2 * a2x) + uy * (w1 * w1 * a1y - w2 * w2 * a2y))
+        return ux * dx + uy * dy, G, b
 
     def force_map(self, C: FloatArray, lam_index: FloatArray) -> FloatArray:
         """B (2, len(rows)): the force [N] of the joint's rows on body2 (on body1, reversed, when body2 is the

@@ -233,7 +233,7 @@ def event_values(sys_: ActiveSystem, ws: list[Watch], q: FloatArray, v: FloatArr
         if w.kind == "impact":
             p = cset.points[w.index]
             gap = (cset.nearest(w.index, q)[0] if p.normal_row < 0
-                   else float(cset.base_arrays(q, v, t)[0][p.normal_row]))
+                   else float(cset.base_phi(q, t)[p.normal_row]))
             out[i] = min(gap, FAR)
         elif w.kind == "liftoff":
             out[i] = N[w.index]

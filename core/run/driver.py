@@ -259,8 +259,6 @@ class Driver(EventDriving):
             st.stats["mode"] = "events"
             self.t_final = float(self.times[-1])
             self.contact = ContactRun(contacts)
-            step = self.integ.max_step
-            self.integ.max_step = settings.dt if not step else min(step, settings.dt)  # events.SAMPLES per dt
             st.phase = "choosing the initial contact mode"
             mode = select_mode(contacts, contacts.initial_mode(), st.q, st.v, st.t)
             self._enter_mode(mode, st.q, st.v, st.t, st.work)

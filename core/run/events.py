@@ -42,9 +42,10 @@ from mechstudio.core.types import FloatArray, Status
 
 #: events are located to this [s]
 EVENT_XTOL = 1e-12
-#: the event functions are evaluated at this many points of every step (its end included); the steps are at most
-#: the output interval long: a gap that closes and opens again between two samples is missed (shapes thinner than
-#: the distance a body travels between two samples can be passed through)
+#: the event functions are evaluated at this many points of every step (its end included), and at least once per
+#: output interval of a longer step (the integrator takes its natural steps, the samples lie on its dense output):
+#: a gap that closes and opens again between two samples is missed (shapes thinner than the distance a body travels
+#: between two samples can be passed through)
 SAMPLES = 4
 #: an event function at most this (relative to its size) at a bracket's start counts as starting at zero
 ZERO_START = 1e-12
@@ -197,8 +198,10 @@ class EventDriving:
         dense = cr.dense
         y1 = self.state.stepper.y
         q1, v1 = self.form.unpack(y1[:-1], t1)
-        # the values at SAMPLES points of the step (a fast, short crossing between the step's ends is found too)
-        ts = [t0 + (t1 - t0) * j / SAMPLES for j in range(1, SAMPLES)] + [t1]
+        # the values at SAMPLES points of the step, at most an output interval apart (a fast, short crossing between
+        # the step's ends is found too)
+        count = max(SAMPLES, math.ceil((t1 - t0) / self.settings.dt * (1.0 - 1e-9)))
+        ts = [t0 + (t1 - t0) * j / count for j in range(1, count)] + [t1]
         values = [cr.values]
         for tk in ts[:-1]:
             q, v = self.form.unpack(np.asarray(dense(tk), float)[:-1], tk)
@@ -209,7 +212,7 @@ class EventDriving:
         start[np.abs(start) <= ZERO_START * np.maximum(1.0, np.abs(values[-1]))] = 0.0  # round-off at a switch
         values[0] = start
         for i in range(len(cr.watches)):
-            for j in range(SAMPLES):
+            for j in range(count):
                 if values[j][i] >= 0.0 > values[j + 1][i]:
                     bracket[i] = ((t0, *ts)[j], ts[j])
                     break
@@ -361,6 +364,13 @@ class EventDriving:
         cr.friction_t = t
 
     def _friction_integral(self, a: float, b: float) -> float:
+        """The friction loss [J] from a to b on the current step's dense output: 4-point Gauss-Legendre quadrature
+        on pieces at most an output interval long (the integrator's steps can be longer)."""
+        pieces = max(1, math.ceil((b - a) / self.settings.dt * (1.0 - 1e-9)))
+        return sum(self._friction_piece(a + (b - a) * j / pieces, a + (b - a) * (j + 1) / pieces)
+                   for j in range(pieces))
+
+    def _friction_piece(self, a: float, b: float) -> float:
         cr = self.contact
         total = 0.0
         for x, w in zip(GAUSS_X, GAUSS_W):
@@ -377,16 +387,16 @@ class EventDriving:
         dyn = sys_.dynamics(q, v, t)
         N, Ft = sys_.normal_forces(dyn), sys_.tangential_forces(dyn)
         cols = cr.columns
-        loss_f = cr.friction_loss
         if sys_.slipping and cr.dense is not None and cr.friction_t < t:
-            loss_f += self._friction_integral(cr.friction_t, t)
+            self._friction_to(t)  # the frames come in time order: the loss accumulates from frame to frame
+        loss_f = cr.friction_loss
         for gi, g in enumerate(cr.cset.groups):
             if g.kind == "joint":  # joint friction: the friction and the mode next to the joint's reaction
                 cols.setdefault(f"reaction.{g.name}.friction", []).append(sum(Ft.get(k, 0.0) for k in g.points))
                 cols.setdefault(f"reaction.{g.name}.state", []).append(self._group_state(gi, cr.mode))
                 continue
             gap = min(cr.cset.nearest(k, q)[0] if cr.cset.points[k].normal_row < 0
-                      else float(cr.cset.base_arrays(q, v, t)[0][cr.cset.points[k].normal_row]) for k in g.points)
+                      else float(cr.cset.base_phi(q, t)[cr.cset.points[k].normal_row]) for k in g.points)
             values = {"gap": min(gap, 1e300), "normal": sum(N.get(k, 0.0) for k in g.points),
                       "friction": sum(Ft.get(k, 0.0) for k in g.points), "state": self._group_state(gi, cr.mode)}
             if g.kind == "pair":
