@@ -188,6 +188,8 @@ class SynthesisDialog(QDialog):
         font = self.headline.font()
         font.setBold(True)
         self.headline.setFont(font)
+        # room for two lines: a wrapped status keeps its last line when the text grows after the layout
+        self.headline.setMinimumHeight(2 * self.headline.fontMetrics().lineSpacing() + 4)
         self.pick_button = self._button("&Pick targets on the canvas", "synthesis_pick", self.toggle_picking,
                                         "Each click on the canvas adds a target point; Esc or this button ends "
                                         "picking (nothing in the model is selected or moved)")
@@ -243,7 +245,7 @@ class SynthesisDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.details, 1)
         layout.addLayout(buttons)
-        self.resize(560, 420)
+        self.resize(560, 360)
 
     def _set_headline(self, text: str, level: str) -> None:
         self.headline.setText(text)

@@ -37,8 +37,9 @@ def sample_targets() -> np.ndarray:
     return SAMPLE.coupler_point(theta)
 
 
-def open_dialog(qtbot: Any, window: Any) -> SynthesisDialog:
-    assert window.open_file(str(SAMPLES / "four_bar.json"), ask=False)
+def open_dialog(qtbot: Any, window: Any, sample: bool = True) -> SynthesisDialog:
+    if sample:
+        assert window.open_file(str(SAMPLES / "four_bar.json"), ask=False)
     window.act_synthesize_four_bar.trigger()
     dialog = window.synthesis_dialog
     qtbot.waitExposed(dialog)
@@ -186,3 +187,39 @@ def test_the_dialog_is_kept_per_window(qtbot: Any, window: Any) -> None:
     assert synthesis_dialog(window) is first
     first.close()
     assert not first.picking
+
+
+def test_screenshot_of_the_panel_with_targets_and_a_candidate(qtbot: Any, window: Any, ui: Any) -> None:
+    """docs/screenshots/synthesis_panel.png (with MECHSTUDIO_UPDATE_SCREENSHOTS=1): the window with the dialog beside
+    the canvas of a new model, the picked targets and the candidate through them."""
+    from PySide6.QtGui import QColor, QImage, QPainter
+    dialog = open_dialog(qtbot, window, sample=False)
+    pick(qtbot, dialog, sample_targets())
+    dialog.time_spin.setValue(BUDGET_S)
+    with qtbot.waitSignal(dialog.sig_finished, timeout=60_000):
+        dialog.synth_button.click()
+    picture = dialog.picture
+    assert picture.linkage is not None
+    pts = np.array(list(picture.curve) + [picture.linkage.O2, picture.linkage.O4])
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    canvas, vp = window.canvas, window.canvas.viewport().rect()
+    scale = 0.8 * min(vp.width() / (hi[0] - lo[0]), vp.height() / (hi[1] - lo[1]))
+    canvas.setTransform(QTransform.fromScale(scale, -scale))
+    canvas.centerOn(QPointF(*((lo + hi) / 2)))
+    canvas.rebuild()
+    window.canvas.viewport().repaint()
+    assert sorted(dialog.painted) == list(range(1, 9))
+    main, side = window.grab().toImage(), dialog.grab().toImage()
+    shot = QImage(main.width() + side.width() + 8, max(main.height(), side.height()), QImage.Format.Format_RGB32)
+    shot.fill(QColor("#6b7280"))  # the desktop between the two windows
+    painter = QPainter(shot)
+    painter.drawImage(0, 0, main)
+    painter.drawImage(main.width() + 8, 0, side)
+    painter.end()
+
+    class Shot:  # save_screenshot grabs a widget: hand it the composed image
+        def grab(self) -> Any:
+            from PySide6.QtGui import QPixmap
+            return QPixmap.fromImage(shot)
+    path = ui.save_screenshot(Shot(), "synthesis_panel.png")
+    assert ui.non_background_fraction(path) > 0.05
