@@ -16,17 +16,17 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QTransform
+from PySide6.QtGui import QColor, QImage, QPainter, QPixmap, QTransform
 from PySide6.QtTest import QTest
 
 from mechstudio.core.analysis.synthesis import Candidate, SynthesisResult
 from mechstudio.core.analysis.synthesis_fourbar import FourBarGeometry
-from mechstudio.core.model import load_model, save_model
+from mechstudio.core.model import edit, load_model, save_model
 from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.types import Status
+from conftest import SAMPLES, canvas_press_move_release
 from mechstudio.gui.analysis.synthesis_panel import OPEN_TEXT, SynthesisDialog, synthesis_dialog
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 SAMPLE = FourBarGeometry(0.0, 0.0, 0.0, 4.0, 1.0, 3.5, 3.0, 1.2, 1.0, 1)
 #: the search's budget in the tests [s]: the sample's 8 points converge in about 1 s on this machine
 BUDGET_S = 40
@@ -83,7 +83,6 @@ def test_menu_entry_and_picking_adds_numbered_targets_without_edits(qtbot: Any, 
     assert np.max(np.linalg.norm(np.array(dialog.targets) - targets, axis=1)) <= px
     assert doc.selection == [] and doc.undo_stack.count() == undo_before and not doc.modified
     # a drag from the coupler in picking mode moves nothing either (the press adds a target)
-    from conftest import canvas_press_move_release
     before = doc.model.data
     canvas_press_move_release(qtbot, window.canvas, [coupler, (coupler[0] + 0.5, coupler[1])])
     assert doc.model.data == before and doc.undo_stack.count() == undo_before
@@ -125,7 +124,6 @@ def test_synthesize_shows_candidates_and_opens_the_best_as_a_model(qtbot: Any, w
     step = float(np.max(np.linalg.norm(np.diff(curve, axis=0), axis=1)))
     assert all(np.min(np.linalg.norm(curve - t, axis=1)) <= step for t in dialog.targets)
     # Open as model, the current document modified: the window asks; "cancel" keeps it
-    from mechstudio.core.model import edit
     moved = edit.set_ground_point(window.document.model, "D", (4.0, 0.1))
     assert window.document.push_edit(moved, "Move ground point D")
     kept = window.document.model
@@ -192,7 +190,6 @@ def test_the_dialog_is_kept_per_window(qtbot: Any, window: Any) -> None:
 def test_screenshot_of_the_panel_with_targets_and_a_candidate(qtbot: Any, window: Any, ui: Any) -> None:
     """docs/screenshots/synthesis_panel.png (with MECHSTUDIO_UPDATE_SCREENSHOTS=1): the window with the dialog beside
     the canvas of a new model, the picked targets and the candidate through them."""
-    from PySide6.QtGui import QColor, QImage, QPainter
     dialog = open_dialog(qtbot, window, sample=False)
     pick(qtbot, dialog, sample_targets())
     dialog.time_spin.setValue(BUDGET_S)
@@ -219,7 +216,6 @@ def test_screenshot_of_the_panel_with_targets_and_a_candidate(qtbot: Any, window
 
     class Shot:  # save_screenshot grabs a widget: hand it the composed image
         def grab(self) -> Any:
-            from PySide6.QtGui import QPixmap
             return QPixmap.fromImage(shot)
     path = ui.save_screenshot(Shot(), "synthesis_panel.png")
     assert ui.non_background_fraction(path) > 0.05
