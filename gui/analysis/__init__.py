@@ -1,4 +1,4 @@
-"""The editor's *Analysis* menu: *Static equilibrium…*, *Linkage report…* and *Modes…*; the canvas's linkage
+"""The editor's *Analysis* menu: *Static equilibrium…*, *Linkage report…*, *Modes…* and *Synthesize four-bar…*; the canvas's linkage
 overlays (*View → Linkage overlays*) and the mode animation.
 
 :func:`install_analysis` is called once by the main window with its (empty) ``menu_analysis``; each action opens
@@ -11,7 +11,8 @@ worker thread (:mod:`mechstudio.gui.analysis.panel`). The computations are the c
 one undoable edit (planar models). The Linkage report's check boxes switch the canvas overlays
 (:mod:`mechstudio.gui.analysis.overlays`: instant centres, Kennedy lines, transmission angle, limit positions); the
 Modes dialog animates a mode in the views (:mod:`mechstudio.gui.analysis.mode_animation`). Neither edits the
-document.
+document. *Synthesize four-bar…* (:mod:`mechstudio.gui.analysis.synthesis_panel`) takes target points clicked on
+the canvas and opens the synthesized linkage as a new document.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from mechstudio.gui.analysis.jobs import statics_job
 from mechstudio.gui.analysis.mode_animation import ModeAnimator
 from mechstudio.gui.analysis.overlays import install_overlays
 from mechstudio.gui.analysis.panel import AnalysisDialog
+from mechstudio.gui.analysis.synthesis_panel import synthesis_dialog
 
 #: undo text of *Apply pose*
 APPLY_POSE_TEXT = "Apply equilibrium pose"
@@ -103,6 +105,16 @@ def install_analysis(window: Any) -> None:
         action.triggered.connect(lambda _c=False, k=key: analysis_dialog(window, k))
         setattr(window, name, action)
         window.menu_analysis.addAction(action)
+    window.menu_analysis.addSeparator()
+    tip = ("Click target points on the canvas; a four-bar whose coupler point passes them is searched, and the best "
+           "one opens as a new model")
+    action = QAction("S&ynthesize four-bar…", window)
+    action.setObjectName("act_synthesize_four_bar")
+    action.setStatusTip(tip)
+    action.setToolTip(tip)
+    action.triggered.connect(lambda _c=False: synthesis_dialog(window))
+    window.act_synthesize_four_bar = action
+    window.menu_analysis.addAction(action)
     window.menu_analysis.setToolTipsVisible(True)
 
 
