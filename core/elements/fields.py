@@ -293,12 +293,16 @@ class JointRef(Field):
 @dataclass(frozen=True)
 class Number(Field):
     """A number in ``units`` (e.g. "N/m"), within the bounds given: ``gt``/``ge`` (greater than / at least)
-    and ``lt``/``le``."""
+    and ``lt``/``le``. An optional number (``default=None``: its absence means something, e.g. no friction) may
+    name the value the editor writes when the user adds it (``initial``) and the other optional fields it needs
+    (``companions``: keys of the same element, added with their own ``initial`` in the same edit)."""
     units: str = ""
     gt: float | None = None
     ge: float | None = None
     lt: float | None = None
     le: float | None = None
+    initial: float | None = None
+    companions: tuple[str, ...] = ()
     editor: ClassVar[str] = "number"
     annotation: ClassVar[str] = "float"
     integer: ClassVar[bool] = False

@@ -23,11 +23,13 @@ def friction_fields(pin: bool) -> tuple[Field, ...]:
     what = "the friction moment mu r |F|" if pin else "the friction force mu |N|"
     fields: tuple[Field, ...] = (
         Number("friction_static", f"static friction coefficient mu_s of the joint ({what}; omitted: "
-                                  "frictionless)", units="-", ge=0.0, default=None),
+                                  "frictionless)", units="-", ge=0.0, default=None, initial=0.2,
+               companions=("pin_radius",) if pin else ()),
         Number("friction_kinetic", "kinetic friction coefficient mu_k of the joint (omitted: mu_s)", units="-",
                ge=0.0, default=None))
-    if pin:
-        fields += (Length("pin_radius", "pin radius r of the friction moment mu r |F|", gt=0.0, default=None),)
+    if pin:  # 1 cm: a typical pin of a classroom linkage
+        fields += (Length("pin_radius", "pin radius r of the friction moment mu r |F|", gt=0.0, default=None,
+                          initial=0.01),)
     return fields
 
 

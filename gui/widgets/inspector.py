@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
                                QMenu, QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
 from mechstudio.core.elements import SECTIONS, element_type
-from mechstudio.core.elements.fields import Field
+from mechstudio.core.elements.fields import Field, Number
 from mechstudio.core.errors import ModelError, UnknownNameError
 from mechstudio.core.model import GROUND
 from mechstudio.core.model import edit
@@ -335,7 +335,7 @@ class Inspector(QScrollArea):
         form.addRow("type", type_label)
         for f in et.fields:
             ptr = f"{pointer}/{edit.join_pointer(f.key)[1:]}"
-            if f.editor == "number" and f.default is None and f.key.startswith("friction"):  # unset: no friction
+            if isinstance(f, Number) and f.default is None:  # optional (unset: e.g. no friction)
                 self._optional_number_row(form, f, ptr, item.get(f.key))
                 continue
             if f.key in item:
@@ -426,11 +426,14 @@ class Inspector(QScrollArea):
 
         def toggled(on: bool, ptr: str = ptr, f: Field = f) -> None:
             if on:
-                start = 0.5 if f.key.startswith("friction") else float(getattr(f, "ge", None) or 0.0)
-                if f.key == "friction_kinetic":  # at most mu_s
-                    mu_s = edit.get_value(self.document.model, ptr.rsplit("/", 1)[0] + "/friction_static", None)
-                    start = float(mu_s) if mu_s is not None else start
-                self._set(ptr, start, session_end=True, rebuild=True, shown=format_number(start))
+                start = self._initial_value(f, ptr)
+                owner = ptr.rsplit("/", 1)[0]
+                missing = [c for c in getattr(f, "companions", ()) if edit.get_value(self.document.model,
+                                                                                       f"{owner}/{c}", None) is None]
+                if not missing:
+                    self._set(ptr, start, session_end=True, rebuild=True, shown=format_number(start))
+                    return
+                self._add_with_companions(box, f, ptr, start, missing)
                 return
             self._busy += 1  # (the rebuild waits for the event loop: this box is part of the form)
             try:
@@ -450,6 +453,49 @@ class Inspector(QScrollArea):
         box.toggled.connect(toggled)
         self._fields[f"{ptr}:set"] = box
         self._add_row(form, f.key, row, [ptr])
+
+    def _initial_value(self, f: Field, ptr: str) -> float:
+        """The value written when the optional number ``f`` is added: its declared ``initial``; else mu_s for a
+        kinetic friction coefficient (at most mu_s), 0.5 for another friction coefficient, or its lower bound."""
+        if getattr(f, "initial", None) is not None:
+            return float(f.initial)
+        if f.key == "friction_kinetic":
+            mu_s = edit.get_value(self.document.model, ptr.rsplit("/", 1)[0] + "/friction_static", None)
+            if mu_s is not None:
+                return float(mu_s)
+        return 0.5 if f.key.startswith("friction") else float(getattr(f, "ge", None) or 0.0)
+
+    def _declared_fields(self, owner: str) -> list[Field]:
+        """The declared fields of the element at the JSON pointer ``owner`` (``/joints/3``)."""
+        item = edit.get_value(self.document.model, owner)
+        return list(element_type(str(item.get("type")), owner.split("/")[1]).fields)
+
+    def _add_with_companions(self, box: QCheckBox, f: Field, ptr: str, start: float, missing: list[str]) -> None:
+        """Add the optional number ``f`` and the fields it needs (``missing`` companions, at their ``initial``) as
+        one undo step; a refusal keeps the box unticked and says why."""
+        owner = ptr.rsplit("/", 1)[0]
+        fields = {g.key: g for g in self._declared_fields(owner)}
+        self._busy += 1
+        try:
+            try:
+                model = self.document.base_model()
+                for key in missing:
+                    model = edit.set_value(model, f"{owner}/{key}", self._initial_value(fields[key], f"{owner}/{key}"),
+                                           validate=False)
+                model = edit.set_value(model, ptr, start)
+            except (ModelError, KeyError) as exc:
+                why = [d.message for d in exc.diagnostics[:5]] if isinstance(exc, ModelError) else [str(exc)]
+                self._refuse(ptr, why)
+                box.blockSignals(True)
+                box.setChecked(False)
+                box.blockSignals(False)
+                return
+            names = ", ".join([f.key, *missing])
+            self.document.push_edit(model, f"Add {names}", ("field", ptr, self._session))
+            self._end_session()
+            self.refresh(force=True)
+        finally:
+            self._busy -= 1
 
     def _unit(self, key: str) -> str:
         if key in ANGLE_KEYS:

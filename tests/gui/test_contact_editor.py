@@ -216,3 +216,23 @@ def test_every_contact_sample_opens_runs_and_draws(qtbot, live, messenger, name)
     live.live.plots.coordinates.add_series(c.buffer.column_names[0])
     live.live.plots.refresh(c.buffer, force=True)
     time.sleep(0.01)
+
+
+def test_inspector_adds_joint_friction_to_a_revolute_with_undo(window):
+    """A plain revolute offers its optional friction fields (declared by the element: core/elements/revolute.py):
+    ticking mu_s adds it with the pin_radius it needs, as one undo step."""
+    assert window.open_file(str(SAMPLES / "pendulum.json"), ask=False)
+    doc, ins = window.document, window.inspector
+    k, joint = next((i, j) for i, j in enumerate(doc.model.data["joints"]) if j["type"] == "revolute")
+    doc.set_selection([("joints", joint["name"])])
+    ins.refresh(force=True)
+    box = ins.field(f"/joints/{k}/friction_static:set")
+    assert box is not None and not box.isChecked() and "friction_static" not in joint
+    box.setChecked(True)
+    for _ in range(3):
+        __import__("PySide6.QtWidgets", fromlist=["QApplication"]).QApplication.processEvents()
+    added = doc.model.data["joints"][k]
+    assert added["friction_static"] == pytest.approx(0.2) and added["pin_radius"] == pytest.approx(0.01)
+    assert ins.field(f"/joints/{k}/pin_radius") is not None
+    doc.undo_stack.undo()  # one step: both fields go
+    assert "friction_static" not in doc.model.data["joints"][k] and "pin_radius" not in doc.model.data["joints"][k]
