@@ -19,6 +19,7 @@ from typing import Any
 
 from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
 from mechstudio.core.elements.fields import BodyRef, Count, Number, ParseContext
+from mechstudio.core.elements.joint_friction import check_friction
 
 
 class ContactPair(ElementType):
@@ -45,12 +46,7 @@ class ContactPair(ElementType):
 
     def check(self, element: Any, ctx: ParseContext, pointer: str) -> None:
         """mu_k needs mu_s, and at most mu_s."""
-        mu_s, mu_k = element.friction_static, element.friction_kinetic
-        if mu_k is not None and mu_s is None:
-            ctx.problem(f"{pointer}/friction_kinetic", "friction_kinetic needs friction_static (mu_s)")
-        elif mu_k is not None and mu_s is not None and mu_k > mu_s:
-            ctx.problem(f"{pointer}/friction_kinetic", f"friction_kinetic ({mu_k:g}) must not exceed "
-                                                       f"friction_static ({mu_s:g})")
+        check_friction(element, ctx, pointer, pin=False)
 
     def force_specs(self, element: Any, entities: Any) -> list[Any]:
         """None: the contact force exists only in event-driven runs (module docstring)."""

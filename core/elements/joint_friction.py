@@ -34,7 +34,8 @@ def friction_fields(pin: bool) -> tuple[Field, ...]:
 
 
 def check_friction(element: Any, ctx: ParseContext, pointer: str, pin: bool) -> None:
-    """mu_k needs mu_s and is at most mu_s; a revolute's friction needs its pin radius."""
+    """mu_k needs mu_s and is at most mu_s; a revolute's friction needs its pin radius (``pin``). The contacts'
+    friction (a contact pair, a rolling disk) follows the same rules (``pin`` False)."""
     mu_s, mu_k = element.friction_static, element.friction_kinetic
     if mu_k is not None and mu_s is None:
         ctx.problem(f"{pointer}/friction_kinetic", "friction_kinetic needs friction_static (mu_s)")

@@ -26,6 +26,7 @@ import numpy as np
 
 from mechstudio.core.elements.base import GROUND, EditorInfo, ElementType, ReactionSite
 from mechstudio.core.elements.fields import BodyRef, Direction, Flag, Length, Number, ParseContext, PointRef
+from mechstudio.core.elements.joint_friction import check_friction
 from mechstudio.core.elements.primitives.disk_on_line import DiskOnLineSpec
 
 
@@ -84,12 +85,7 @@ class PlanarRollingDisk(ElementType):
 
     def check(self, element: Any, ctx: ParseContext, pointer: str) -> None:
         """mu_k needs mu_s, and at most mu_s."""
-        mu_s, mu_k = element.friction_static, element.friction_kinetic
-        if mu_k is not None and mu_s is None:
-            ctx.problem(f"{pointer}/friction_kinetic", "friction_kinetic needs friction_static (mu_s)")
-        elif mu_k is not None and mu_s is not None and mu_k > mu_s:
-            ctx.problem(f"{pointer}/friction_kinetic", f"friction_kinetic ({mu_k:g}) must not exceed "
-                                                       f"friction_static ({mu_s:g})")
+        check_friction(element, ctx, pointer, pin=False)
 
     def contact_options(self, element: Any) -> dict[str, Any] | None:
         """How the contact lets go (``mechstudio.core.contact``): normal row 0, tangential (rolling) row 1; None
