@@ -62,12 +62,16 @@ class SynthesisWorker(QObject):
         super().__init__(parent)
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._done = threading.Event()
 
     def is_running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """True from :meth:`start` until the result is handed over (``finished`` is emitted after the search has
+        ended, while the thread itself is still alive)."""
+        return self._thread is not None and self._thread.is_alive() and not self._done.is_set()
 
     def start(self, targets: np.ndarray, tolerance: float, max_time_s: float, seed: int) -> None:
         self._stop = stop = threading.Event()
+        self._done = done = threading.Event()
 
         def progress(cand: Candidate) -> bool:
             self._emit(self.candidate, cand)
@@ -80,6 +84,7 @@ class SynthesisWorker(QObject):
             except Exception as exc:  # the core reports failures as statuses; a bug is a message, never a traceback
                 log.warning("four-bar synthesis failed", exc_info=True)
                 res = SynthesisResult(Status.FAILED, f"the synthesis failed: {type(exc).__name__}: {exc}")
+            done.set()
             self._emit(self.finished, res)
 
         self._thread = threading.Thread(target=run, name="analysis-synthesis", daemon=True)
