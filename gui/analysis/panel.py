@@ -187,13 +187,19 @@ class AnalysisWorker(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._thread: threading.Thread | None = None
+        self._done = threading.Event()
 
     def is_running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """True from :meth:`start` until the outcome is handed over (``done`` is emitted after the job has ended,
+        while the thread itself is still alive: a run asked for in its slot must start, not wait)."""
+        return self._thread is not None and self._thread.is_alive() and not self._done.is_set()
 
     def start(self, job: Callable[[Model], Outcome], model: Model) -> None:
+        self._done = done = threading.Event()
+
         def run() -> None:
             outcome = job(model)  # jobs never raise (mechstudio.gui.analysis.jobs.guarded)
+            done.set()
             try:
                 self.done.emit(outcome)
             except RuntimeError:  # the dialog was deleted meanwhile (the window closed): nobody to tell
