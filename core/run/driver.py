@@ -643,10 +643,17 @@ def iter_simulation(system: ConstrainedSystem, settings: SimulationSettings, *,
     ``stop_requested()`` (non-blocking, no side effects) is also asked before every integrator step, so that a
     run crawling between two outputs (a collapsing step size) still stops at once.
     """
-    outcome = {} if outcome is None else outcome
-    outcome.update(status=Status.FAILED, message="", stats={})
     driver = Driver(system, settings, RunHooks(cancel, flush_now, stop_requested), q0=q0, v0=v0,
                     block_frames=block_frames, block_seconds=block_seconds)
+    yield from driver_blocks(driver, outcome)
+
+
+def driver_blocks(driver: "Driver", outcome: dict[str, Any] | None = None) -> Iterator[FrameBlock]:
+    """The FrameBlocks of ``driver``'s run; its final status/message/stats are stored in ``outcome`` (also when
+    the caller stops iterating early). A caller that reads the driver between blocks (the live view's contact
+    columns) iterates this instead of :func:`iter_simulation`."""
+    outcome = {} if outcome is None else outcome
+    outcome.update(status=Status.FAILED, message="", stats={})
     try:
         yield from driver.blocks()
     finally:
@@ -662,4 +669,4 @@ def run(system: ConstrainedSystem, settings: SimulationSettings, **kwargs: Any) 
 
 
 __all__ = ["MAX_STEPS_PER_OUTPUT", "NUMERICAL_ERRORS", "Driver", "RunEnded", "RunHooks", "RunState",
-           "iter_simulation", "run"]
+           "driver_blocks", "iter_simulation", "run"]

@@ -18,9 +18,8 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from mechstudio.core.run.driver import Driver, RunHooks
+from mechstudio.core.run.driver import Driver, RunHooks, driver_blocks
 from mechstudio.core.run.frames import FrameBlock
-from mechstudio.core.types import Status
 
 
 @dataclass
@@ -37,25 +36,20 @@ def iter_run(system: Any, settings: Any, *, cancel: Callable[[], bool] | None = 
              block_seconds: float = 0.05) -> Iterator[FrameBlock | ContactBlock]:
     """:func:`mechstudio.core.simulate.iter_simulation` (same arguments, same blocks, same ``outcome``), with a
     :class:`ContactBlock` before each frame block of a run with contacts (module docstring)."""
-    outcome = {} if outcome is None else outcome
-    outcome.update(status=Status.FAILED, message="", stats={})
     driver = Driver(system, settings, RunHooks(cancel, flush_now, stop_requested), block_frames=block_frames,
                     block_seconds=block_seconds)
     sent_frames = sent_events = 0
-    try:
-        for block in driver.blocks():
-            contact = driver.contact
-            if contact is not None:
-                k = len(block)
-                cols = {name: np.asarray(values[sent_frames:sent_frames + k], float)
-                        for name, values in contact.columns.items()}
-                events = [dict(ev) for ev in contact.events[sent_events:]]
-                sent_frames += k
-                sent_events = len(contact.events)
-                yield ContactBlock(cols, events)
-            yield block
-    finally:
-        outcome.update(status=driver.status, message=driver.message, stats=driver.stats)
+    for block in driver_blocks(driver, outcome):
+        contact = driver.contact
+        if contact is not None:
+            k = len(block)
+            cols = {name: np.asarray(values[sent_frames:sent_frames + k], float)
+                    for name, values in contact.columns.items()}
+            events = [dict(ev) for ev in contact.events[sent_events:]]
+            sent_frames += k
+            sent_events = len(contact.events)
+            yield ContactBlock(cols, events)
+        yield block
 
 
 __all__ = ["ContactBlock", "iter_run"]
