@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mechstudio.core.bench import BenchTable, machine_description
-from mechstudio.core.bench.speed import balance_drift
+from mechstudio.core.bench.speed import balance_drift, best_run
 from mechstudio.core.model.io import load_model
 from mechstudio.core.simulate import SimulationSettings, initial_state
 from mechstudio.core.simulate import run as run_model
@@ -50,14 +50,7 @@ def contact_row(name: str, repeats: int = 3, t_end: float | None = None) -> dict
     if not init.status.ok:
         row["status"] = f"assembly failed: {init.message}"
         return row
-    best = None
-    for _ in range(max(1, repeats)):
-        c0, w0 = time.process_time(), time.perf_counter()
-        traj = run_model(system, settings, q0=init.q, v0=init.v)
-        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-        if best is None or cpu < best[0]:
-            best = (cpu, wall, traj)
-    cpu, wall, traj = best
+    cpu, wall, traj = best_run(system, settings, init, repeats)
     st = traj.stats
     sim = float(st.get("simulated_seconds", settings.t_end))
     frames = len(traj.frames.t)

@@ -98,6 +98,18 @@ def balance_drift(frames: Any) -> float:
     return float(np.abs(e - e[0]).max() / scale)
 
 
+def best_run(system: Any, settings: SimulationSettings, init: Any, repeats: int) -> tuple[float, float, Any]:
+    """(CPU seconds, wall seconds, trajectory) of the fastest by CPU of ``repeats`` runs from ``init``'s state."""
+    best = None
+    for _ in range(max(1, repeats)):
+        c0, w0 = time.process_time(), time.perf_counter()
+        traj = run_model(system, settings, q0=init.q, v0=init.v)
+        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        if best is None or cpu < best[0]:
+            best = (cpu, wall, traj)
+    return best
+
+
 def run_case(name: str, model: Any, t_end: float, *, rtol: float = 1e-8, atol: float = 1e-10,
              integrator: str = "dop853", formulation: str = "projection", repeats: int = 3,
              dt: float = 0.01) -> dict[str, Any]:
@@ -111,14 +123,7 @@ def run_case(name: str, model: Any, t_end: float, *, rtol: float = 1e-8, atol: f
         return row
     settings = SimulationSettings(t_end=t_end, dt=dt, formulation=formulation, integrator=integrator, rtol=rtol,
                                   atol=atol, correction=True)
-    best = None
-    for _ in range(max(1, repeats)):
-        c0, w0 = time.process_time(), time.perf_counter()
-        traj = run_model(system, settings, q0=init.q, v0=init.v)
-        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-        if best is None or cpu < best[0]:
-            best = (cpu, wall, traj)
-    cpu, wall, traj = best
+    cpu, wall, traj = best_run(system, settings, init, repeats)
     st = traj.stats
     sim = float(st.get("simulated_seconds", t_end))
     row.update(cpu_s=cpu, wall_s=wall, rtf=sim / cpu if cpu > 0 else math.inf,

@@ -118,6 +118,15 @@ class RecordingMessenger:
 
 
 @pytest.fixture
+def require_gl(qapp: Any) -> None:
+    """Skip a test that needs OpenGL where the Qt platform has none (offscreen, minimal)."""
+    from PySide6.QtGui import QOpenGLContext  # Qt only once a GUI test runs
+    plat = qapp.platformName()
+    if plat in ("offscreen", "minimal") or not QOpenGLContext().create():
+        pytest.skip(f"no usable OpenGL on QPA platform {plat!r}; run under Xvfb with QT_QPA_PLATFORM=xcb")
+
+
+@pytest.fixture
 def messenger() -> RecordingMessenger:
     return RecordingMessenger()
 

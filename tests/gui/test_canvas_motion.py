@@ -23,13 +23,6 @@ pytestmark = pytest.mark.gui
 TOL_M = 1e-9
 
 
-@pytest.fixture
-def require_gl(qapp: Any) -> None:
-    from PySide6.QtGui import QOpenGLContext
-    plat = qapp.platformName()
-    if plat in ("offscreen", "minimal") or not QOpenGLContext().create():
-        pytest.skip(f"no usable OpenGL on QPA platform {plat!r}; run under Xvfb with QT_QPA_PLATFORM=xcb")
-
 
 @pytest.fixture
 def four_bar(tmp_path: Path) -> Path:

@@ -104,14 +104,6 @@ def test_inspector_shows_and_edits_a_rolling_disks_friction_and_restitution(wind
 
 # ---- a run in the main window (OpenGL) ---------------------------------------------------------------------------
 @pytest.fixture
-def require_gl(qapp: Any) -> None:
-    from PySide6.QtGui import QOpenGLContext
-    plat = qapp.platformName()
-    if plat in ("offscreen", "minimal") or not QOpenGLContext().create():
-        pytest.skip(f"no usable OpenGL on QPA platform {plat!r}; run under Xvfb with QT_QPA_PLATFORM=xcb")
-
-
-@pytest.fixture
 def live(qtbot: Any, messenger: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
     from mechstudio.gui.main_window import MainWindow

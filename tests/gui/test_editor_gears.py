@@ -77,13 +77,6 @@ def test_gear_samples_draw(qtbot: Any, window: Any, ui: Any) -> None:
         assert ui.non_background_fraction(path) > 0.02
 
 
-@pytest.fixture
-def require_gl(qapp: Any) -> None:
-    from PySide6.QtGui import QOpenGLContext
-    plat = qapp.platformName()
-    if plat in ("offscreen", "minimal") or not QOpenGLContext().create():
-        pytest.skip(f"no usable OpenGL on QPA platform {plat!r}; run under Xvfb with QT_QPA_PLATFORM=xcb")
-
 
 @pytest.mark.parametrize("sample", ["gear_train.json", "rack_and_pinion.json"])
 def test_gear_samples_in_the_3d_view(qtbot: Any, require_gl: None, ui: Any, sample: str) -> None:

@@ -50,13 +50,6 @@ def command(window: Any, *lines: str) -> None:
         enter()
 
 
-@pytest.fixture
-def require_gl(qapp: Any) -> None:
-    from PySide6.QtGui import QOpenGLContext
-    plat = qapp.platformName()
-    if plat in ("offscreen", "minimal") or not QOpenGLContext().create():
-        pytest.skip(f"no usable OpenGL on QPA platform {plat!r}; run under Xvfb with QT_QPA_PLATFORM=xcb")
-
 
 @pytest.fixture
 def live_window(qtbot: Any, messenger: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:

@@ -13,13 +13,6 @@ from tests.gui.conftest import SAMPLES
 pytestmark = pytest.mark.gui
 
 
-@pytest.fixture
-def require_gl(qapp: Any) -> None:
-    from PySide6.QtGui import QOpenGLContext
-    plat = qapp.platformName()
-    if plat in ("offscreen", "minimal") or not QOpenGLContext().create():
-        pytest.skip(f"no usable OpenGL on QPA platform {plat!r}; run under Xvfb with QT_QPA_PLATFORM=xcb")
-
 
 def _chain() -> Any:
     from mechstudio.core.model import model_from_data

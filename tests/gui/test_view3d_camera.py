@@ -24,13 +24,6 @@ pytestmark = pytest.mark.gui
 DOCK = (400, 200)  # the 3D dock of the main window in the view benchmark
 
 
-@pytest.fixture
-def require_gl(qapp: Any) -> None:
-    from PySide6.QtGui import QOpenGLContext
-    plat = qapp.platformName()
-    if plat in ("offscreen", "minimal") or not QOpenGLContext().create():
-        pytest.skip(f"no usable OpenGL on QPA platform {plat!r}; run under Xvfb with QT_QPA_PLATFORM=xcb")
-
 
 def make_view(qtbot: Any, model: Any, size: tuple[int, int] = DOCK) -> Any:
     from mechstudio.core.systems.compile import compile_model
