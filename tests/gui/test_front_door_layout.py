@@ -13,7 +13,6 @@ from PySide6.QtWidgets import QApplication, QToolBar, QWidget
 
 from mechstudio.gui.widgets.toolbar_style import overflowing
 from tests.gui.conftest import SAMPLES, non_background_fraction
-from tests.gui.test_live_run import require_gl  # noqa: F401 - the fixture that skips without OpenGL
 
 pytestmark = pytest.mark.gui
 MIN_VISIBLE_FIELDS = 8

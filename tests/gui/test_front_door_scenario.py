@@ -24,7 +24,6 @@ from scipy.special import gamma
 from mechstudio.gui.widgets.toolbar_style import overflowing
 from tests.gui.conftest import palette_drag
 from tests.gui.test_front_door_layout import click_outline, open_live_window, visible_fields
-from tests.gui.test_live_run import require_gl  # noqa: F401 - the fixture that skips without OpenGL
 
 pytestmark = pytest.mark.gui
 L_BAR, G = 1.0, 9.81  # the palette's bar [m] and the new model's gravity [m/s²]

@@ -15,7 +15,6 @@ import pytest
 
 from tests.gui.conftest import ROOT, SAMPLES
 from tests.gui.test_front_door_layout import open_live_window
-from tests.gui.test_live_run import require_gl  # noqa: F401 - the fixture that skips without OpenGL
 
 pytestmark = pytest.mark.gui
 

@@ -13,7 +13,6 @@ from PySide6.QtTest import QTest
 
 from tests.gui.conftest import SAMPLES
 from tests.gui.test_front_door_layout import open_live_window
-from tests.gui.test_live_run import require_gl  # noqa: F401 - the fixture that skips without OpenGL
 
 pytestmark = pytest.mark.gui
 

@@ -12,7 +12,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
 
 from tests.gui.test_front_door_layout import open_live_window
-from tests.gui.test_live_run import require_gl  # noqa: F401 - the fixture that skips without OpenGL
 
 pytestmark = pytest.mark.gui
 
