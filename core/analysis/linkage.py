@@ -50,7 +50,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 from scipy.optimize import brentq
@@ -176,20 +176,28 @@ def body_pairs(system: ConstrainedSystem) -> list[tuple[str, str]]:
     return [(b, GROUND) for b in names] + list(combinations(names, 2))
 
 
-def instant_centres(system: ConstrainedSystem, q: FloatArray, v: FloatArray,
-                    pairs: Sequence[tuple[str, str]] | None = None) -> dict[tuple[str, str], InstantCentre]:
-    """The instant centres at one state (q, q') of a planar system: pair (i, j) -> centre of i relative to j;
-    ``pairs`` defaults to :func:`body_pairs` (every body relative to the ground, then every pair of bodies)."""
+def _pair_centres(system: ConstrainedSystem, q: FloatArray, v: FloatArray,
+                  pairs: Sequence[tuple[str, str]] | None) -> Iterator[tuple[tuple[str, str], FloatArray, FloatArray]]:
+    """For each pair (default :func:`body_pairs`): the pair, the centres (F, 2) [m] and the directions (F, 2) of
+    the centres at infinity, by :func:`relative_centres` over the states q, v ((n,) or (F, n))."""
     pairs = body_pairs(system) if pairs is None else list(pairs)
     bodies = sorted({b for p in pairs for b in p})
     index = {b: k for k, b in enumerate(bodies)}
     r, vel, omega = body_motion(system, q, v, bodies)
     scale = length_scale(system.model)
     speed = _speed_scale(vel, omega, scale)
-    out: dict[tuple[str, str], InstantCentre] = {}
     for i, j in pairs:
         a, b = index[i], index[j]
         pts, dirs = relative_centres(r[:, a], vel[:, a], omega[:, a], r[:, b], vel[:, b], omega[:, b], scale, speed)
+        yield (i, j), pts, dirs
+
+
+def instant_centres(system: ConstrainedSystem, q: FloatArray, v: FloatArray,
+                    pairs: Sequence[tuple[str, str]] | None = None) -> dict[tuple[str, str], InstantCentre]:
+    """The instant centres at one state (q, q') of a planar system: pair (i, j) -> centre of i relative to j;
+    ``pairs`` defaults to :func:`body_pairs` (every body relative to the ground, then every pair of bodies)."""
+    out: dict[tuple[str, str], InstantCentre] = {}
+    for (i, j), pts, dirs in _pair_centres(system, q, v, pairs):
         p, d = pts[0], dirs[0]
         out[(i, j)] = InstantCentre((i, j), None if np.isnan(p[0]) else (float(p[0]), float(p[1])),
                                     None if np.isnan(d[0]) else (float(d[0]), float(d[1])))
@@ -208,16 +216,8 @@ def instant_centre_columns(system: ConstrainedSystem, q: FloatArray, v: FloatArr
     """Columns of the instant centres over frames q, v (F, n): ``<stem>.x``, ``<stem>.y`` [m] (NaN where the
     centre is at infinity or undefined) and, for a centre at infinity in some frame, ``<stem>.ux``, ``<stem>.uy``
     (its unit direction there, NaN elsewhere); stems by :func:`centre_name`."""
-    pairs = body_pairs(system) if pairs is None else list(pairs)
-    bodies = sorted({b for p in pairs for b in p})
-    index = {b: k for k, b in enumerate(bodies)}
-    r, vel, omega = body_motion(system, q, v, bodies)
-    scale = length_scale(system.model)
-    speed = _speed_scale(vel, omega, scale)
     cols: dict[str, FloatArray] = {}
-    for i, j in pairs:
-        a, b = index[i], index[j]
-        pts, dirs = relative_centres(r[:, a], vel[:, a], omega[:, a], r[:, b], vel[:, b], omega[:, b], scale, speed)
+    for (i, j), pts, dirs in _pair_centres(system, q, v, pairs):
         stem = centre_name((i, j))
         cols[f"{stem}.x"], cols[f"{stem}.y"] = pts[:, 0], pts[:, 1]
         if np.any(np.isfinite(dirs[:, 0])):

@@ -225,6 +225,18 @@ class RowValues:
     bs: float
 
 
+def _separation(A: BodyState, B: BodyState, aax: float, aay: float, abx: float,
+                aby: float) -> tuple[float, float, float, float, float, float]:
+    """d = (r_A + a_A) - (r_B + a_B) [m] for the body arms a (world components), its rate d' [m/s] and the
+    centripetal part of d'' [m/s^2] (-w_A^2 a_A + w_B^2 a_B: d'' without the angular and linear accelerations)."""
+    wa, wb = A.omega, B.omega
+    dx = A.r[0] + aax - B.r[0] - abx
+    dy = A.r[1] + aay - B.r[1] - aby
+    ddx = A.v[0] - wa * aay - B.v[0] + wb * aby
+    ddy = A.v[1] + wa * aax - B.v[1] - wb * abx
+    return dx, dy, ddx, ddy, -wa * wa * aax + wb * wb * abx, -wa * wa * aay + wb * wb * aby
+
+
 def _arm(phi: float, s: Sequence[float]) -> tuple[float, float, float, float]:
     """(cos phi, sin phi, A s) of a body angle and a body-frame vector."""
     c, sn = math.cos(phi), math.sin(phi)
@@ -254,12 +266,7 @@ class PointLine:
         nx, ny = cb * self.n_b[0] - sb * self.n_b[1], sb * self.n_b[0] + cb * self.n_b[1]
         tx, ty = ny, -nx
         wa, wb = A.omega, B.omega
-        dx = A.r[0] + aax - B.r[0] - abx
-        dy = A.r[1] + aay - B.r[1] - aby
-        ddx = A.v[0] - wa * aay - B.v[0] + wb * aby
-        ddy = A.v[1] + wa * aax - B.v[1] - wb * abx
-        d0x = -wa * wa * aax + wb * wb * abx
-        d0y = -wa * wa * aay + wb * wb * aby
+        dx, dy, ddx, ddy, d0x, d0y = _separation(A, B, aax, aay, abx, aby)
         nd = nx * dx + ny * dy
         ra = self.rho_a
         gap = nd - ra - self.rho_b
@@ -289,12 +296,7 @@ class PointPoint:
         _, _, aax, aay = _arm(A.phi, self.s_a)
         _, _, abx, aby = _arm(B.phi, self.s_b)
         wa, wb = A.omega, B.omega
-        dx = A.r[0] + aax - B.r[0] - abx
-        dy = A.r[1] + aay - B.r[1] - aby
-        ddx = A.v[0] - wa * aay - B.v[0] + wb * aby
-        ddy = A.v[1] + wa * aax - B.v[1] - wb * abx
-        d0x = -wa * wa * aax + wb * wb * abx
-        d0y = -wa * wa * aay + wb * wb * aby
+        dx, dy, ddx, ddy, d0x, d0y = _separation(A, B, aax, aay, abx, aby)
         L = max(math.hypot(dx, dy), 1e-300)
         nx, ny = dx / L, dy / L
         tx, ty = ny, -nx
