@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mechstudio.core.elements.base import ElementType
 from mechstudio.core.elements.fields import Field, Length, Number, ParseContext
 
 
@@ -62,3 +63,15 @@ def friction_options(element: Any, kind: str, axis: tuple[float, ...] | None = N
 
 
 __all__ = ["check_friction", "friction_fields", "friction_options"]
+
+
+class SlidingFrictionJoint(ElementType):
+    """Base of the joints that slide along ``axis`` (body1's frame) with the friction fields of
+    :func:`friction_fields` (``pin`` False): the prismatic joint and the pin in a slot."""
+
+    def check(self, element: Any, ctx: ParseContext, pointer: str) -> None:
+        check_friction(element, ctx, pointer, pin=False)
+
+    def joint_friction(self, element: Any) -> dict[str, Any] | None:
+        """The joint's friction along its axis (mu |N|, N the guide's normal force); None when frictionless."""
+        return friction_options(element, "slide", element.axis)

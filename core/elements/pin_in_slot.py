@@ -24,13 +24,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from mechstudio.core.elements.base import EditorInfo, ElementType
-from mechstudio.core.elements.fields import BodyRef, Direction, Length, ParseContext, PointRef
-from mechstudio.core.elements.joint_friction import check_friction, friction_fields, friction_options
+from mechstudio.core.elements.base import EditorInfo
+from mechstudio.core.elements.fields import BodyRef, Direction, Length, PointRef
+from mechstudio.core.elements.joint_friction import SlidingFrictionJoint, friction_fields
 from mechstudio.core.elements.primitives.point_line import PointLineSpec
 
 
-class PinInSlot(ElementType):
+class PinInSlot(SlidingFrictionJoint):
     name = "pin_in_slot"
     fields = (BodyRef("body1", "the body (or the ground) with the slot"),
               PointRef("point1", "the slot's centre", body="body1"),
@@ -44,13 +44,6 @@ class PinInSlot(ElementType):
                                        "global x axis at the drop point: slides and turns", "slot",
                         palette="pin_in_slot", icon="pin_in_slot",
                         placement="connector", rank=40)
-
-    def check(self, element: Any, ctx: ParseContext, pointer: str) -> None:
-        check_friction(element, ctx, pointer, pin=False)
-
-    def joint_friction(self, element: Any) -> dict[str, Any] | None:
-        """The pin's friction along the slot (core/elements/joint_friction.py), None when frictionless."""
-        return friction_options(element, "slide", element.axis)
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         ax = element.axis

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from mechstudio.core.elements.base import EditorInfo, ElementType
-from mechstudio.core.elements.fields import Angle, BodyRef, Direction, ParseContext, PointRef
-from mechstudio.core.elements.joint_friction import check_friction, friction_fields, friction_options
+from mechstudio.core.elements.base import EditorInfo
+from mechstudio.core.elements.fields import Angle, BodyRef, Direction, PointRef
+from mechstudio.core.elements.joint_friction import SlidingFrictionJoint, friction_fields
 from mechstudio.core.elements.primitives.point_line import PointLineSpec
 from mechstudio.core.elements.primitives.relative_angle import RelativeAngleSpec
 
 
-class Prismatic(ElementType):
+class Prismatic(SlidingFrictionJoint):
     name = "prismatic"
     fields = (BodyRef("body1"), PointRef("point1", body="body1"),
               BodyRef("body2", distinct_from="body1"), PointRef("point2", body="body2"),
@@ -28,13 +28,6 @@ class Prismatic(ElementType):
     editor = EditorInfo("Prismatic joint", "Slider along the global x axis at the drop point", "slider",
                         palette="prismatic", icon="prismatic",
                         placement="connector", rank=20)
-
-    def check(self, element: Any, ctx: ParseContext, pointer: str) -> None:
-        check_friction(element, ctx, pointer, pin=False)
-
-    def joint_friction(self, element: Any) -> dict[str, Any] | None:
-        """The joint's friction along its axis (core/elements/joint_friction.py), None when frictionless."""
-        return friction_options(element, "slide", element.axis)
 
     def constraint_specs(self, element: Any, entities: Any) -> list[Any]:
         ax = element.axis
