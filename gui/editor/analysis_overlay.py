@@ -23,8 +23,9 @@ labels keep their size at every zoom:
 * **notes** (the legend, centres at infinity or undefined, why an overlay is not drawn): a box in the viewport's
   top-left corner.
 
-Labels are put beside their markers, on the first of a few sides where they overlap neither the canvas's own
-labels nor the overlay's earlier ones (nor leave the viewport).
+Labels are put beside their markers, on the first of a few sides (two rings of them) where they overlap neither
+the canvas's own labels nor the overlay's earlier ones, nor leave the viewport; where every side is taken, on the
+one that covers least (:func:`mechstudio.gui.editor.label_layout.least_covered`).
 """
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ from typing import Iterable, Sequence
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF, QTransform
 from PySide6.QtWidgets import QGraphicsSimpleTextItem, QGraphicsView
+
+from mechstudio.gui.editor.label_layout import Rect, least_covered
 
 Vec2 = tuple[float, float]
 
@@ -145,6 +148,10 @@ def canvas_label_rects(view: QGraphicsView) -> list[QRectF]:
     return rects
 
 
+def _box(r: QRectF) -> Rect:
+    return (r.left(), r.top(), r.right(), r.bottom())
+
+
 def _unit(x: float, y: float) -> tuple[float, float]:
     n = math.hypot(x, y)
     return (x / n, y / n) if n > 0 else (1.0, 0.0)
@@ -182,25 +189,26 @@ class _Painter:
     # ---- labels ----------------------------------------------------------------------------------------------
     def place(self, text: str, at: QPointF, gap: float = LABEL_GAP_PX,
               first: tuple[float, float] | None = None) -> QRectF:
-        """The rectangle of ``text`` beside ``at``: the first candidate side that is free (see module docstring);
+        """The rectangle of ``text`` beside ``at``: the first candidate side that is free, else the least covered
+        (module docstring);
         ``first`` a preferred unit direction (px) tried before the others."""
         w, h = self.fm.horizontalAdvance(text) + 4, self.fm.height() + 2
         x, y = at.x(), at.y()
-        cands = [(x + gap, y - gap - h), (x + gap, y + gap), (x - gap - w, y - gap - h), (x - gap - w, y + gap),
-                 (x - w / 2, y - 2 * gap - h), (x - w / 2, y + 2 * gap), (x + 2 * gap, y - h / 2),
-                 (x - 2 * gap - w, y - h / 2)]
+        cands = [c for g in (gap, 3 * gap) for c in (  # a second ring for a crowded first one
+            (x + g, y - g - h), (x + g, y + g), (x - g - w, y - g - h), (x - g - w, y + g),
+            (x - w / 2, y - 2 * g - h), (x - w / 2, y + 2 * g), (x + 2 * g, y - h / 2), (x - 2 * g - w, y - h / 2))]
         if first is not None:
             cx, cy = x + first[0] * (gap + w / 2), y + first[1] * (gap + h / 2)
             cands.insert(0, (cx - w / 2, cy - h / 2))
         rects = [QRectF(cx, cy, w, h) for cx, cy in cands]
         inside = self.rect.adjusted(2, 2, -2, -2)
-        for r in rects:
-            if inside.contains(r) and not any(r.intersects(t) for t in self.taken) and not self.in_sector(r):
-                return r
-        for r in rects:  # everything is crowded: at least stay inside the viewport
-            if inside.contains(r):
-                return r
-        return rects[0]
+        k = least_covered([_box(r) for r in rects], [_box(t) for t in self.taken], _box(inside), self.sector_cost)
+        return rects[k]
+
+    def sector_cost(self, r: Rect) -> float:
+        """The area [px^2] of ``r`` when it covers the transmission arc's sector (a label there hides the angle)."""
+        covers = self.in_sector(QRectF(QPointF(r[0], r[1]), QPointF(r[2], r[3])))
+        return (r[2] - r[0]) * (r[3] - r[1]) if covers else 0.0
 
     def in_sector(self, r: QRectF) -> bool:
         """Whether ``r`` covers part of the transmission arc's sector (its rays and arc), sampled at its corners,

@@ -44,6 +44,7 @@ from mechstudio.core.errors import ModelError
 from mechstudio.gui.document import Document
 from mechstudio.gui.editor import contact_drawing, placement, traced_points
 from mechstudio.gui.editor.canvas_points import PointTools
+from mechstudio.gui.editor.label_layout import LabelRequest, place_labels
 from mechstudio.core.drawing.build import posed_scene
 from mechstudio.core.drawing.scene import SceneGeometry, Vec2, dist_segment, scene_geometry
 
@@ -103,6 +104,9 @@ class PlanarCanvas(PointTools, QGraphicsView):
         self._pair_symbols: dict[str, tuple[Vec2, Vec2]] = {}  # contact pairs: (symbol point, other end) [m]
         #: painters of overlays drawn over the mechanism in scene coordinates, never picked (gui/analysis/overlays.py)
         self.overlay_painters: list[Callable[[QPainter], None]] = []
+        #: the name labels of the picture with their preferred offsets [px], and each label's last place
+        self._labels: list[tuple[QGraphicsSimpleTextItem, tuple[float, float]]] = []
+        self._label_choice: dict[str, int] = {}
         self._init_point_tools()
         self.setTransform(QTransform.fromScale(100.0, -100.0))
         document.sig_analysis_changed.connect(self._on_document_analysis_changed)
@@ -166,11 +170,13 @@ class PlanarCanvas(PointTools, QGraphicsView):
         s = max(10.0, min(s, 2000.0))
         self.setTransform(QTransform.fromScale(s, -s))
         self.centerOn(QPointF((x0 + x1) / 2, (y0 + y1) / 2))
+        self._layout_labels()
         self.viewport().update()
 
     def set_view(self, scale: float, center: Vec2) -> None:
         self.setTransform(QTransform.fromScale(scale, -scale))
         self.centerOn(QPointF(*center))
+        self._layout_labels()
 
     # ---- document -> picture --------------------------------------------------------------------------
     def _on_document_analysis_changed(self, _analysis: Any) -> None:
@@ -183,6 +189,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
         self._ghost = None
         self._rubber = None
         self._body_items: dict[str, list[QGraphicsItem]] = {}
+        self._labels = []
         self._scene.clear()
         sel = set(self.document.selection)
         sg = self.geometry
@@ -220,6 +227,7 @@ class PlanarCanvas(PointTools, QGraphicsView):
         if not self._fitted and self.isVisible():
             self._fitted = True
             self.zoom_to_fit()
+        self._layout_labels()
         self.viewport().update()
 
     # ---- a run's configuration (playback) ---------------------------------------------------------------
@@ -291,6 +299,10 @@ class PlanarCanvas(PointTools, QGraphicsView):
         c, s = math.cos(phi0 - phi), math.sin(phi0 - phi)
         return (x0 + c * dx - s * dy, y0 + s * dx + c * dy)
 
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
+        super().resizeEvent(event)
+        self._layout_labels()  # labels near the edges turn inwards
+
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt API
         super().showEvent(event)
         if not self._fitted:
@@ -313,6 +325,22 @@ class PlanarCanvas(PointTools, QGraphicsView):
         item.setTransform(QTransform.fromTranslate(dx, dy))
         item.setZValue(50)
         self._scene.addItem(item)
+        self._labels.append((item, (dx, dy)))
+
+    def _layout_labels(self) -> None:
+        """Move the name labels apart at the current zoom (:mod:`mechstudio.gui.editor.label_layout`)."""
+        vt = self.viewportTransform()
+        requests = []
+        for item, preferred in self._labels:
+            anchor = vt.map(item.pos())
+            box = item.boundingRect()
+            requests.append(LabelRequest(item.text(), (anchor.x(), anchor.y()), (box.width(), box.height()),
+                                         preferred))
+        view = self.viewport().rect()
+        offsets, self._label_choice = place_labels(requests, self._label_choice,
+                                                   (0.0, 0.0, float(view.width()), float(view.height())))
+        for (item, _), (dx, dy) in zip(self._labels, offsets):
+            item.setTransform(QTransform.fromTranslate(dx, dy))
 
     def _marker(self, p: Vec2, shape: str, pen: QColor, brush: QColor | None, r: float, z: float = 40) -> None:
         path = QPainterPath()
