@@ -14,7 +14,7 @@ registry`` needs no import, ``registry[name]`` imports a built-in on first use, 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any, Generic, TypeVar
 
 from mechstudio.core.errors import UnknownNameError
@@ -57,6 +57,14 @@ class LazyRegistry(MutableMapping[str, T], Generic[T]):
 
     def __len__(self) -> int:
         return len(self._paths.keys() | self._loaded.keys())
+
+    def register(self, name: str) -> Callable[[type], type]:
+        """Class decorator: register the class under ``name`` and set its ``name`` attribute."""
+        def deco(cls: type) -> type:
+            cls.name = name  # type: ignore[attr-defined]
+            self[name] = cls  # type: ignore[assignment]
+            return cls
+        return deco
 
     def builtin_path(self, name: str) -> str | None:
         """The ``"module:attribute"`` of a built-in entry (None for an entry registered at run time)."""

@@ -210,11 +210,7 @@ def multipliers_from_accelerations(system: ConstrainedSystem, q: FloatArray, v: 
 
 def register_formulation(name: str) -> Callable[[type[Formulation]], type[Formulation]]:
     """Class decorator: register a formulation under ``name`` (also sets its ``name`` attribute)."""
-    def deco(cls: type[Formulation]) -> type[Formulation]:
-        cls.name = name
-        FORMULATIONS[name] = cls
-        return cls
-    return deco
+    return FORMULATIONS.register(name)
 
 
 def get_formulation(name: str) -> type[Formulation]:

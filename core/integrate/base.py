@@ -82,11 +82,7 @@ class Integrator(ABC):
 
 def register_integrator(name: str) -> Callable[[type[Integrator]], type[Integrator]]:
     """Class decorator: register an integrator under ``name`` (also sets its ``name`` attribute)."""
-    def deco(cls: type[Integrator]) -> type[Integrator]:
-        cls.name = name
-        INTEGRATORS[name] = cls
-        return cls
-    return deco
+    return INTEGRATORS.register(name)
 
 
 def get_integrator(name: str) -> type[Integrator]:
