@@ -39,6 +39,33 @@ def start_window(qtbot: Any, messenger: Any, monkeypatch: pytest.MonkeyPatch, si
     return w
 
 
+def open_live_window(qtbot: Any, messenger: Any, monkeypatch: pytest.MonkeyPatch, width: int, height: int,
+                     path: str | None = None) -> Any:
+    """The main window with the live view, first start (no saved layout), at ``width`` x ``height`` [px], on the
+    model file ``path`` (None: the window's empty document), shown and active. End with
+    :func:`close_live_window`."""
+    monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
+    from mechstudio.gui.main_window import MainWindow
+    w = MainWindow(messenger=messenger, restore_layout=False)
+    qtbot.addWidget(w)
+    w.resize(width, height)
+    if path is not None:
+        assert w.open_file(path, ask=False)
+    w.show()
+    qtbot.waitExposed(w)
+    w.activateWindow()  # the window's shortcuts need it active
+    qtbot.waitUntil(lambda: w.isActiveWindow(), timeout=3000)
+    qtbot.waitUntil(lambda: w.dock_view3d.isVisible() and w.dock_plots.isVisible(), timeout=3000)
+    QTest.qWait(50)  # the first-show layout runs from the event loop
+    return w
+
+
+def close_live_window(w: Any) -> None:
+    """Stop the live view's solver and mark the document clean (no "save changes?" question at teardown)."""
+    w.live.controller.shutdown()
+    w.document.undo_stack.setClean()
+
+
 def press(widget: QWidget, key: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
     """A key press as the user's keyboard makes it (shortcuts included)."""
     QTest.keyClick(widget, key, modifier)

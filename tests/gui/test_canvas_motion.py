@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLES
+from tests.gui.document_helpers import close_live_window, open_live_window
 
 pytestmark = pytest.mark.gui
 TOL_M = 1e-9
@@ -36,17 +37,9 @@ def four_bar(tmp_path: Path) -> Path:
 @pytest.fixture
 def live_window(qtbot: Any, messenger: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch,
                 four_bar: Path) -> Any:
-    monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
-    from mechstudio.gui.main_window import MainWindow
-    w = MainWindow(messenger=messenger, restore_layout=False)
-    qtbot.addWidget(w)
-    w.resize(1280, 820)
-    assert w.open_file(str(four_bar), ask=False)
-    w.show()
-    qtbot.waitExposed(w)
+    w = open_live_window(qtbot, messenger, monkeypatch, 1280, 820, str(four_bar))
     yield w
-    w.live.controller.shutdown()
-    w.document.undo_stack.setClean()
+    close_live_window(w)
 
 
 def expected_bar_ends(model_data: dict[str, Any], coord_names: list[str], q: np.ndarray) -> dict[str, np.ndarray]:

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tests.gui.conftest import SAMPLES
+from tests.gui.document_helpers import close_live_window, open_live_window
 
 pytestmark = pytest.mark.gui
 
@@ -105,16 +106,9 @@ def test_inspector_shows_and_edits_a_rolling_disks_friction_and_restitution(wind
 # ---- a run in the main window (OpenGL) ---------------------------------------------------------------------------
 @pytest.fixture
 def live(qtbot: Any, messenger: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
-    from mechstudio.gui.main_window import MainWindow
-    w = MainWindow(messenger=messenger, restore_layout=False)
-    qtbot.addWidget(w)
-    w.resize(1280, 900)
-    w.show()
-    qtbot.waitExposed(w)
+    w = open_live_window(qtbot, messenger, monkeypatch, 1280, 900)
     yield w
-    w.live.controller.shutdown()
-    w.document.undo_stack.setClean()
+    close_live_window(w)
 
 
 def run_sample(qtbot: Any, w: Any, name: str, t_end: float | None = None) -> Any:

@@ -13,27 +13,10 @@ from PySide6.QtWidgets import QApplication, QToolBar, QWidget
 
 from mechstudio.gui.widgets.toolbar_style import overflowing
 from tests.gui.conftest import SAMPLES, non_background_fraction
+from tests.gui.document_helpers import close_live_window, open_live_window
 
 pytestmark = pytest.mark.gui
 MIN_VISIBLE_FIELDS = 8
-
-
-def open_live_window(qtbot: Any, messenger: Any, monkeypatch: pytest.MonkeyPatch, width: int, height: int,
-                     path: str = str(SAMPLES / "four_bar.json")) -> Any:
-    """The main window with the live view, first start (no saved layout), at ``width`` × ``height``, on ``path``."""
-    monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
-    from mechstudio.gui.main_window import MainWindow
-    w = MainWindow(messenger=messenger, restore_layout=False)
-    qtbot.addWidget(w)
-    w.resize(width, height)
-    assert w.open_file(path, ask=False)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    qtbot.waitUntil(lambda: w.isActiveWindow(), timeout=3000)
-    qtbot.waitUntil(lambda: w.dock_view3d.isVisible() and w.dock_plots.isVisible(), timeout=3000)
-    QTest.qWait(50)  # the first-show layout runs from the event loop
-    return w
 
 
 @pytest.fixture
@@ -41,13 +24,12 @@ def live_window_factory(qtbot: Any, messenger: Any, require_gl: None, monkeypatc
     windows: list[Any] = []
 
     def make(width: int, height: int) -> Any:
-        w = open_live_window(qtbot, messenger, monkeypatch, width, height)
+        w = open_live_window(qtbot, messenger, monkeypatch, width, height, str(SAMPLES / "four_bar.json"))
         windows.append(w)
         return w
     yield make
     for w in windows:
-        w.live.controller.shutdown()
-        w.document.undo_stack.setClean()
+        close_live_window(w)
 
 
 def visible_in(widget: QWidget, viewport: QWidget) -> bool:

@@ -23,7 +23,8 @@ from scipy.special import gamma
 
 from mechstudio.gui.widgets.toolbar_style import overflowing
 from tests.gui.conftest import palette_drag
-from tests.gui.test_front_door_layout import click_outline, open_live_window, visible_fields
+from tests.gui.document_helpers import open_live_window
+from tests.gui.test_front_door_layout import click_outline, visible_fields
 
 pytestmark = pytest.mark.gui
 L_BAR, G = 1.0, 9.81  # the palette's bar [m] and the new model's gravity [m/s²]

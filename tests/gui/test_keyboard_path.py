@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tests.gui.document_helpers import close_live_window, open_live_window
 
 pytestmark = pytest.mark.gui
 
@@ -53,18 +54,9 @@ def command(window: Any, *lines: str) -> None:
 
 @pytest.fixture
 def live_window(qtbot: Any, messenger: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
-    from mechstudio.gui.main_window import MainWindow
-    w = MainWindow(messenger=messenger, restore_layout=False)
-    qtbot.addWidget(w)
-    w.resize(1280, 820)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    qtbot.waitUntil(w.isActiveWindow, timeout=5000)
+    w = open_live_window(qtbot, messenger, monkeypatch, 1280, 820)
     yield w
-    w.live.controller.shutdown()
-    w.document.undo_stack.setClean()
+    close_live_window(w)
 
 
 def test_pendulum_built_run_and_saved_by_keyboard_only(qtbot: Any, live_window: Any, tmp_path: Path) -> None:

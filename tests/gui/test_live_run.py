@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tests.gui.conftest import SAMPLES
+from tests.gui.document_helpers import close_live_window, open_live_window
 
 pytestmark = pytest.mark.gui
 
@@ -24,19 +25,11 @@ DISK = str(SAMPLES / "rolling_disk_accelerating_plane.json")
 
 @pytest.fixture
 def live_window(qtbot: Any, messenger: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.delenv("MECHSTUDIO_NO_LIVE_VIEW", raising=False)
-    from mechstudio.gui.main_window import MainWindow
-    w = MainWindow(messenger=messenger, restore_layout=False)
-    qtbot.addWidget(w)
-    w.resize(1280, 820)
-    assert w.open_file(DISK, ask=False)
-    w.show()
-    qtbot.waitExposed(w)
+    w = open_live_window(qtbot, messenger, monkeypatch, 1280, 820, DISK)
     assert hasattr(w, "live"), "the window did not install the live view through its hook"
     w.live.controller.set_overrides(t_end=1.0, dt=0.02)
     yield w
-    w.live.controller.shutdown()
-    w.document.undo_stack.setClean()
+    close_live_window(w)
 
 
 def scene_image(w: Any) -> np.ndarray:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tests.gui.conftest import ROOT, SAMPLES
-from tests.gui.test_front_door_layout import open_live_window
+from tests.gui.document_helpers import close_live_window, open_live_window
 
 pytestmark = pytest.mark.gui
 
@@ -22,10 +22,10 @@ pytestmark = pytest.mark.gui
 @pytest.fixture
 def live_window(qtbot: Any, messenger: Any, qapp: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:
     avail = qapp.primaryScreen().availableGeometry()
-    w = open_live_window(qtbot, messenger, monkeypatch, min(1600, avail.width()), min(1000, avail.height()))
+    w = open_live_window(qtbot, messenger, monkeypatch, min(1600, avail.width()), min(1000, avail.height()),
+                         str(SAMPLES / "four_bar.json"))
     yield w
-    w.live.controller.shutdown()
-    w.document.undo_stack.setClean()
+    close_live_window(w)
 
 
 def shot(qapp: Any, w: Any, name: str) -> Path:

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from tests.gui.conftest import SAMPLES
-from tests.gui.test_front_door_layout import open_live_window
+from tests.gui.document_helpers import close_live_window, open_live_window
 
 pytestmark = pytest.mark.gui
 
@@ -24,8 +24,7 @@ DT = 0.02
 def live_window(qtbot: Any, messenger: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:
     w = open_live_window(qtbot, messenger, monkeypatch, 1600, 1000, DISK)
     yield w
-    w.live.controller.shutdown()
-    w.document.undo_stack.setClean()
+    close_live_window(w)
 
 
 def press(w: Any, action: Any) -> None:

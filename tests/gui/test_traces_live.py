@@ -11,7 +11,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
 
-from tests.gui.test_front_door_layout import open_live_window
+from tests.gui.conftest import SAMPLES
+from tests.gui.document_helpers import close_live_window, open_live_window
 
 pytestmark = pytest.mark.gui
 
@@ -21,10 +22,9 @@ CLEAR_PX = 12  # path samples closer than this to a drawn bar are not checked (t
 
 @pytest.fixture
 def live_window(qtbot: Any, messenger: Any, qapp: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:
-    w = open_live_window(qtbot, messenger, monkeypatch, 1400, 950)
+    w = open_live_window(qtbot, messenger, monkeypatch, 1400, 950, str(SAMPLES / "four_bar.json"))
     yield w
-    w.live.controller.shutdown()
-    w.document.undo_stack.setClean()
+    close_live_window(w)
 
 
 def run_to_end(qtbot: Any, w: Any) -> Any:
@@ -219,7 +219,6 @@ def test_export_drawing_without_a_run_or_a_mechanism_says_why(qtbot: Any, live_w
 
 
 def test_spatial_model_traces_in_3d_and_in_the_front_view(qtbot: Any, live_window: Any) -> None:
-    from tests.gui.conftest import SAMPLES
     w = live_window
     assert w.open_file(str(SAMPLES / "spherical_chain_3.json"), ask=False)
     canvas, view = w.canvas, w.live.view
