@@ -68,7 +68,7 @@ HINTS = {PATH: "Pick at least 5 target points on the canvas (or type them), in t
                "them, then Synthesize.",
          FUNCTION: "Type a function y = f(x) or angle pairs, then Synthesize: a four-bar whose output angle follows "
                    "its input angle."}
-#: the view shows a new function generator when less than this fraction of it is on screen
+#: Fit view leaves this much room: the picture's size times FIT_MARGIN fills the viewport
 FIT_MARGIN = 1.25
 
 
@@ -96,7 +96,6 @@ class SynthesisDialog(QDialog):
         self.setModal(False)
         self.outcomes = {PATH: Outcome(), FUNCTION: Outcome()}
         self.running_mode: str | None = None
-        self.fitted_once = True  # a search's first function generator is brought into view (once per search)
         self.picture = SynthesisPicture()
         self.painted: dict[int, Any] = {}
         self.problem: Problem | None = None
@@ -447,7 +446,6 @@ class SynthesisDialog(QDialog):
             what = f"a four-bar through {len(targets)} targets" + (" with timing" if crank_angles is not None else "")
         self.outcomes[mode] = Outcome()
         self.running_mode = mode
-        self.fitted_once = False
         self._refresh_picture()
         self.details.setText("")
         self._set_headline(f"Searching {what}…", "busy")
@@ -501,13 +499,11 @@ class SynthesisDialog(QDialog):
         if cand.kind == "function":
             achieved = np.degrees(cand.fitted[:, 1])
             error = np.degrees(cand.fitted[:, 1] - cand.targets[:, 1])
-            self.pairs_table.set_column(ACHIEVED_COL, [f"{v:.6g}" for v in achieved])
+            self.pairs_table.set_column(ACHIEVED_COL, [f"{v:.10g}" for v in achieved])
             self.pairs_table.set_column(ERROR_COL, [f"{v:.2g}" for v in error])
         self._refresh_picture()
-        if cand.kind == "function" and not self.fitted_once:
-            self.fitted_once = True
-            if not self._on_screen():
-                self.fit_view()
+        if cand.kind == "function" and not self.in_view():  # placed by the core at the origin: bring it into view
+            self.fit_view()
 
     # ---- opening ---------------------------------------------------------------------------------------------
     def open_as_model(self) -> bool:
@@ -542,7 +538,7 @@ class SynthesisDialog(QDialog):
         xs, ys = [p[0] for p in pts], [p[1] for p in pts]
         return min(xs), min(ys), max(xs), max(ys)
 
-    def _on_screen(self) -> bool:
+    def in_view(self) -> bool:
         """Whether everything drawn lies in the canvas's viewport."""
         b = self._bounds()
         if b is None:
