@@ -39,8 +39,7 @@ from typing import Any, Callable
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import (QButtonGroup, QDialog, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QRadioButton, QSpinBox, QStackedWidget, QVBoxLayout)
+from PySide6.QtWidgets import QButtonGroup, QDialog, QHBoxLayout, QLabel, QRadioButton, QStackedWidget, QVBoxLayout
 
 from mechstudio.core.analysis.synthesis import Candidate, SynthesisResult, synthesize_function, synthesize_path
 from mechstudio.core.errors import ModelError
@@ -49,16 +48,15 @@ from mechstudio.core.types import Status
 from mechstudio.gui.analysis.panel import LEVEL_COLOURS
 from mechstudio.gui.analysis.synthesis_inputs import (ACHIEVED_COL, ANGLE_COL, ERROR_COL, X_COL, Y_COL, Problem,
                                                       pair_inputs, parse_number, path_inputs)
-from mechstudio.gui.analysis.synthesis_tables import FunctionPage, PathPage, push_button
+from mechstudio.gui.analysis.synthesis_tables import FunctionPage, OptionsBox, PathPage, push_button
 from mechstudio.gui.analysis.synthesis_worker import SynthesisWorker, TargetPicker
-from mechstudio.gui.editor.synthesis_overlay import SynthesisPicture, candidate_picture, paint_synthesis
+from mechstudio.gui.editor.synthesis_overlay import (SynthesisPicture, candidate_picture, fit_picture, paint_synthesis,
+                                                     picture_in_view)
 
 log = logging.getLogger(__name__)
 
 #: the synthesis needs at least this many targets (core.analysis.synthesis.synthesize_path)
 MIN_TARGETS = 5
-#: defaults of the options: path tolerance (of the longest link), function tolerance [deg], time budget [s], seed
-DEFAULT_TOLERANCE, DEFAULT_FUNCTION_TOLERANCE_DEG, DEFAULT_TIME_S, DEFAULT_SEED = 1e-4, 0.005, 60.0, 0
 #: samples of the drawn coupler curve
 CURVE_SAMPLES = 361
 #: undo text of the opened model's edit (File → New's empty model, then this one step)
@@ -121,7 +119,7 @@ class SynthesisDialog(QDialog):
         self.headline.setFont(font)
         # room for two lines: a wrapped status keeps its last line when the text grows after the layout
         self.headline.setMinimumHeight(2 * self.headline.fontMetrics().lineSpacing() + 4)
-        self.path_radio = QRadioButton("P&ath generation")
+        self.path_radio = QRadioButton("Pat&h generation")
         self.path_radio.setObjectName("synthesis_mode_path")
         self.path_radio.setToolTip("A coupler point through target points, in order")
         self.function_radio = QRadioButton("&Function generation")
@@ -157,36 +155,9 @@ class SynthesisDialog(QDialog):
         self.pages = QStackedWidget()
         self.pages.addWidget(self.path_page)
         self.pages.addWidget(self.function_page)
-        self.tolerance_edit = QLineEdit(f"{DEFAULT_TOLERANCE:g}")
-        self.tolerance_edit.setObjectName("synthesis_tolerance")
-        self.tolerance_edit.setToolTip("Largest distance of a target from the coupler point, as a fraction of the "
-                                       "longest link (the search stops once a linkage meets it)")
-        self.function_tolerance_edit = QLineEdit(f"{DEFAULT_FUNCTION_TOLERANCE_DEG:g}")
-        self.function_tolerance_edit.setObjectName("synthesis_function_tolerance")
-        self.function_tolerance_edit.setToolTip("Largest error of the output angle at a precision point [deg]")
-        self.time_spin = QDoubleSpinBox()
-        self.time_spin.setObjectName("synthesis_time")
-        self.time_spin.setRange(1.0, 3600.0)
-        self.time_spin.setDecimals(0)
-        self.time_spin.setSuffix(" s")
-        self.time_spin.setValue(DEFAULT_TIME_S)
-        self.time_spin.setToolTip("The search's time budget: then the closest linkage found is the result")
-        self.seed_spin = QSpinBox()
-        self.seed_spin.setObjectName("synthesis_seed")
-        self.seed_spin.setRange(0, 2 ** 31 - 1)
-        self.seed_spin.setValue(DEFAULT_SEED)
-        self.seed_spin.setToolTip("The random search's seed: the same seed and inputs give the same linkage")
-        self.form = QFormLayout()
-        self.form.addRow("Tolerance (of the longest link):", self.tolerance_edit)
-        self.form.addRow("Tolerance (output angle) [deg]:", self.function_tolerance_edit)
-        options = QHBoxLayout()
-        options.addWidget(QLabel("Time budget:"))
-        options.addWidget(self.time_spin)
-        options.addSpacing(12)
-        options.addWidget(QLabel("Seed:"))
-        options.addWidget(self.seed_spin)
-        options.addStretch(1)
-        self.form.addRow(options)
+        self.options_box = OptionsBox()
+        for name in ("tolerance_edit", "function_tolerance_edit", "time_spin", "seed_spin"):
+            setattr(self, name, getattr(self.options_box, name))
         self.details = QLabel()
         self.details.setObjectName("synthesis_details")
         self.details.setWordWrap(True)
@@ -214,10 +185,9 @@ class SynthesisDialog(QDialog):
         layout.addWidget(self.headline)
         layout.addLayout(modes)
         layout.addWidget(self.pages, 3)
-        layout.addLayout(self.form)
+        layout.addWidget(self.options_box)
         layout.addWidget(self.details, 1)
         layout.addLayout(buttons)
-        self.form.setRowVisible(self.function_tolerance_edit, False)
         self.resize(600, 640)
 
     def _set_headline(self, text: str, level: str) -> None:
@@ -257,8 +227,7 @@ class SynthesisDialog(QDialog):
         n = self.targets_table.rowCount()
         self.count_label.setText(f"{n} target{'s' if n != 1 else ''}"
                                  + (f" (at least {MIN_TARGETS})" if n < MIN_TARGETS else ""))
-        for w in (self.path_page, self.function_page, self.path_radio, self.function_radio, self.tolerance_edit,
-                  self.function_tolerance_edit, self.time_spin, self.seed_spin):
+        for w in (self.path_page, self.function_page, self.path_radio, self.function_radio, self.options_box):
             w.setEnabled(not running)
         self.remove_button.setEnabled(bool(n))
         self.clear_button.setEnabled(bool(n))
@@ -274,8 +243,7 @@ class SynthesisDialog(QDialog):
             self.set_picking(False)
         self.pages.setCurrentWidget(self.function_page if function else self.path_page)
         self.check()
-        self.form.setRowVisible(self.tolerance_edit, not function)
-        self.form.setRowVisible(self.function_tolerance_edit, function)
+        self.options_box.set_function(function)
         self._show_outcome()
         self._refresh_picture()
         self.update_state()
@@ -391,15 +359,7 @@ class SynthesisDialog(QDialog):
 
     def options(self) -> tuple[float, float, int] | str:
         """(tolerance (of the longest link, or [rad] in function mode), time budget [s], seed), or what is wrong."""
-        function = self.mode == FUNCTION
-        text = (self.function_tolerance_edit if function else self.tolerance_edit).text().strip()
-        tolerance = parse_number(text)
-        if tolerance is None:
-            return f"the tolerance {text!r} is not a number"
-        if not tolerance > 0:
-            return f"the tolerance must be a positive number, not {text!r}"
-        return (math.radians(tolerance) if function else tolerance), float(self.time_spin.value()), \
-            int(self.seed_spin.value())
+        return self.options_box.options(self.mode == FUNCTION)
 
     def ground_length(self) -> float | str:
         text = self.function_page.ground_edit.text().strip()
@@ -531,31 +491,13 @@ class SynthesisDialog(QDialog):
         self.fit_button.setEnabled(not self.picture.empty)
         self.canvas.viewport().update()
 
-    def _bounds(self) -> tuple[float, float, float, float] | None:
-        pts = self.picture.points()
-        if not pts:
-            return None
-        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-        return min(xs), min(ys), max(xs), max(ys)
-
     def in_view(self) -> bool:
         """Whether everything drawn lies in the canvas's viewport."""
-        b = self._bounds()
-        if b is None:
-            return True
-        vp = self.canvas.viewport().rect()
-        return all(vp.contains(self.canvas.view_point(x, y)) for x, y in ((b[0], b[1]), (b[2], b[3])))
+        return picture_in_view(self.canvas, self.picture)
 
     def fit_view(self) -> None:
         """Zoom and centre the canvas on the targets and the candidate."""
-        b = self._bounds()
-        if b is None:
-            return
-        vp = self.canvas.viewport().rect()
-        w, h = max(b[2] - b[0], 1e-6), max(b[3] - b[1], 1e-6)
-        scale = min(max(vp.width(), 100) / (w * FIT_MARGIN), max(vp.height(), 100) / (h * FIT_MARGIN))
-        self.canvas.set_view(scale, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2))
-        self.canvas.viewport().update()
+        fit_picture(self.canvas, self.picture, FIT_MARGIN)
 
     def paint(self, painter: QPainter) -> None:
         """The canvas's overlay painter: the targets and the candidate while the dialog is shown."""

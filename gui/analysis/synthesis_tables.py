@@ -9,16 +9,17 @@ touches the model document: editing a table adds no undo step.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QKeyEvent
-from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QGridLayout, QHBoxLayout, QHeaderView,
-                               QLabel, QLineEdit, QPushButton, QRadioButton, QSpinBox, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QDoubleSpinBox, QFormLayout, QGridLayout,
+                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QRadioButton, QSpinBox,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from mechstudio.gui.analysis.synthesis_inputs import (ANGLE_COL, MAX_COUNT, MIN_COUNT, FunctionSpec, Problem,
-                                                      function_pairs)
+                                                      function_pairs, parse_number)
 
 #: background of a cell or field a refusal is about
 PROBLEM_COLOR = "#f8d0cc"
@@ -26,6 +27,8 @@ PROBLEM_COLOR = "#f8d0cc"
 OFF_COLOR = "#9a9a9a"
 #: rows a table shows without scrolling
 VISIBLE_ROWS = 6
+#: defaults of the options: path tolerance (of the longest link), function tolerance [deg], time budget [s], seed
+DEFAULT_TOLERANCE, DEFAULT_FUNCTION_TOLERANCE_DEG, DEFAULT_TIME_S, DEFAULT_SEED = 1e-4, 0.005, 60.0, 0
 
 
 def push_button(text: str, name: str, tip: str) -> QPushButton:
@@ -182,10 +185,13 @@ class NumberTable(QTableWidget):
         return None
 
     def show_cell(self, row: int, column: int) -> None:
+        """Scroll to a cell and make it current without selecting it (a selected row would hide its mark)."""
         item = self.item(row, column)
         if item is not None:
             self.scrollToItem(item)
-            self.setCurrentItem(item)
+            self.clearSelection()
+            self.selectionModel().setCurrentIndex(self.indexFromItem(item),
+                                                  QItemSelectionModel.SelectionFlag.NoUpdate)
 
     # ---- events ------------------------------------------------------------------------------------------
     def _on_item_changed(self, item: QTableWidgetItem) -> None:
@@ -220,7 +226,7 @@ class PathPage(QWidget):
         for w in (self.pick_button, self.add_button, self.remove_button, self.clear_button):
             row.addWidget(w)
         row.addWidget(self.count_label, 1)
-        self.timing_check = QCheckBox("Prescribed &timing: the crank angle at each target")
+        self.timing_check = QCheckBox("Prescribed ti&ming: the crank angle at each target")
         self.timing_check.setObjectName("synthesis_timing")
         self.timing_check.setToolTip("Only the differences count (the rotation from the first target); the angles "
                                      "must increase or decrease and span less than a turn. Switched off, the typed "
@@ -325,7 +331,7 @@ class FunctionPage(QWidget):
         source.addWidget(self.expr_radio)
         source.addWidget(self.pairs_radio)
         source.addStretch(1)
-        self.add_button = push_button("Add pa&ir", "synthesis_add_pair", "Add an angle pair to type")
+        self.add_button = push_button("A&dd pair", "synthesis_add_pair", "Add an angle pair to type")
         self.remove_button = push_button("Remo&ve", "synthesis_remove_pairs",
                                          "Remove the selected pairs (or the last one); Delete in the table too")
         source.addWidget(self.add_button)
@@ -420,4 +426,61 @@ class FunctionPage(QWidget):
         self.problem_label.setVisible(problem is not None)
 
 
-__all__ = ["FunctionPage", "NumberTable", "PathPage", "push_button"]
+class OptionsBox(QWidget):
+    """The search's options: the tolerance (path: of the longest link; function: of the output angle [deg], each
+    mode its own field), the time budget [s] and the seed."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.tolerance_edit = QLineEdit(f"{DEFAULT_TOLERANCE:g}")
+        self.tolerance_edit.setObjectName("synthesis_tolerance")
+        self.tolerance_edit.setToolTip("Largest distance of a target from the coupler point, as a fraction of the "
+                                       "longest link (the search stops once a linkage meets it)")
+        self.function_tolerance_edit = QLineEdit(f"{DEFAULT_FUNCTION_TOLERANCE_DEG:g}")
+        self.function_tolerance_edit.setObjectName("synthesis_function_tolerance")
+        self.function_tolerance_edit.setToolTip("Largest error of the output angle at a precision point [deg]")
+        self.time_spin = QDoubleSpinBox()
+        self.time_spin.setObjectName("synthesis_time")
+        self.time_spin.setRange(1.0, 3600.0)
+        self.time_spin.setDecimals(0)
+        self.time_spin.setSuffix(" s")
+        self.time_spin.setValue(DEFAULT_TIME_S)
+        self.time_spin.setToolTip("The search's time budget: then the closest linkage found is the result")
+        self.seed_spin = QSpinBox()
+        self.seed_spin.setObjectName("synthesis_seed")
+        self.seed_spin.setRange(0, 2 ** 31 - 1)
+        self.seed_spin.setValue(DEFAULT_SEED)
+        self.seed_spin.setToolTip("The random search's seed: the same seed and inputs give the same linkage")
+        self.form = QFormLayout(self)
+        self.form.setContentsMargins(0, 0, 0, 0)
+        self.form.addRow("Tolerance (of the longest link):", self.tolerance_edit)
+        self.form.addRow("Tolerance (output angle) [deg]:", self.function_tolerance_edit)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Time budget:"))
+        row.addWidget(self.time_spin)
+        row.addSpacing(12)
+        row.addWidget(QLabel("Seed:"))
+        row.addWidget(self.seed_spin)
+        row.addStretch(1)
+        self.form.addRow(row)
+        self.set_function(False)
+
+    def set_function(self, on: bool) -> None:
+        """Show the tolerance field of function generation (else path generation's); both keep their texts."""
+        self.form.setRowVisible(self.tolerance_edit, not on)
+        self.form.setRowVisible(self.function_tolerance_edit, on)
+
+    def options(self, function: bool) -> tuple[float, float, int] | str:
+        """(tolerance (of the longest link, or [rad] for function generation), time budget [s], seed), or what is
+        wrong."""
+        text = (self.function_tolerance_edit if function else self.tolerance_edit).text().strip()
+        tolerance = parse_number(text)
+        if tolerance is None:
+            return f"the tolerance {text!r} is not a number"
+        if not tolerance > 0:
+            return f"the tolerance must be a positive number, not {text!r}"
+        return (math.radians(tolerance) if function else tolerance), float(self.time_spin.value()), \
+            int(self.seed_spin.value())
+
+
+__all__ = ["FunctionPage", "NumberTable", "OptionsBox", "PathPage", "push_button"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF, QTransform
 from PySide6.QtWidgets import QGraphicsView
 
 from mechstudio.core.analysis.synthesis import Candidate
@@ -88,6 +88,29 @@ def candidate_picture(cand: Candidate | None, targets: tuple[Vec2, ...] = (), sa
     rays = tuple((_pt(g.O2), _pt(a)) for a in Aj) + tuple((_pt(g.O4), _pt(b)) for b in Bj)
     _, Bs, _, ok = g.positions(np.linspace(cand.crank_angles[0], cand.crank_angles[-1], samples))
     return SynthesisPicture((), (), tuple(_pt(b) for b in Bs[ok]), linkage, rays)
+
+
+def picture_in_view(view: QGraphicsView, picture: SynthesisPicture) -> bool:
+    """Whether everything in ``picture`` lies in the view's viewport."""
+    pts = picture.points()
+    if not pts:
+        return True
+    vp = view.viewport().rect()
+    return all(vp.contains(_px(view, p).toPoint()) for p in pts)
+
+
+def fit_picture(view: QGraphicsView, picture: SynthesisPicture, margin: float = 1.25) -> None:
+    """Zoom and centre ``view`` (y up) on ``picture``: its bounding box times ``margin`` fills the viewport."""
+    pts = np.array(picture.points(), float)
+    if not len(pts):
+        return
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    w, h = max(hi[0] - lo[0], 1e-6), max(hi[1] - lo[1], 1e-6)
+    vp = view.viewport().rect()
+    scale = min(max(vp.width(), 100) / (w * margin), max(vp.height(), 100) / (h * margin))
+    view.setTransform(QTransform.fromScale(scale, -scale))
+    view.centerOn(QPointF(float(lo[0] + hi[0]) / 2, float(lo[1] + hi[1]) / 2))
+    view.viewport().update()
 
 
 def _px(view: QGraphicsView, p: Vec2) -> QPointF:
@@ -201,4 +224,4 @@ def _paint_linkage(view: QGraphicsView, painter: QPainter, lk: Linkage4) -> None
     painter.drawEllipse(P, JOINT_PX, JOINT_PX)
 
 
-__all__ = ["Linkage4", "SynthesisPicture", "candidate_picture", "paint_synthesis"]
+__all__ = ["Linkage4", "SynthesisPicture", "candidate_picture", "fit_picture", "paint_synthesis", "picture_in_view"]
