@@ -215,11 +215,15 @@ class SynthesisDialog(QDialog):
     @property
     def targets(self) -> list[tuple[float, float]]:
         """The table's targets whose x and y are numbers [m], in order (what the canvas shows)."""
+        return [p for _, p in self.numbered_targets()]
+
+    def numbered_targets(self) -> list[tuple[int, tuple[float, float]]]:
+        """(row number from 1, (x, y) [m]) of the table's rows whose x and y are numbers."""
         out = []
-        for row in self.targets_table.rows():
+        for k, row in enumerate(self.targets_table.rows(), start=1):
             x, y = parse_number(row[X_COL]), parse_number(row[Y_COL])
             if x is not None and y is not None:
-                out.append((x, y))
+                out.append((k, (x, y)))
         return out
 
     def update_state(self) -> None:
@@ -486,8 +490,9 @@ class SynthesisDialog(QDialog):
 
     # ---- overlay ---------------------------------------------------------------------------------------------
     def _refresh_picture(self) -> None:
-        targets = tuple(self.targets) if self.mode == PATH else ()
-        self.picture = candidate_picture(self.candidate, targets, CURVE_SAMPLES)
+        numbered = self.numbered_targets() if self.mode == PATH else []
+        self.picture = candidate_picture(self.candidate, tuple(p for _, p in numbered), CURVE_SAMPLES,
+                                         tuple(k for k, _ in numbered))
         self.fit_button.setEnabled(not self.picture.empty)
         self.canvas.viewport().update()
 

@@ -47,12 +47,15 @@ class Linkage4:
 class SynthesisPicture:
     """Everything the overlay draws (world coordinates [m]): the ``targets`` in order, the candidate's ``fitted``
     coupler points at its crank angles, its ``curve`` and its ``linkage`` pose (None before a candidate); ``rays``:
-    segments (pivot, pin) drawn thin and numbered at the pin (a function generator's input and output positions)."""
+    segments (pivot, pin) drawn thin and numbered at the pin (a function generator's input and output positions);
+    ``labels``: the numbers drawn at the targets."""
     targets: tuple[Vec2, ...] = ()
     fitted: tuple[Vec2, ...] = ()
     curve: tuple[Vec2, ...] = ()
     linkage: Linkage4 | None = None
     rays: tuple[tuple[Vec2, Vec2], ...] = ()
+    #: the targets' numbers (default 1, 2, ...: a table's row numbers when some rows are not drawn)
+    labels: tuple[int, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -71,19 +74,19 @@ def _pt(v: np.ndarray) -> Vec2:
     return (float(v[0]), float(v[1]))
 
 
-def candidate_picture(cand: Candidate | None, targets: tuple[Vec2, ...] = (), samples: int = 361
-                      ) -> SynthesisPicture:
+def candidate_picture(cand: Candidate | None, targets: tuple[Vec2, ...] = (), samples: int = 361,
+                      labels: tuple[int, ...] = ()) -> SynthesisPicture:
     """What to draw for ``cand`` (None: the targets only). A path candidate: its pose at the first target, its coupler
     curve (``samples`` points) and its fitted points; a function generator: its pose at the first input angle, the
     rays O2 -> A and O4 -> B at every input angle, and the arc of B over the input's motion."""
     if cand is None:
-        return SynthesisPicture(targets)
+        return SynthesisPicture(targets, labels=labels)
     g = cand.geometry
     A, B, P, _ = g.positions(np.array([cand.crank_angles[0]]))
     linkage = Linkage4(_pt(g.O2), _pt(g.O4), _pt(A[0]), _pt(B[0]), _pt(P[0]))
     if cand.kind != "function":
         return SynthesisPicture(targets, tuple(_pt(p) for p in cand.fitted),
-                                tuple(_pt(p) for p in cand.coupler_curve(samples)), linkage)
+                                tuple(_pt(p) for p in cand.coupler_curve(samples)), linkage, labels=labels)
     Aj, Bj, _, _ = g.positions(cand.crank_angles)
     rays = tuple((_pt(g.O2), _pt(a)) for a in Aj) + tuple((_pt(g.O4), _pt(b)) for b in Bj)
     _, Bs, _, ok = g.positions(np.linspace(cand.crank_angles[0], cand.crank_angles[-1], samples))
@@ -119,8 +122,8 @@ def _px(view: QGraphicsView, p: Vec2) -> QPointF:
 
 
 def paint_synthesis(view: QGraphicsView, painter: QPainter, picture: SynthesisPicture) -> dict[int, QPointF]:
-    """Paint ``picture`` on ``view`` (from its ``drawForeground``); returns each target's number -> its marker's
-    centre in viewport pixels (for tests)."""
+    """Paint ``picture`` on ``view`` (from its ``drawForeground``); returns each target's number (label) -> its
+    marker's centre in viewport pixels (for tests)."""
     out: dict[int, QPointF] = {}
     painter.save()
     try:
@@ -150,7 +153,8 @@ def paint_synthesis(view: QGraphicsView, painter: QPainter, picture: SynthesisPi
         font.setBold(True)
         painter.setFont(font)
         metrics = QFontMetricsF(font)
-        for k, t in enumerate(picture.targets, start=1):
+        labels = picture.labels or tuple(range(1, len(picture.targets) + 1))
+        for k, t in zip(labels, picture.targets):
             c = _px(view, t)
             out[k] = c
             painter.setPen(QPen(QColor(TARGET_COLOR), 2.0))

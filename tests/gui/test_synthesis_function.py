@@ -54,6 +54,7 @@ def type_cell(table: Any, row: int, column: int, text: str) -> None:
     assert len(editors) == 1, "one cell editor is open"
     editor = editors[0]
     editor.selectAll()
+    QTest.keyClick(editor, Qt.Key.Key_Backspace)
     QTest.keyClicks(editor, text)
     QTest.keyClick(editor, Qt.Key.Key_Return)
     QApplication.processEvents()  # the delegate commits a Return's edit by a queued call
@@ -234,6 +235,10 @@ def test_state_is_kept_across_modes_and_close_reopen_without_undo_steps(qtbot: A
     QTest.mouseClick(window.canvas.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      window.canvas.view_point(2.0, 1.5))
     assert len(dialog.targets) == 4 and doc.selection == []
+    # a row not a point yet is not drawn, the others keep their row numbers
+    type_cell(dialog.targets_table, 1, 1, "")
+    window.canvas.viewport().repaint()
+    assert sorted(dialog.painted) == [1, 3, 4]
     # a row deleted in the table (Delete key): the canvas's markers follow
     type_cell(dialog.targets_table, 1, 1, "9")
     dialog.targets_table.selectRow(1)
