@@ -1,6 +1,7 @@
 """The four-bar synthesis overlay on the planar canvas: the picked target points (numbered) and the current
 candidate linkage (ground pivots, crank, coupler triangle, rocker, in its pose at the first target) with its coupler
-curve.
+curve; for a function generator, the linkage, the crank's and the rocker's positions at the precision points (thin
+numbered rays) and the arc of the rocker's pin.
 
 What is drawn is a :class:`SynthesisPicture`: plain data in world coordinates [m]. :func:`paint_synthesis` paints it
 from the canvas's ``drawForeground`` (through the canvas's ``overlay_painters``), in viewport pixels (the world points
@@ -11,9 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF, QTransform
 from PySide6.QtWidgets import QGraphicsView
+
+from mechstudio.core.analysis.synthesis import Candidate
 
 Vec2 = tuple[float, float]
 
@@ -21,6 +25,7 @@ TARGET_COLOR = "#d35400"
 CURVE_COLOR = "#2e7d32"
 LINK_COLOR = "#1f4e9c"
 GROUND_COLOR = "#444444"
+RAY_COLOR = "#7a5ea8"
 #: radius of a target marker and of a joint circle [px]
 TARGET_PX, JOINT_PX = 6.0, 4.0
 #: side of a ground pivot's triangle [px]
@@ -41,15 +46,74 @@ class Linkage4:
 @dataclass(frozen=True)
 class SynthesisPicture:
     """Everything the overlay draws (world coordinates [m]): the ``targets`` in order, the candidate's ``fitted``
-    coupler points at its crank angles, its ``curve`` and its ``linkage`` pose (None before a candidate)."""
+    coupler points at its crank angles, its ``curve`` and its ``linkage`` pose (None before a candidate); ``rays``:
+    segments (pivot, pin) drawn thin and numbered at the pin (a function generator's input and output positions);
+    ``labels``: the numbers drawn at the targets."""
     targets: tuple[Vec2, ...] = ()
     fitted: tuple[Vec2, ...] = ()
     curve: tuple[Vec2, ...] = ()
     linkage: Linkage4 | None = None
+    rays: tuple[tuple[Vec2, Vec2], ...] = ()
+    #: the targets' numbers (default 1, 2, ...: a table's row numbers when some rows are not drawn)
+    labels: tuple[int, ...] = ()
 
     @property
     def empty(self) -> bool:
         return not (self.targets or self.curve or self.linkage)
+
+    def points(self) -> list[Vec2]:
+        """Every world point drawn (to fit the view to)."""
+        pts = list(self.targets) + list(self.fitted) + list(self.curve) + [p for r in self.rays for p in r]
+        if self.linkage is not None:
+            lk = self.linkage
+            pts += [lk.O2, lk.O4, lk.A, lk.B, lk.P]
+        return pts
+
+
+def _pt(v: np.ndarray) -> Vec2:
+    return (float(v[0]), float(v[1]))
+
+
+def candidate_picture(cand: Candidate | None, targets: tuple[Vec2, ...] = (), samples: int = 361,
+                      labels: tuple[int, ...] = ()) -> SynthesisPicture:
+    """What to draw for ``cand`` (None: the targets only). A path candidate: its pose at the first target, its coupler
+    curve (``samples`` points) and its fitted points; a function generator: its pose at the first input angle, the
+    rays O2 -> A and O4 -> B at every input angle, and the arc of B over the input's motion."""
+    if cand is None:
+        return SynthesisPicture(targets, labels=labels)
+    g = cand.geometry
+    A, B, P, _ = g.positions(np.array([cand.crank_angles[0]]))
+    linkage = Linkage4(_pt(g.O2), _pt(g.O4), _pt(A[0]), _pt(B[0]), _pt(P[0]))
+    if cand.kind != "function":
+        return SynthesisPicture(targets, tuple(_pt(p) for p in cand.fitted),
+                                tuple(_pt(p) for p in cand.coupler_curve(samples)), linkage, labels=labels)
+    Aj, Bj, _, _ = g.positions(cand.crank_angles)
+    rays = tuple((_pt(g.O2), _pt(a)) for a in Aj) + tuple((_pt(g.O4), _pt(b)) for b in Bj)
+    _, Bs, _, ok = g.positions(np.linspace(cand.crank_angles[0], cand.crank_angles[-1], samples))
+    return SynthesisPicture((), (), tuple(_pt(b) for b in Bs[ok]), linkage, rays)
+
+
+def picture_in_view(view: QGraphicsView, picture: SynthesisPicture) -> bool:
+    """Whether everything in ``picture`` lies in the view's viewport."""
+    pts = picture.points()
+    if not pts:
+        return True
+    vp = view.viewport().rect()
+    return all(vp.contains(_px(view, p).toPoint()) for p in pts)
+
+
+def fit_picture(view: QGraphicsView, picture: SynthesisPicture, margin: float = 1.25) -> None:
+    """Zoom and centre ``view`` (y up) on ``picture``: its bounding box times ``margin`` fills the viewport."""
+    pts = np.array(picture.points(), float)
+    if not len(pts):
+        return
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    w, h = max(hi[0] - lo[0], 1e-6), max(hi[1] - lo[1], 1e-6)
+    vp = view.viewport().rect()
+    scale = min(max(vp.width(), 100) / (w * margin), max(vp.height(), 100) / (h * margin))
+    view.setTransform(QTransform.fromScale(scale, -scale))
+    view.centerOn(QPointF(float(lo[0] + hi[0]) / 2, float(lo[1] + hi[1]) / 2))
+    view.viewport().update()
 
 
 def _px(view: QGraphicsView, p: Vec2) -> QPointF:
@@ -58,8 +122,8 @@ def _px(view: QGraphicsView, p: Vec2) -> QPointF:
 
 
 def paint_synthesis(view: QGraphicsView, painter: QPainter, picture: SynthesisPicture) -> dict[int, QPointF]:
-    """Paint ``picture`` on ``view`` (from its ``drawForeground``); returns each target's number -> its marker's
-    centre in viewport pixels (for tests)."""
+    """Paint ``picture`` on ``view`` (from its ``drawForeground``); returns each target's number (label) -> its
+    marker's centre in viewport pixels (for tests)."""
     out: dict[int, QPointF] = {}
     painter.save()
     try:
@@ -72,6 +136,8 @@ def paint_synthesis(view: QGraphicsView, painter: QPainter, picture: SynthesisPi
             painter.setPen(QPen(QColor(CURVE_COLOR), 1.6))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawPath(path)
+        if picture.rays:
+            _paint_rays(view, painter, picture.rays)
         if picture.linkage is not None:
             _paint_linkage(view, painter, picture.linkage)
         # the fitted points: small crosses, each joined to its target by a thin line (the residual)
@@ -87,7 +153,8 @@ def paint_synthesis(view: QGraphicsView, painter: QPainter, picture: SynthesisPi
         font.setBold(True)
         painter.setFont(font)
         metrics = QFontMetricsF(font)
-        for k, t in enumerate(picture.targets, start=1):
+        labels = picture.labels or tuple(range(1, len(picture.targets) + 1))
+        for k, t in zip(labels, picture.targets):
             c = _px(view, t)
             out[k] = c
             painter.setPen(QPen(QColor(TARGET_COLOR), 2.0))
@@ -106,6 +173,27 @@ def paint_synthesis(view: QGraphicsView, painter: QPainter, picture: SynthesisPi
         return out
     finally:
         painter.restore()
+
+
+def _paint_rays(view: QGraphicsView, painter: QPainter, rays: tuple[tuple[Vec2, Vec2], ...]) -> None:
+    """Thin dashed rays, numbered at their ends (the rays of each pivot numbered from 1)."""
+    pen = QPen(QColor(RAY_COLOR), 1.0, Qt.PenStyle.DashLine)
+    font = QFont()
+    font.setPointSize(FONT_POINTS)
+    painter.setFont(font)
+    counts: dict[Vec2, int] = {}
+    for start, end in rays:
+        a, b = _px(view, start), _px(view, end)
+        painter.setPen(pen)
+        painter.drawLine(a, b)
+        painter.setBrush(QBrush(QColor(RAY_COLOR)))
+        painter.drawEllipse(b, 2.0, 2.0)
+        counts[start] = k = counts.get(start, 0) + 1
+        painter.setPen(QPen(QColor(RAY_COLOR)))
+        direction = b - a
+        norm = max((direction.x() ** 2 + direction.y() ** 2) ** 0.5, 1e-9)
+        c = b + direction / norm * 9.0
+        painter.drawText(QRectF(c.x() - 10, c.y() - 8, 20, 16), Qt.AlignmentFlag.AlignCenter, str(k))
 
 
 def _paint_linkage(view: QGraphicsView, painter: QPainter, lk: Linkage4) -> None:
@@ -140,4 +228,4 @@ def _paint_linkage(view: QGraphicsView, painter: QPainter, lk: Linkage4) -> None
     painter.drawEllipse(P, JOINT_PX, JOINT_PX)
 
 
-__all__ = ["Linkage4", "SynthesisPicture", "paint_synthesis"]
+__all__ = ["Linkage4", "SynthesisPicture", "candidate_picture", "fit_picture", "paint_synthesis", "picture_in_view"]

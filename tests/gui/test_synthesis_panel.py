@@ -87,7 +87,8 @@ def test_menu_entry_and_picking_adds_numbered_targets_without_edits(qtbot: Any, 
     canvas_press_move_release(qtbot, window.canvas, [coupler, (coupler[0] + 0.5, coupler[1])])
     assert doc.model.data == before and doc.undo_stack.count() == undo_before
     assert len(dialog.targets) == 9 and doc.selection == []
-    dialog.remove_button.click()
+    dialog.targets_table.clearSelection()
+    dialog.remove_button.click()  # nothing selected: the last target
     assert len(dialog.targets) == 8
     window.canvas.viewport().repaint()
     assert sorted(dialog.painted) == list(range(1, 9)), "every target is drawn with its number"
@@ -97,7 +98,9 @@ def test_menu_entry_and_picking_adds_numbered_targets_without_edits(qtbot: Any, 
     click(window.canvas, *coupler)
     assert len(dialog.targets) == 8 and doc.selection == [("bodies", "coupler")]
     dialog.clear_button.click()
-    assert dialog.targets == [] and not dialog.synth_button.isEnabled()
+    assert dialog.targets == [] and dialog.targets_table.rowCount() == 0
+    assert not dialog.synthesize() and "at least 5" in dialog.headline.text()
+    assert doc.undo_stack.count() == undo_before and not doc.modified
 
 
 def test_synthesize_shows_candidates_and_opens_the_best_as_a_model(qtbot: Any, window: Any, messenger: Any,
@@ -168,16 +171,31 @@ def test_bad_input_is_a_message_in_the_panel(qtbot: Any, window: Any) -> None:
     assert "tolerance" in dialog.headline.text() and dialog.headline.property("level") == "error"
     dialog.tolerance_edit.setText("-1")
     assert not dialog.synthesize() and "positive" in dialog.headline.text()
-    # five points all on one spot: the core's refusal, shown as its message
+    # five points all on one spot: refused before the search, the second row marked
     dialog.clear_targets()
     for _ in range(5):
         dialog.add_target(1.0, 1.0)
     dialog.tolerance_edit.setText("1e-4")
+    assert not dialog.synthesize() and not dialog.worker.is_running()
+    assert "same point" in dialog.headline.text() and dialog.headline.property("level") == "error"
+    assert dialog.targets_table.marked() == (1, 0) and not dialog.open_button.isEnabled()
+    # a failure of the core itself is its message: a search that cannot find anything in one evaluation
+    dialog.clear_targets()
+    for x, y in sample_targets()[:5]:
+        dialog.add_target(x, y)
+    dialog.seed_spin.setValue(1)
+    monkey = dialog.worker.start
+
+    def failing_start(search: Any) -> None:
+        monkey(lambda progress: SynthesisResult(Status.FAILED, "the core refused: a made-up reason",
+                                                bad_input=True))
+    dialog.worker.start = failing_start  # type: ignore[method-assign]
     with qtbot.waitSignal(dialog.sig_finished, timeout=30_000) as blocker:
         assert dialog.synthesize()
     res = blocker.args[0]
     assert res.status == Status.FAILED and dialog.headline.text() == res.message
     assert dialog.headline.property("level") == "error" and not dialog.open_button.isEnabled()
+    assert len(dialog.targets) == 5, "a failed search keeps the targets"
 
 
 def test_the_dialog_is_kept_per_window(qtbot: Any, window: Any) -> None:
