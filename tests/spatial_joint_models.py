@@ -174,3 +174,47 @@ def rssr(omega: float | None = 2 * math.pi, t_end: float = 1.0, dt: float = 0.01
                "point2": "pivot", "axis1": [1, 0, 0], "axis2": [1, 0, 0]}]
     return document("rssr_linkage", [crank, coupler, rocker], joints, {"O": [0, 0, 0], "Q": list(Q)},
                     gravity=gravity, t_end=t_end, dt=dt)
+
+
+def collar_pendulum(t_end: float = 3.0, dt: float = 0.01) -> dict[str, Any]:
+    """A collar on a vertical post (a cylindrical joint along z with a linear spring-damper, a constant lift force,
+    a rotational damper and a small drive torque) carrying a pendulum on a hinge about the collar's y axis (a
+    torsion spring and damper), with a bob fixed to the pendulum's end (a fixed joint)."""
+    collar = {"name": "collar", "mass": 0.5, "inertia": [[0.002, 0, 0], [0, 0.002, 0], [0, 0, 0.003]],
+              "com": [0, 0, 0], "points": {"centre": [0, 0, 0], "ear": [0.1, 0, 0]},
+              "geometry": [{"type": "cylinder", "from": [0, 0, -0.05], "to": [0, 0, 0.05], "radius": 0.04}],
+              "color": "#777777", "initial": {"x": 0, "y": 0, "z": 0, "quaternion": [1, 0, 0, 0],
+                                              "omega": [0, 0, 2.0]}}
+    swing = 0.6
+    arm = rod("arm", 0.3, 0.4, axis=2, com=(0, 0, -0.2), points={"top": [0, 0, 0], "end": [0, 0, -0.4]},
+              color="#d9534f", initial={"x": 0.1, "y": 0, "z": 0, "quaternion": quat_axis((0, 1, 0), swing)})
+    tip = np.array([0.1 - 0.4 * math.sin(swing), 0.0, -0.4 * math.cos(swing)])
+    bob = {"name": "bob", "mass": 0.4, "inertia": [[0.0004, 0, 0], [0, 0.0004, 0], [0, 0, 0.0004]], "com": [0, 0, 0],
+           "points": {"mount": [0, 0, 0.05]}, "geometry": [{"type": "sphere", "center": [0, 0, 0], "radius": 0.05}],
+           "color": "#337ab7",
+           "initial": {"x": float(tip[0] - 0.05 * math.sin(swing)), "y": 0.0, "z": float(tip[2] - 0.05 * math.cos(swing)),
+                       "quaternion": quat_axis((0, 1, 0), swing)}}
+    joints = [
+        {"name": "post", "type": "cylindrical", "body1": "ground", "point1": "base", "body2": "collar",
+         "point2": "centre", "axis1": [0, 0, 1], "axis2": [0, 0, 1], "damping": 0.002,
+         "torque": {"type": "harmonic", "amplitude": 0.01, "frequency": 3.0}, "spring": 0.0, "free_angle": 0.0,
+         "linear_spring": 60.0, "linear_damping": 0.3, "free_length": 0.0, "force": 5.0},
+        {"name": "pivot", "type": "hinge", "body1": "collar", "point1": "ear", "body2": "arm", "point2": "top",
+         "axis1": [0, 1, 0], "axis2": [0, 1, 0], "spring": 0.4, "damping": 0.004, "free_angle": 0.0},
+        {"name": "weld", "type": "fixed_joint", "body1": "arm", "point1": "end", "body2": "bob", "point2": "mount",
+         "axis1": [0, 0, 1], "axis2": [0, 0, 1]},
+    ]
+    return document("collar_pendulum", [collar, arm, bob], joints, {"base": [0, 0, 0]}, t_end=t_end, dt=dt)
+
+
+def every_field_model() -> dict[str, Any]:
+    """A model whose spatial joints use every field of their types: drivers, springs, dampers and loads (it loads;
+    it is no meaningful mechanism)."""
+    data = collar_pendulum()
+    A = {"type": "harmonic", "amplitude": 0.2, "frequency": 1.0}
+    data["joints"][1].update(angle=A, torque=0.1)
+    data["joints"][0].update(angle=A, slide=A)
+    data["joints"].append({"name": "rail", "type": "slider", "body1": "ground", "point1": "base", "body2": "bob",
+                           "point2": "mount", "axis1": [1, 0, 0], "axis2": [1, 0, 0], "slide": A, "spring": 3.0,
+                           "damping": 0.1, "free_length": 0.2, "force": 1.0})
+    return data
