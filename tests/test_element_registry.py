@@ -62,7 +62,9 @@ def schema_fields(section: str, type_: str) -> set[str]:
 
 ALL_TYPES = [(s, t) for s in ("joints", "drivers", "forces") for t in schema_types(s)]
 PLANAR_TYPES = [(s, t) for s, t in ALL_TYPES if element_type(t).dimension != "spatial"]
-SPATIAL_SAMPLES = {"spherical": "spherical_pendulum.json", "rolling_disk": "rolling_disk.json"}
+SPATIAL_SAMPLES = {"spherical": "spherical_pendulum.json", "rolling_disk": "rolling_disk.json",
+                   "hinge": "rssr_linkage.json", "universal": "cardan_shaft.json", "slider": "cardan_shaft.json",
+                   "cylindrical": "collar_pendulum.json", "fixed_joint": "collar_pendulum.json"}
 
 # ---- a planar fixture model per element type ---------------------------------------------------------------
 HARMONIC = {"type": "harmonic", "amplitude": 0.3, "frequency": 0.7, "phase": 0.2, "offset": 0.1}

@@ -75,6 +75,11 @@ CASES: dict[tuple[str, str], Any] = {
     ("joints", "rack_pinion"): lambda: (load_model(SAMPLES / "rack_and_pinion.json"), None),
     ("joints", "planar_rolling_disk"): lambda: (load_model(SAMPLES / "planar_rolling_disk_incline.json"), None),
     ("joints", "cam_follower"): lambda: (load_model(SAMPLES / "cam_follower.json"), None),
+    ("joints", "hinge"): lambda: (load_model(SAMPLES / "rssr_linkage.json"), "crank_hinge"),
+    ("joints", "universal"): lambda: (load_model(SAMPLES / "cardan_shaft.json"), "cross1"),
+    ("joints", "slider"): lambda: (load_model(SAMPLES / "cardan_shaft.json"), "spline"),
+    ("joints", "cylindrical"): lambda: (load_model(SAMPLES / "collar_pendulum.json"), "post"),
+    ("joints", "fixed_joint"): lambda: (load_model(SAMPLES / "collar_pendulum.json"), "weld"),
     ("drivers", "joint_angle"): lambda: (load_model(SAMPLES / "slider_crank_driven.json"), "motor"),
     ("drivers", "joint_distance"): lambda: (_slider_driven(), "push"),
     ("drivers", "coordinate"): lambda: (_pendulum(drivers=[{"name": "swing", "type": "coordinate", "body": "bar",
@@ -208,7 +213,7 @@ def test_references_of_raw_items() -> None:
     with pytest.raises(ValueError, match="sections"):
         references("bodies", {})
     with pytest.raises(KeyError, match="valid names"):
-        references("joints", {"type": "hinge"})
+        references("joints", {"type": "swivel"})
 
 
 def test_deleting_a_gear_body_takes_its_axle_and_both_meshes() -> None:
@@ -281,5 +286,5 @@ def test_paste_refuses_another_kind_and_foreign_clipboards() -> None:
         edit.paste_renamed(planar, {"format": "other", "items": []})
     assert info.value.diagnostics[0].file == "<clipboard>"
     with pytest.raises(ModelError) as info:
-        edit.paste_renamed(planar, {"items": [["joints", {"name": "j", "type": "hinge"}]]})
+        edit.paste_renamed(planar, {"items": [["joints", {"name": "j", "type": "swivel"}]]})
     assert info.value.diagnostics[0].pointer == "/items/0/1/type"

@@ -21,6 +21,7 @@ from mechstudio.core.elements.base import Fields
 from mechstudio.core.model import entities, model_from_data
 from mechstudio.core.model.io import schema
 from mechstudio.core.model.schema import DEFINITIONS, base_schema
+from spatial_joint_models import every_field_model
 from test_element_registry import ELEMENT_ITEMS, GROUND_VARIANTS, VARIANT_SUPPORT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,7 +67,8 @@ def spherical_moments() -> dict:
 
 
 #: models beside the samples whose elements use fields the samples leave out
-EXTRA_MODELS = {"spherical_chain_3 with joint moments": spherical_moments}
+EXTRA_MODELS = {"spherical_chain_3 with joint moments": spherical_moments,
+                "spatial joints with every field": every_field_model}
 
 
 def test_extra_models_load():

@@ -22,6 +22,7 @@ from mechstudio.core.elements import element_type
 from mechstudio.core.elements.base import GROUND
 from mechstudio.core.elements.fields import ParseContext
 from mechstudio.core.model.timefunc import time_function
+from mechstudio.core.model.spatial_joints import maximal_joint_problems, uses_maximal_joints
 from mechstudio.core.model.tree_topology import tree_problems
 
 Vec = tuple[float, ...]
@@ -106,7 +107,9 @@ def parse_entities(data: dict[str, Any], problems: Problems | None = None) -> En
                        time_function, problems)
     constraint_names: dict[str, str] = {}
     joints = _resolve_joints(_parse_items(data, "joints", ctx, constraint_names), problems)
-    if kind == "spatial" and any(j.type == "spherical" for j in joints):  # spherical-joint tree
+    if uses_maximal_joints(data):  # any graph of spatial joints, in maximal coordinates
+        problems.extend(maximal_joint_problems(data, joints))
+    elif kind == "spatial" and any(j.type == "spherical" for j in joints):  # spherical-joint tree
         raw_forces = [SimpleNamespace(name=f["name"], type=f["type"], index=i)
                       for i, f in enumerate(data.get("forces", []))]
         problems.extend(tree_problems(SimpleNamespace(bodies=bodies, joints=joints, forces=raw_forces)))

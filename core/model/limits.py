@@ -3,7 +3,7 @@
 Memory: every system (planar, spatial, spherical-joint tree) evaluates the mass matrix M (n x n), the constraint
 matrix C (m x n, m <= n for a mobile mechanism) and, in the projection method, their SVDs and projectors as
 dense float64 arrays, n the number of coordinates (3 per planar body, 6 per spatial body, 7 per body of a
-spherical-joint tree). Measured peak growth of the resident memory while compiling and running 0.01 s of planar
+spherical-joint tree or a model with spatial joints, core/systems/maximal_joints.py). Measured peak growth of the resident memory while compiling and running 0.01 s of planar
 chains of 300, 600 and 1000 bodies (n = 900, 1800, 3000; ``MECHSTUDIO_NO_NUMBA=1``): 17, 12 and 10 n^2 doubles,
 falling towards about 10 as the fixed part stops counting. :func:`memory_problem` estimates
 ``DENSE_MATRICES`` n^2 doubles and refuses the model, before anything is allocated, when that exceeds the memory
@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+
+from mechstudio.core.model.spatial_joints import MAXIMAL_JOINTS
 
 #: the largest magnitude accepted for any number in a model file (SI units). Lengths, masses, stiffnesses and
 #: times of a mechanism are far below it; beyond it the squared and cubed quantities of the dynamics (inertia
@@ -79,7 +81,7 @@ def coordinates(data: dict[str, Any]) -> tuple[int, str]:
     """(number of coordinates n, system kind) of a schema-valid document."""
     nb = len(data.get("bodies", []))
     if data.get("kind") == "spatial":
-        tree = any(j.get("type") == "spherical" for j in data.get("joints", []))
+        tree = any(j.get("type") in ("spherical", *MAXIMAL_JOINTS) for j in data.get("joints", []))
         kind = "spherical_tree" if tree else "spatial"
     else:
         kind = "planar"

@@ -1,13 +1,16 @@
 """Compiling a loaded model into its numeric system: :func:`compile_model`.
 
 The system class follows the model's kind: a :class:`~mechstudio.core.systems.planar.PlanarSystem`, a
-:class:`~mechstudio.core.systems.spatial.SpatialSystem` (free bodies, rolling disks) or a
-:class:`~mechstudio.core.systems.tree_maximal.TreeMaximalSystem` (spherical-joint trees).
+:class:`~mechstudio.core.systems.spatial.SpatialSystem` (free bodies, rolling disks), a
+:class:`~mechstudio.core.systems.tree_maximal.TreeMaximalSystem` (spherical-joint trees: only spherical joints) or a
+:class:`~mechstudio.core.systems.maximal_joints.MaximalJointSystem` (spatial models with a hinge, slider,
+cylindrical, universal or fixed joint: any graph of them and of spherical joints, closed loops included).
 """
 from __future__ import annotations
 
 from mechstudio.core.errors import Diagnostic, ModelError
 from mechstudio.core.model.document import Model
+from mechstudio.core.model.spatial_joints import uses_maximal_joints
 from mechstudio.core.systems.base import ConstrainedSystem
 
 
@@ -27,6 +30,9 @@ def compile_model(model: Model) -> ConstrainedSystem:
 
 
 def _build(model: Model) -> ConstrainedSystem:
+    if uses_maximal_joints(model.data):
+        from mechstudio.core.systems.maximal_joints import MaximalJointSystem  # start-up: only the model's kind
+        return MaximalJointSystem(model)
     if model.kind == "spatial" and any(j.type == "spherical" for j in model.joints):
         from mechstudio.core.systems.tree_maximal import TreeMaximalSystem  # start-up: only the model's kind
         return TreeMaximalSystem(model)

@@ -11,7 +11,8 @@ components and the Euler parameters p (scalar first) of the body -> world rotati
 * one row per body, the norm of the Euler parameters: (p.p - 1)/2 = 0, row p^T, gamma = -p'.p'.
 
 Dynamics from the Lagrangian L = T - V (derived here and checked against finite differences of L in
-tests/test_tree_maximal.py):
+tests/test_tree_maximal.py; implemented once for every maximal-coordinate system in
+:class:`mechstudio.core.systems.maximal_bodies.MaximalBodies`):
 
     T = sum_k 1/2 m |r'|^2 + 1/2 w^T J w + 2 alpha (p.p')^2,    w = 2 G(p) p'  (body-frame angular velocity)
 
@@ -34,14 +35,13 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.model.document import GROUND, Model
-from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
+from mechstudio.core.systems.base import ConstraintInfo
 from mechstudio.core.systems.base_motion import BaseMotion
-from mechstudio.core.numerics.orientation import (Euler313, matrix_to_quat, quat_conj, quat_E, quat_G, quat_mul, quat_to_matrix,
+from mechstudio.core.systems.maximal_bodies import COORDS, MaximalBodies
+from mechstudio.core.numerics.orientation import (matrix_to_quat, quat_conj, quat_E, quat_mul, quat_to_matrix,
                                    rotation_vector)
 from mechstudio.core.model.tree_topology import TreeData, build_tree
 from mechstudio.core.types import FloatArray
-
-COORDS = ("x", "y", "z", "q0", "q1", "q2", "q3")
 
 
 def _quad(p: FloatArray, c: FloatArray) -> FloatArray:
@@ -110,25 +110,18 @@ class TreeKinematics:
         return r, rd, rdd
 
 
-class TreeMaximalSystem(ConstrainedSystem):
-    """A spherical-joint tree in maximal coordinates (see the module docstring)."""
+class TreeMaximalSystem(MaximalBodies):
+    """A spherical-joint tree in maximal coordinates (see the module docstring); the body dynamics are
+    :class:`~mechstudio.core.systems.maximal_bodies.MaximalBodies`'."""
 
     def __init__(self, model: Model):
         ent = model.entities
         self.model = model
-        self.entities = ent
         self.tree = tree = build_tree(ent)
+        self.setup_bodies(ent, tree.mass, tree.J, tree.com)
         self.base = BaseMotion(ent.ground_motion)
         self.kin = TreeKinematics(tree, self.base)
-        nb = self.nb = tree.n
-        self.body_names = tree.names
-        self.index = {nm: k for k, nm in enumerate(tree.names)}
-        self.n = 7 * nb
-        self.coord_names = [f"{b}.{c}" for b in tree.names for c in COORDS]
-        self.mass = tree.mass
-        self.Jb = tree.J
-        self.alpha = np.trace(tree.J, axis1=1, axis2=2) / 3.0
-        self.gravity = np.array(ent.gravity[:3], float)
+        nb = self.nb
         # constraints: joints in file order (3 rows each), then the quaternion norms
         joints = [j for j in ent.joints if j.type == "spherical"]
         self.joint_child = np.array([int(np.flatnonzero(tree.joint_index == j.index)[0]) for j in joints], int)
@@ -155,25 +148,11 @@ class TreeMaximalSystem(ConstrainedSystem):
         self.torque_fns = [(k, jl[tree.joint_index[k]].torque, tree.flipped[k]) for k in range(nb)
                            if jl[tree.joint_index[k]].torque]
         self.has_joint_moments = bool(np.any(self.spring) or np.any(self.damping) or self.torque_fns)
-        # applied loads
-        self.loads: list[tuple[int, FloatArray, Any]] = []
-        self.torques: list[tuple[int, Any]] = []
-        for f in ent.forces:
-            if f.type == "applied_force":
-                k = self.index[f.body]
-                self.loads.append((k, np.asarray(f.point, float)[:3] - tree.com[k], f.force))
-            elif f.type == "applied_torque":
-                comps = f.torque if len(f.torque) == 3 else (None, None, f.torque[0])
-                self.torques.append((self.index[f.body], comps))
 
     # ------------------------------------------------------------------------------------------------------
     @property
     def rheonomic(self) -> bool:
         return self.base.moving
-
-    def split(self, q: FloatArray) -> tuple[FloatArray, FloatArray]:
-        Q = q.reshape(self.nb, 7)
-        return Q[:, :3], Q[:, 3:]
 
     def base_quaternion(self, t: float) -> FloatArray:
         return matrix_to_quat(self.base.A(t)[None])[0]
@@ -205,48 +184,16 @@ class TreeMaximalSystem(ConstrainedSystem):
     def applied(self, A: FloatArray, pq: FloatArray, w: FloatArray, t: float
                 ) -> tuple[FloatArray, FloatArray, FloatArray]:
         """(F, n, Y): applied force and moment about the centre of mass on each body (world), joint moments."""
-        F = self.mass[:, None] * self.gravity[None, :]
-        n = np.zeros((self.nb, 3))
-        for k, s, comps in self.loads:
-            f = np.array([c.value(t) for c in comps])
-            F[k] += f
-            n[k] += np.cross(A[k] @ s, f)
-        for k, comps in self.torques:
-            n[k] += np.array([0.0 if c is None else c.value(t) for c in comps])
+        F, n = self.body_loads(A, w, t)
         Y = self.joint_moments(A, pq, w, t)
         if self.has_joint_moments:
             n += Y
             np.add.at(n, self.par[self.nonroot], -Y[self.nonroot])
         return F, n, Y
 
-    # --- dynamics -----------------------------------------------------------------------------------------
-    def mass_matrix(self, q: FloatArray, t: float) -> FloatArray:
-        _, p = self.split(q)
-        G = quat_G(p)
-        Mpp = 4 * np.swapaxes(G, 1, 2) @ self.Jb @ G + 4 * self.alpha[:, None, None] * p[:, :, None] * p[:, None, :]
-        M = np.zeros((self.n, self.n))
-        for k in range(self.nb):
-            o = 7 * k
-            M[o:o + 3, o:o + 3] = self.mass[k] * np.eye(3)
-            M[o + 3:o + 7, o + 3:o + 7] = Mpp[k]
-        return M
-
-    def omegas(self, q: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """(world, body) angular velocities (n, 3) of the coordinates and rates."""
-        _, p = self.split(q)
-        _, pd = self.split(v)
-        return 2 * np.einsum("kij,kj->ki", quat_E(p), pd), 2 * np.einsum("kij,kj->ki", quat_G(p), pd)
-
-    def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
-        _, p = self.split(q)
-        _, pd = self.split(v)
-        A = quat_to_matrix(p)
-        w, wb = self.omegas(q, v)
+    def total_loads(self, A: FloatArray, p: FloatArray, w: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
         F, n, _ = self.applied(A, p, w, t)
-        hp = (2 * np.einsum("kji,kj->ki", quat_E(p), n)
-              - 4 * np.einsum("kji,kj->ki", quat_G(pd), np.einsum("kij,kj->ki", self.Jb, wb))
-              - 4 * (self.alpha * np.sum(pd * pd, 1))[:, None] * p)
-        return np.concatenate([F, hp], 1).ravel()
+        return F, n
 
     # --- constraints --------------------------------------------------------------------------------------
     def _joint_points(self, q: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
@@ -318,14 +265,9 @@ class TreeMaximalSystem(ConstrainedSystem):
         return -self.gamma(q, v, t)
 
     # --- energy -------------------------------------------------------------------------------------------
-    def kinetic_energy(self, q: FloatArray, v: FloatArray, t: float) -> float:
-        rd, _ = self.split(v)
-        _, wb = self.omegas(q, v)
-        return float(0.5 * self.mass @ np.sum(rd * rd, 1) + 0.5 * np.einsum("ki,kij,kj->", wb, self.Jb, wb))
-
     def potential_energy(self, q: FloatArray, t: float) -> float:
-        r, p = self.split(q)
-        e = -float(self.mass @ (r @ self.gravity))
+        _, p = self.split(q)
+        e = self.gravity_potential(q)
         if np.any(self.spring):
             pp = p[self.par].copy()
             roots = ~self.nonroot
@@ -338,17 +280,11 @@ class TreeMaximalSystem(ConstrainedSystem):
     def nonconservative_power(self, q: FloatArray, v: FloatArray, t: float) -> float:
         """Power of the applied loads, the joint dampers and torques, and of the joint moments on a rotating
         base (the base's work through a root joint's spring/damper/torque)."""
-        r, p = self.split(q)
-        rd, _ = self.split(v)
-        A = quat_to_matrix(p)
-        w, _ = self.omegas(q, v)
-        P = 0.0
-        for k, s, comps in self.loads:
-            f = np.array([c.value(t) for c in comps])
-            P += float(f @ (rd[k] + np.cross(w[k], A[k] @ s)))
-        for k, comps in self.torques:
-            P += float(np.array([0.0 if c is None else c.value(t) for c in comps]) @ w[k])
+        P = self.load_power(q, v, t)
         if self.has_joint_moments:
+            _, p = self.split(q)
+            A = quat_to_matrix(p)
+            w, _ = self.omegas(q, v)
             wp = w[self.par].copy()
             roots = ~self.nonroot
             w0 = self.base.w(t)
@@ -400,25 +336,6 @@ class TreeMaximalSystem(ConstrainedSystem):
         v = np.concatenate([rd, pd], 1).ravel()
         return q, v
 
-    def initial_orientations(self) -> tuple[FloatArray, FloatArray]:
-        """(quaternions (n, 4), world angular velocities (n, 3)) of the file's initial poses.
-
-        ``initial.quaternion`` = (q0, q1, q2, q3) of the body -> world rotation, or Euler angles 3-1-3
-        ``psi``, ``theta``, ``phi`` (A = R3(psi) R1(theta) R3(phi)); ``omega`` in world components."""
-        pq = np.zeros((self.nb, 4))
-        w = np.zeros((self.nb, 3))
-        for k, b in enumerate(self.entities.bodies):
-            init = b.initial
-            if "quaternion" in init:
-                qq = np.asarray(init["quaternion"], float)
-                pq[k] = qq / np.linalg.norm(qq)
-            else:
-                ang = np.array([[float(init.get("psi", 0.0)), float(init.get("theta", 0.0)),
-                                 float(init.get("phi", 0.0))]])
-                pq[k] = matrix_to_quat(Euler313().to_matrix(ang))[0]
-            w[k] = np.asarray(init.get("omega", [0.0, 0.0, 0.0]), float)
-        return pq, w
-
     def consistent_state(self, t: float = 0.0) -> tuple[FloatArray, FloatArray]:
         pq, w = self.initial_orientations()
         return self.state_from_orientations(None, w, t, pq=pq)  # type: ignore[arg-type]
@@ -430,19 +347,9 @@ class TreeMaximalSystem(ConstrainedSystem):
         _, v = self.consistent_state(0.0)
         return [(i, float(x)) for i, x in enumerate(v)]
 
-    def body_frame_pose(self, q: FloatArray, body: str) -> tuple[FloatArray, FloatArray]:
-        """(origin of the body frame, rotation matrix body -> world)."""
-        k = self.index[body]
-        r, p = self.split(q)
-        A = quat_to_matrix(p[k:k + 1])[0]
-        return r[k] - A @ self.tree.com[k], A
-
-    def point_position(self, q: FloatArray, body: str, point: tuple[float, ...]) -> FloatArray:
-        if body == GROUND:
-            return self.base.point(np.asarray(point, float)[:3], 0.0)[0][0]
-        k = self.index[body]
-        r, p = self.split(q)
-        return r[k] + quat_to_matrix(p[k:k + 1])[0] @ (np.asarray(point, float)[:3] - self.tree.com[k])
+    def ground_point(self, point: FloatArray, t: float) -> FloatArray:
+        """World position of a ground point on the (possibly moving) base at time t."""
+        return self.base.point(np.asarray(point, float)[:3], t)[0][0]
 
     def describe(self) -> dict[str, Any]:
         d = super().describe()

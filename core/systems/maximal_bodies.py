@@ -1,0 +1,181 @@
+"""Spatial rigid bodies in maximal coordinates: the body dynamics the maximal-coordinate systems share.
+
+Coordinates, 7 per body (file order): q[7k:7k+7] = (x, y, z, q0, q1, q2, q3), the centre of mass r [m] in world
+components and the Euler parameters p (scalar first) of the body -> world rotation A(p). The dynamics come from
+the Lagrangian L = T - V (derived in :mod:`mechstudio.core.systems.tree_maximal`'s docstring and checked against
+finite differences of L in tests/test_tree_maximal.py and tests/test_spatial_joints.py):
+
+    T = sum_k 1/2 m |r'|^2 + 1/2 w^T J w + 2 alpha (p.p')^2,    w = 2 G(p) p'  (body-frame angular velocity)
+
+    M = diag(m E, 4 G^T J G + 4 alpha p p^T),   h_r = F,   h_p = 2 E(p)^T n - 4 G(p')^T J w - 4 alpha |p'|^2 p
+
+with F, n the applied force and the moment about the centre of mass (world components): gravity,
+``applied_force`` at a body point and ``applied_torque``. The joints and their loads are the subclasses' own:
+:class:`~mechstudio.core.systems.tree_maximal.TreeMaximalSystem` (spherical-joint trees) and
+:class:`~mechstudio.core.systems.maximal_joints.MaximalJointSystem` (any graph of spatial joints).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mechstudio.core.model.document import GROUND
+from mechstudio.core.numerics.orientation import Euler313, matrix_to_quat, quat_E, quat_G, quat_to_matrix
+from mechstudio.core.systems.base import ConstrainedSystem
+from mechstudio.core.types import FloatArray
+
+COORDS = ("x", "y", "z", "q0", "q1", "q2", "q3")
+
+
+class MaximalBodies(ConstrainedSystem):
+    """Rigid bodies in maximal coordinates (module docstring): M, h of the bodies and their applied loads,
+    kinetic and gravity energies, poses. Subclasses call :meth:`setup_bodies` and add their constraints."""
+
+    nb: int
+    entities: Any
+
+    def setup_bodies(self, ent: Any, mass: FloatArray, J: FloatArray, com: FloatArray) -> None:
+        """Body data in file order: masses [kg], central inertia tensors (nb, 3, 3) [kg m^2] in body axes and
+        the centres of mass (nb, 3) [m] in the body frames; the applied loads of ``ent.forces``."""
+        self.entities = ent
+        names = [b.name for b in ent.bodies]
+        nb = self.nb = len(names)
+        self.body_names = names
+        self.index = {nm: k for k, nm in enumerate(names)}
+        self.n = 7 * nb
+        self.coord_names = [f"{b}.{c}" for b in names for c in COORDS]
+        self.mass = np.asarray(mass, float)
+        self.Jb = np.asarray(J, float)
+        self.alpha = np.trace(self.Jb, axis1=1, axis2=2) / 3.0
+        self.com = np.asarray(com, float).reshape(nb, 3)
+        self.gravity = np.array(ent.gravity[:3], float)
+        self.loads: list[tuple[int, FloatArray, Any]] = []
+        self.torques: list[tuple[int, Any]] = []
+        for f in ent.forces:
+            if f.type == "applied_force":
+                k = self.index[f.body]
+                self.loads.append((k, np.asarray(f.point, float)[:3] - self.com[k], f.force))
+            elif f.type == "applied_torque":
+                comps = f.torque if len(f.torque) == 3 else (None, None, f.torque[0])
+                self.torques.append((self.index[f.body], comps))
+
+    # --- state ------------------------------------------------------------------------------------------------
+    def split(self, q: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """(centres of mass (nb, 3), Euler parameters (nb, 4)) of q (views)."""
+        Q = q.reshape(self.nb, 7)
+        return Q[:, :3], Q[:, 3:]
+
+    def omegas(self, q: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """(world, body) angular velocities (n, 3) of the coordinates and rates."""
+        _, p = self.split(q)
+        _, pd = self.split(v)
+        return 2 * np.einsum("kij,kj->ki", quat_E(p), pd), 2 * np.einsum("kij,kj->ki", quat_G(p), pd)
+
+    # --- loads ------------------------------------------------------------------------------------------------
+    def body_loads(self, A: FloatArray, w: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
+        """(F, n) (nb, 3) each: gravity and the applied forces and torques on every body, force and moment about
+        the centre of mass, world components."""
+        F = self.mass[:, None] * self.gravity[None, :]
+        n = np.zeros((self.nb, 3))
+        for k, s, comps in self.loads:
+            f = np.array([c.value(t) for c in comps])
+            F[k] += f
+            n[k] += np.cross(A[k] @ s, f)
+        for k, comps in self.torques:
+            n[k] += np.array([0.0 if c is None else c.value(t) for c in comps])
+        return F, n
+
+    def total_loads(self, A: FloatArray, p: FloatArray, w: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
+        """(F, n) acting on every body (default :meth:`body_loads`; a subclass adds the moments of its joints)."""
+        return self.body_loads(A, w, t)
+
+    def load_power(self, q: FloatArray, v: FloatArray, t: float) -> float:
+        """Power [W] of the applied forces and torques (gravity excluded: it is in the potential)."""
+        _, p = self.split(q)
+        rd, _ = self.split(v)
+        A = quat_to_matrix(p)
+        w, _ = self.omegas(q, v)
+        P = 0.0
+        for k, s, comps in self.loads:
+            f = np.array([c.value(t) for c in comps])
+            P += float(f @ (rd[k] + np.cross(w[k], A[k] @ s)))
+        for k, comps in self.torques:
+            P += float(np.array([0.0 if c is None else c.value(t) for c in comps]) @ w[k])
+        return P
+
+    # --- dynamics ---------------------------------------------------------------------------------------------
+    def mass_matrix(self, q: FloatArray, t: float) -> FloatArray:
+        _, p = self.split(q)
+        G = quat_G(p)
+        Mpp = 4 * np.swapaxes(G, 1, 2) @ self.Jb @ G + 4 * self.alpha[:, None, None] * p[:, :, None] * p[:, None, :]
+        M = np.zeros((self.n, self.n))
+        for k in range(self.nb):
+            o = 7 * k
+            M[o:o + 3, o:o + 3] = self.mass[k] * np.eye(3)
+            M[o + 3:o + 7, o + 3:o + 7] = Mpp[k]
+        return M
+
+    def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
+        _, p = self.split(q)
+        _, pd = self.split(v)
+        A = quat_to_matrix(p)
+        w, wb = self.omegas(q, v)
+        F, n = self.total_loads(A, p, w, t)
+        hp = (2 * np.einsum("kji,kj->ki", quat_E(p), n)
+              - 4 * np.einsum("kji,kj->ki", quat_G(pd), np.einsum("kij,kj->ki", self.Jb, wb))
+              - 4 * (self.alpha * np.sum(pd * pd, 1))[:, None] * p)
+        return np.concatenate([F, hp], 1).ravel()
+
+    # --- energy -----------------------------------------------------------------------------------------------
+    def kinetic_energy(self, q: FloatArray, v: FloatArray, t: float) -> float:
+        rd, _ = self.split(v)
+        _, wb = self.omegas(q, v)
+        return float(0.5 * self.mass @ np.sum(rd * rd, 1) + 0.5 * np.einsum("ki,kij,kj->", wb, self.Jb, wb))
+
+    def gravity_potential(self, q: FloatArray) -> float:
+        """-sum m g . r [J]."""
+        r, _ = self.split(q)
+        return -float(self.mass @ (r @ self.gravity))
+
+    # --- initial poses ----------------------------------------------------------------------------------------
+    def initial_orientations(self) -> tuple[FloatArray, FloatArray]:
+        """(quaternions (n, 4), world angular velocities (n, 3)) of the file's initial poses.
+
+        ``initial.quaternion`` = (q0, q1, q2, q3) of the body -> world rotation, or Euler angles 3-1-3
+        ``psi``, ``theta``, ``phi`` (A = R3(psi) R1(theta) R3(phi)); ``omega`` in world components."""
+        pq = np.zeros((self.nb, 4))
+        w = np.zeros((self.nb, 3))
+        for k, b in enumerate(self.entities.bodies):
+            init = b.initial
+            if "quaternion" in init:
+                qq = np.asarray(init["quaternion"], float)
+                pq[k] = qq / np.linalg.norm(qq)
+            else:
+                ang = np.array([[float(init.get("psi", 0.0)), float(init.get("theta", 0.0)),
+                                 float(init.get("phi", 0.0))]])
+                pq[k] = matrix_to_quat(Euler313().to_matrix(ang))[0]
+            w[k] = np.asarray(init.get("omega", [0.0, 0.0, 0.0]), float)
+        return pq, w
+
+    # --- poses ------------------------------------------------------------------------------------------------
+    def body_frame_pose(self, q: FloatArray, body: str) -> tuple[FloatArray, FloatArray]:
+        """(origin of the body frame, rotation matrix body -> world)."""
+        k = self.index[body]
+        r, p = self.split(q)
+        A = quat_to_matrix(p[k:k + 1])[0]
+        return r[k] - A @ self.com[k], A
+
+    def ground_point(self, point: FloatArray, t: float) -> FloatArray:
+        """World position of a ground point (a fixed ground: the point itself)."""
+        return np.asarray(point, float)[:3]
+
+    def point_position(self, q: FloatArray, body: str, point: tuple[float, ...]) -> FloatArray:
+        if body == GROUND:
+            return self.ground_point(np.asarray(point, float)[:3], 0.0)
+        k = self.index[body]
+        r, p = self.split(q)
+        return r[k] + quat_to_matrix(p[k:k + 1])[0] @ (np.asarray(point, float)[:3] - self.com[k])
+
+
+__all__ = ["COORDS", "MaximalBodies"]
