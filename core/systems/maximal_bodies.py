@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.model.document import GROUND
-from mechstudio.core.numerics.orientation import Euler313, matrix_to_quat, quat_E, quat_G, quat_to_matrix
+from mechstudio.core.numerics.orientation import Euler313, cross3, matrix_to_quat, quat_E, quat_G, quat_to_matrix
 from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray
 
@@ -81,7 +81,7 @@ class MaximalBodies(ConstrainedSystem):
         for k, s, comps in self.loads:
             f = np.array([c.value(t) for c in comps])
             F[k] += f
-            n[k] += np.cross(A[k] @ s, f)
+            n[k] += cross3(A[k] @ s, f)
         for k, comps in self.torques:
             n[k] += np.array([0.0 if c is None else c.value(t) for c in comps])
         return F, n
@@ -99,7 +99,7 @@ class MaximalBodies(ConstrainedSystem):
         P = 0.0
         for k, s, comps in self.loads:
             f = np.array([c.value(t) for c in comps])
-            P += float(f @ (rd[k] + np.cross(w[k], A[k] @ s)))
+            P += float(f @ (rd[k] + cross3(w[k], A[k] @ s)))
         for k, comps in self.torques:
             P += float(np.array([0.0 if c is None else c.value(t) for c in comps]) @ w[k])
         return P

@@ -55,6 +55,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from mechstudio.core.numerics.orientation import cross3
 from mechstudio.core.types import FloatArray
 
 #: columns of a pair's Jacobian: [r_i (3), p_i (4), r_j (3), p_j (4)]
@@ -105,14 +106,14 @@ GROUND_STATE = BodyState(np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0]), np.zeros(3
 def quad(p: FloatArray, c: FloatArray) -> FloatArray:
     """A(p) c with the quadratic A(p) (module docstring)."""
     w, v = p[0], p[1:]
-    return (w * w - v @ v) * c + 2 * (v @ c) * v + 2 * w * np.cross(v, c)
+    return (w * w - v @ v) * c + 2 * (v @ c) * v + 2 * w * cross3(v, c)
 
 
 def dquad(p: FloatArray, c: FloatArray) -> FloatArray:
     """D(p) = d(A(p) c)/dp (3, 4)."""
     w, v = p[0], p[1:]
     out = np.empty((3, 4))
-    out[:, 0] = 2 * (w * c + np.cross(v, c))
+    out[:, 0] = 2 * (w * c + cross3(v, c))
     cs = np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
     out[:, 1:] = 2 * ((v @ c) * np.eye(3) + np.outer(v, c) - np.outer(c, v) - w * cs)
     return out
@@ -165,7 +166,7 @@ def axis_frame(axis: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
     e[int(np.argmin(np.abs(h)))] = 1.0
     f = e - (e @ h) * h
     f /= np.linalg.norm(f)
-    return h, f, np.cross(h, f)
+    return h, f, cross3(h, f)
 
 
 @dataclass(frozen=True)
