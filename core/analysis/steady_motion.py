@@ -541,6 +541,10 @@ def find_steady_motion(system: ConstrainedSystem, period: float | None = None, q
     about it (module docstring). ``period`` [s] default: :func:`drive_period`. Never raises for numerical
     trouble: the status and message say what failed."""
     sources: tuple[str, ...] = ()
+    why = unsupported_steady(system)
+    if why:
+        return SteadyMotion(system.initial_guess(), np.zeros(system.n), t0, math.nan if period is None else period,
+                            Status.FAILED, 0, math.nan, math.nan, why), None
     if period is None:
         dp = drive_period(system.model)
         sources = dp.sources
@@ -550,8 +554,7 @@ def find_steady_motion(system: ConstrainedSystem, period: float | None = None, q
                                 dp.message, sources), None
         period = dp.period
     period = float(period)
-    why = unsupported_steady(system)
-    if not why and not (math.isfinite(period) and period > 0):
+    if not (math.isfinite(period) and period > 0):
         why = f"the period must be a positive number of seconds, not {period!r}"
     q, v, start_why = (np.asarray(system.initial_guess(), float), np.zeros(system.n), "") if why else \
         start_state(system, q0, v0, t0)
