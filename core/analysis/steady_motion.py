@@ -393,6 +393,10 @@ class Monodromy:
     reference: FloatArray  # (N, 2n) the steady motion [q; v] at the sample times
     sensitivity: FloatArray  # (N, 2n, f): d[q; v](t_j) / dx
     residual: FloatArray  # P(0) - 0, the coordinates of the end state (f,)
+    #: the identification of the end state: q(t0 + T) = sign * q(t0) + shift for the steady motion (whole turns
+    #: of the angles, quaternion signs), (n,) each
+    shift: FloatArray = field(default_factory=lambda: np.zeros(0))
+    sign: FloatArray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass(frozen=True)
@@ -510,11 +514,13 @@ class PeriodMap:
                 starts.append(np.concatenate((q, v)))
         ends, sampled = self.flow.integrate(np.array(starts), self.t0, self.period, samples)
         coords = self.end_coordinates(chart, ends, ends[0])
+        add, sign = self.identify.shift(ends[0, :self.system.n], chart.q0)
         M = np.column_stack([(coords[1 + 2 * k] - coords[2 + 2 * k]) / (2 * steps[k]) for k in range(f)])
         assert sampled is not None
         sens = np.stack([(sampled[:, 1 + 2 * k] - sampled[:, 2 + 2 * k]) / (2 * steps[k]) for k in range(f)], axis=-1)
         times = self.t0 + self.period * np.arange(samples) / samples
-        return Monodromy(M, chart.position_basis, chart.velocity_basis, times, sampled[:, 0], sens, coords[0])
+        return Monodromy(M, chart.position_basis, chart.velocity_basis, times, sampled[:, 0], sens, coords[0],
+                         add, sign)
 
 
 def start_state(system: ConstrainedSystem, q0: FloatArray | None, v0: FloatArray | None,
