@@ -50,7 +50,8 @@ prefers a stable equilibrium; the pose it reaches is checked here with the same 
 equilibrium is not stable.
 
 Not covered (a clear failure status says so): nonholonomic constraints (the null space of C is not the tangent
-space of a configuration manifold), time-dependent constraints (drivers, a moving base: no equilibrium at rest),
+space of a configuration manifold), time-dependent constraints (drivers, a moving base: no equilibrium at rest; their
+periodic steady motions are :mod:`mechstudio.core.analysis.steady_motion`'s),
 a mass matrix singular on the allowed motions. Time-dependent applied loads are evaluated at the given time t.
 """
 from __future__ import annotations

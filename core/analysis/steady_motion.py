@@ -81,7 +81,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from scipy.integrate import solve_ivp

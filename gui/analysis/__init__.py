@@ -1,5 +1,6 @@
-"""The editor's *Analysis* menu: *Static equilibrium…*, *Linkage report…*, *Modes…*, *Modes about the steady motion…*
-and *Synthesize four-bar…*; the canvas's linkage overlays (*View → Linkage overlays*) and the mode animation.
+"""The editor's *Analysis* menu: *Static equilibrium…*, *Linkage report…*, *Modes…*, *Modes about the steady
+motion…* and *Synthesize four-bar…*; the canvas's linkage overlays (*View → Linkage overlays*) and the mode
+animation.
 
 :func:`install_analysis` is called once by the main window with its (empty) ``menu_analysis``; each action opens
 its non-modal dialog (created on first use, kept by the window) and analyses the document's current model on a
@@ -70,8 +71,8 @@ DIALOGS: dict[str, Any] = {
 
 
 def analysis_dialog(window: Any, key: str) -> AnalysisDialog:
-    """The window's dialog ``key`` ("statics", "linkage", "modes", "steady_modes"), created on first use, shown, raised and
-    running on the current model."""
+    """The window's dialog ``key`` ("statics", "linkage", "modes", "steady_modes"), created on first use, shown,
+    raised and running on the current model."""
     dialog = window.analysis_dialogs.get(key)
     if dialog is None:
         dialog = window.analysis_dialogs[key] = DIALOGS[key](window)

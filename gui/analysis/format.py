@@ -260,9 +260,9 @@ def steady_modes_report(out: Outcome) -> Report:
                 f"{plural(len(res.modes), 'Floquet mode')}: " + "; ".join(parts or ["no oscillation"]))
     details = (period_line, st_line,
                f"Floquet multipliers μ of the monodromy over T in {fz} position and {fu} velocity coordinates of the "
-               f"projection; stable when every |μ| ≤ 1 + {STABILITY_TOL:g}. Exponents s = ln(μ)/T on the branch whose "
-               "periodic factor has no harmonic in the bodies' frames (the frequency seen riding with the bodies); "
-               "damping ratio −Re s/|s|; one of each conjugate pair. Shapes at t0, largest component 1.")
+               f"projection; stable when every |μ| ≤ 1 + {STABILITY_TOL:g}. Exponents s = ln(μ)/T on the branch "
+               "whose periodic factor has no harmonic in the bodies' frames (the frequency seen riding with the "
+               "bodies); damping ratio −Re s/|s|; one of each conjugate pair. Shapes at t0, largest component 1.")
     names = list(res.coord_names)
     rows = tuple(floquet_row(k + 1, m, names) for k, m in enumerate(res.modes))
     tables = (Table("Floquet modes", ("mode", "kind", "frequency [Hz]", "damping ratio", "|μ|", "multiplier μ",

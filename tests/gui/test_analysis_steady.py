@@ -34,7 +34,8 @@ PHI_TOL = 1e-12
 
 
 def open_steady(qtbot: Any, window: Any, path: Path) -> Any:
-    """Open ``path``, then Analysis → Modes about the steady motion… clicked; the dialog once its result is shown."""
+    """Open ``path``, then Analysis → Modes about the steady motion… clicked; the dialog once its result is
+    shown."""
     assert window.open_file(str(path), ask=False)
     click_menu_title(qtbot, window, window.menu_analysis)
     click_menu_entry(qtbot, window.menu_analysis, "act_steady_modes")
@@ -50,7 +51,8 @@ def closed_form_hz() -> float:
     omega = data["drivers"][0]["function"]["speed"]
     R = data["bodies"][0]["points"]["pin"][0]
     p = data["bodies"][1]
-    return omega * math.sqrt(p["mass"] * R * p["com"][0] / (p["inertia"] + p["mass"] * p["com"][0] ** 2)) / (2 * math.pi)
+    m, l = p["mass"], p["com"][0]
+    return omega * math.sqrt(m * R * l / (p["inertia"] + m * l * l)) / (2 * math.pi)
 
 
 def test_the_absorber_shows_its_tuned_order_and_animates_on_the_steady_motion(qtbot: Any, window: Any) -> None:
