@@ -19,6 +19,11 @@ radians and quaternion components; this scale is what the eye sees.
 to the shortest, a slower one sped up to the longest, and a zero-frequency or unstable mode (no period) is swung
 with :data:`NO_PERIOD_S`; the status line says which.
 
+**Steady motions.** A Floquet mode of a driven model (:mod:`mechstudio.core.analysis.steady_motion`) is shown riding
+on its periodic steady motion (:class:`SteadyModeMotion`): the steady motion plus the mode's scaled perturbation
+with its growth or decay removed, put back on the constraints at the motion's own time; the steady motion's period
+takes the place of the mode's period above.
+
 **Views.** :class:`ModeAnimator` draws each pose on the 2D canvas (``canvas.show_configuration``) and, where the
 window has the live view and it shows the same mechanism with no run computing, in the 3D view
 (``view.set_state``). It never edits the document (no undo step; the model is unchanged), and it stops — the views
@@ -147,7 +152,7 @@ class ModeMotion:
 
 
 class SteadyModeMotion:
-    """A Floquet mode riding on its periodic steady motion (module docstring, *Steady motions*), without Qt.
+    """A Floquet mode riding on its periodic steady motion (module docstring, **Steady motions**), without Qt.
 
     The pose at motion time tau = k T + r (0 <= r < T) is q*(r) turned by k whole periods (the identification's
     shift) plus a Re((mu/|mu|)^k dq(r) e^{-Re(s) r}): the mode's perturbation y(t) = Y(t) xi without its growth or
