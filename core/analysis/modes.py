@@ -50,7 +50,8 @@ prefers a stable equilibrium; the pose it reaches is checked here with the same 
 equilibrium is not stable.
 
 Not covered (a clear failure status says so): nonholonomic constraints (the null space of C is not the tangent
-space of a configuration manifold), time-dependent constraints (drivers, a moving base: no equilibrium at rest),
+space of a configuration manifold), time-dependent constraints (drivers, a moving base: no equilibrium at rest; their
+periodic steady motions are :mod:`mechstudio.core.analysis.steady_motion`'s),
 a mass matrix singular on the allowed motions. Time-dependent applied loads are evaluated at the given time t.
 """
 from __future__ import annotations
@@ -83,22 +84,26 @@ SNAP_RTOL = 1e-9
 SYMMETRY_RTOL = 1e-6
 
 
+def row_space_split(A: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """(U_c (n, r), V (n, n - r)): orthonormal bases of the row space of the (m, n) matrix ``A`` and of its null
+    space, from the SVD A = U S W^T (rank r by :data:`~mechstudio.core.kinematics.assembly.RANK_RTOL`)."""
+    n = A.shape[1]
+    if A.shape[0] == 0:
+        return np.zeros((n, 0)), np.eye(n)
+    _, sv, Wt = np.linalg.svd(A)
+    tol = RANK_RTOL * max(float(sv[0]) if sv.size else 0.0, 1e-300)
+    r = int(np.sum(sv > tol))
+    return Wt[:r].T.copy(), Wt[r:].T.copy()
+
+
 class Chart:
     """The chart q(z) = q* + V z + U_c w(z) of the constraint manifold about ``q0`` (module docstring)."""
 
     def __init__(self, system: ConstrainedSystem, q0: FloatArray, t: float):
         self.system, self.q0, self.t = system, np.array(q0, dtype=float), t
-        n = system.n
-        if system.m_holonomic:
-            A = system.phi_q(self.q0, t)
-            _, sv, Wt = np.linalg.svd(A)
-            tol = RANK_RTOL * max(float(sv[0]) if sv.size else 0.0, 1e-300)
-            r = int(np.sum(sv > tol))
-        else:
-            Wt, r = np.eye(n), 0
+        A = system.phi_q(self.q0, t) if system.m_holonomic else np.zeros((0, system.n))
         #: the range of Phi_q^T (n, r) and the null space V (n, f), both orthonormal
-        self.range = Wt[:r].T.copy()
-        self.basis = Wt[r:].T.copy()
+        self.range, self.basis = row_space_split(A)
 
     @property
     def dof(self) -> int:
@@ -168,7 +173,8 @@ def unsupported(system: ConstrainedSystem) -> str:
                 "tangents of a configuration manifold, so it has no modes about an equilibrium pose")
     if system.rheonomic:
         return ("the model has time-dependent constraints (drivers or a moving base): it has no equilibrium at "
-                "rest; remove the drivers or linearise a model without them")
+                "rest; analyse the modes about its steady motion instead (mechstudio modes --steady), or remove the "
+                "drivers")
     return ""
 
 
@@ -388,4 +394,5 @@ def modal_analysis(system: ConstrainedSystem, q0: FloatArray | None = None, t: f
 
 
 __all__ = ["Chart", "DampedMode", "Equilibrium", "Linearisation", "ModalAnalysis", "NaturalMode", "find_equilibrium",
-           "is_equilibrium", "linearise", "modal_analysis", "modes_of", "normalised", "unsupported"]
+           "is_equilibrium", "linearise", "modal_analysis", "modes_of", "normalised", "row_space_split",
+           "unsupported"]

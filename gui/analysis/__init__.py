@@ -1,5 +1,6 @@
-"""The editor's *Analysis* menu: *Static equilibrium…*, *Linkage report…*, *Modes…* and *Synthesize four-bar…*; the canvas's linkage
-overlays (*View → Linkage overlays*) and the mode animation.
+"""The editor's *Analysis* menu: *Static equilibrium…*, *Linkage report…*, *Modes…*, *Modes about the steady
+motion…* and *Synthesize four-bar…*; the canvas's linkage overlays (*View → Linkage overlays*) and the mode
+animation.
 
 :func:`install_analysis` is called once by the main window with its (empty) ``menu_analysis``; each action opens
 its non-modal dialog (created on first use, kept by the window) and analyses the document's current model on a
@@ -21,7 +22,7 @@ from typing import Any
 from PySide6.QtGui import QAction
 
 from mechstudio.core.model import edit
-from mechstudio.gui.analysis.dialogs import LinkageDialog, ModesDialog
+from mechstudio.gui.analysis.dialogs import LinkageDialog, ModesDialog, SteadyModesDialog
 from mechstudio.gui.analysis.format import equilibrium_poses, statics_report
 from mechstudio.gui.analysis.jobs import statics_job
 from mechstudio.gui.analysis.mode_animation import ModeAnimator
@@ -65,12 +66,13 @@ DIALOGS: dict[str, Any] = {
     "statics": StaticsDialog,
     "linkage": LinkageDialog,
     "modes": ModesDialog,
+    "steady_modes": SteadyModesDialog,
 }
 
 
 def analysis_dialog(window: Any, key: str) -> AnalysisDialog:
-    """The window's dialog ``key`` ("statics", "linkage", "modes"), created on first use, shown, raised and
-    running on the current model."""
+    """The window's dialog ``key`` ("statics", "linkage", "modes", "steady_modes"), created on first use, shown,
+    raised and running on the current model."""
     dialog = window.analysis_dialogs.get(key)
     if dialog is None:
         dialog = window.analysis_dialogs[key] = DIALOGS[key](window)
@@ -96,6 +98,9 @@ def install_analysis(window: Any) -> None:
          "Grashof class, limit positions and transmission angle of a four-bar or slider-crank"),
         ("modes", "&Modes…", "act_modes",
          "Natural frequencies, periods and damping ratios about the equilibrium"),
+        ("steady_modes", "Modes about the steady m&otion…", "act_steady_modes",
+         "Floquet multipliers, frequencies and damping ratios about the periodic steady motion of a driven model "
+         "(e.g. a rotor at constant speed)"),
     )
     for key, text, name, tip in entries:
         action = QAction(text, window)

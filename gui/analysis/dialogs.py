@@ -10,8 +10,9 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QSpinBox
 
 from mechstudio.core.analysis.modes import ModalAnalysis
-from mechstudio.gui.analysis.format import linkage_report, modes_report, num
-from mechstudio.gui.analysis.jobs import Outcome, linkage_job, modes_job
+from mechstudio.core.analysis.steady_motion import FloquetAnalysis
+from mechstudio.gui.analysis.format import linkage_report, modes_report, num, steady_modes_report
+from mechstudio.gui.analysis.jobs import Outcome, linkage_job, modes_job, steady_modes_job
 from mechstudio.gui.analysis.mode_animation import DEFAULT_AMPLITUDE
 from mechstudio.gui.analysis.panel import AnalysisDialog
 
@@ -55,8 +56,9 @@ class LinkageDialog(AnalysisDialog):
 class ModesDialog(AnalysisDialog):
     """The Modes table with a mode chooser, an amplitude and *Animate* / *Stop* (mode_animation)."""
 
-    def __init__(self, window: Any):
-        super().__init__(window, "Modes", "analysis_modes", modes_job, modes_report)
+    def __init__(self, window: Any, title: str = "Modes", name: str = "analysis_modes", job: Any = modes_job,
+                 report: Any = modes_report):
+        super().__init__(window, title, name, job, report)
         self.animator = window.mode_animator
         self.mode_box = QComboBox()
         self.mode_box.setObjectName("modes_mode")
@@ -96,19 +98,22 @@ class ModesDialog(AnalysisDialog):
         self.sig_outcome.connect(self._fill_modes)
         self._fill_modes(None)
 
-    def modal_result(self) -> ModalAnalysis | None:
+    def modal_result(self) -> Any:
         """The shown result when it has modes (a failure or refusal has none)."""
         out = self.outcome
         res = out.result if out is not None and not out.error else None
         return res if isinstance(res, ModalAnalysis) and res.modes and res.linearisation is not None else None
+
+    def mode_label(self, k: int, mode: Any) -> str:
+        what = f"{num(mode.frequency_hz, 4)} Hz" if mode.kind == "oscillating" else mode.kind
+        return f"{k + 1}: {what}"
 
     def _fill_modes(self, _outcome: Outcome | None) -> None:
         self.animator.stop()
         self.mode_box.clear()
         res = self.modal_result()
         for k, m in enumerate(res.modes if res is not None else ()):
-            what = f"{num(m.frequency_hz, 4)} Hz" if m.kind == "oscillating" else m.kind
-            self.mode_box.addItem(f"{k + 1}: {what}")
+            self.mode_box.addItem(self.mode_label(k, m))
         if self.panel.tables:  # a click on a row of the table chooses that mode
             table = self.panel.tables[0]
             table.itemSelectionChanged.connect(
@@ -140,6 +145,10 @@ class ModesDialog(AnalysisDialog):
             self._on_animation(why)
             return why
         k = max(self.mode_box.currentIndex(), 0)
+        return self.start_animation(res, k)
+
+    def start_animation(self, res: Any, k: int) -> str:
+        assert self.outcome is not None
         return self.animator.start(self.outcome.system, res.linearisation, res.modes[k], k + 1,
                                    self.amplitude_box.value() / 100.0)
 
@@ -159,4 +168,30 @@ class ModesDialog(AnalysisDialog):
         super().hideEvent(event)
 
 
-__all__ = ["AMPLITUDE_RANGE_PERCENT", "LinkageDialog", "ModesDialog", "bind_check_box"]
+class SteadyModesDialog(ModesDialog):
+    """Modes about the periodic steady motion of a driven model (Floquet modes), with the same chooser and
+    animation: *Animate* shows the mechanism running its steady motion with the chosen mode's perturbation on it."""
+
+    def __init__(self, window: Any):
+        super().__init__(window, "Modes about the steady motion", "analysis_steady_modes", steady_modes_job,
+                         steady_modes_report)
+        self.animate_button.setToolTip("Show the mechanism in its steady motion with the chosen mode on it (canvas "
+                                       "and 3D view); the model is not changed")
+        self.resize(760, 540)  # the details run to four lines
+
+    def modal_result(self) -> FloquetAnalysis | None:
+        out = self.outcome
+        res = out.result if out is not None and not out.error else None
+        return res if isinstance(res, FloquetAnalysis) and res.modes and res.monodromy is not None else None
+
+    def mode_label(self, k: int, mode: Any) -> str:
+        what = f"{num(mode.frequency_hz, 4)} Hz" if mode.kind == "oscillating" else mode.kind
+        return f"{k + 1}: {what}{'' if mode.stable else ' (growing)'}"
+
+    def start_animation(self, res: Any, k: int) -> str:
+        assert self.outcome is not None
+        return self.animator.start_steady(self.outcome.system, res, res.modes[k], k + 1,
+                                          self.amplitude_box.value() / 100.0)
+
+
+__all__ = ["AMPLITUDE_RANGE_PERCENT", "LinkageDialog", "ModesDialog", "SteadyModesDialog", "bind_check_box"]

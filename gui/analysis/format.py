@@ -12,6 +12,7 @@ import numpy as np
 from mechstudio.core.analysis.linkage import FOUR_BAR, LinkagePosition
 from mechstudio.core.analysis.modes import ModalAnalysis, NaturalMode
 from mechstudio.core.analysis.statics import StaticResult
+from mechstudio.core.analysis.steady_motion import STABILITY_TOL, FloquetAnalysis, FloquetMode
 from mechstudio.gui.analysis.jobs import LinkageResult, Outcome
 
 #: significant digits of the numbers in the tables
@@ -203,5 +204,71 @@ def modes_report(out: Outcome) -> Report:
     return Report(headline, "ok" if res.stable else "warning", tuple(details), tables)
 
 
+# --- modes about a steady motion -------------------------------------------------------------------------------
+def complex_text(z: complex, digits: int = 4) -> str:
+    """a ± bi with ``digits`` significant digits (b omitted when it is 0)."""
+    if z.imag == 0:
+        return num(z.real, digits)
+    return f"{num(z.real, digits)} {'+' if z.imag > 0 else '−'} {num(abs(z.imag), digits)}i"
+
+
+def floquet_components(mode: FloquetMode, names: list[str]) -> str:
+    """The largest components of a (complex) shape: modulus with sign, and the phase where it is not 0 or 180."""
+    top = np.argsort(-np.abs(mode.shape), kind="stable")[:PARTICIPATIONS]
+    parts = []
+    for i in top:
+        c = complex(mode.shape[i])
+        if abs(c) < 1e-6:
+            continue
+        phase = math.degrees(math.atan2(c.imag, c.real))
+        if abs(phase) <= 0.5 or abs(abs(phase) - 180) <= 0.5:
+            parts.append(f"{names[i]} {math.copysign(abs(c), c.real):+.3g}")
+        else:
+            parts.append(f"{names[i]} {abs(c):.3g}∠{phase:+.0f}°")
+    return ", ".join(parts)
+
+
+def floquet_row(k: int, mode: FloquetMode, names: list[str]) -> tuple[str, ...]:
+    oscillating = mode.kind == "oscillating"
+    return (str(k), mode.kind + ("" if mode.stable else ", growing"),
+            num(mode.frequency_hz) if oscillating else "0", num(mode.damping_ratio), num(abs(mode.multiplier)),
+            complex_text(mode.multiplier), complex_text(mode.exponent), floquet_components(mode, names))
+
+
+def steady_modes_report(out: Outcome) -> Report:
+    res: FloquetAnalysis | None = out.result
+    if res is None or out.system is None:
+        return Report(out.error or "no result", "error")
+    st = res.steady
+    origin = "; ".join(st.period_sources) if st.period_sources else "given"
+    how = "the initial state" if st.iterations == 0 else f"found after {plural(st.iterations, 'Newton step')}"
+    period_line = f"Period T = {num(st.period)} s ({origin})"
+    st_line = (f"Steady motion: {how}; periodicity residual {num(st.residual, 3)} after one period "
+               f"(tolerance {num(st.tolerance, 3)}, m or rad)")
+    if out.error:
+        return Report(out.error, "error", (period_line, st_line) if math.isfinite(st.residual) else ())
+    if not res.modes:
+        return Report(res.message or "no modes", "warning", (period_line, st_line))
+    fz, fu = res.dof
+    oscillating = [m for m in res.modes if m.kind == "oscillating"]
+    growing = sum(not m.stable for m in res.modes)
+    parts = [plural(growing, "growing mode")] if growing else []
+    if oscillating:
+        parts.append(", ".join(f"{num(m.frequency_hz)} Hz" for m in oscillating[:HEADLINE_FREQUENCIES])
+                     + (f" … ({len(oscillating)} oscillating)" if len(oscillating) > HEADLINE_FREQUENCIES else ""))
+    headline = (f"{'Stable' if res.stable else 'UNSTABLE'} steady motion (T = {num(st.period, 4)} s), "
+                f"{plural(len(res.modes), 'Floquet mode')}: " + "; ".join(parts or ["no oscillation"]))
+    details = (period_line, st_line,
+               f"Floquet multipliers μ of the monodromy over T in {fz} position and {fu} velocity coordinates of the "
+               f"projection; stable when every |μ| ≤ 1 + {STABILITY_TOL:g}. Exponents s = ln(μ)/T on the branch "
+               "whose periodic factor has no harmonic in the bodies' frames (the frequency seen riding with the "
+               "bodies); damping ratio −Re s/|s|; one of each conjugate pair. Shapes at t0, largest component 1.")
+    names = list(res.coord_names)
+    rows = tuple(floquet_row(k + 1, m, names) for k, m in enumerate(res.modes))
+    tables = (Table("Floquet modes", ("mode", "kind", "frequency [Hz]", "damping ratio", "|μ|", "multiplier μ",
+                                      "exponent s [1/s]", "largest components"), rows, "no modes"),)
+    return Report(headline, "ok" if res.stable else "warning", details, tables)
+
+
 __all__ = ["DIGITS", "Report", "Table", "equilibrium_poses", "linkage_report", "modes_report", "num",
-           "statics_report", "transmission_range_deg"]
+           "statics_report", "steady_modes_report", "transmission_range_deg"]

@@ -12,6 +12,7 @@ from typing import Any, Callable
 from mechstudio.core.analysis.linkage import CrankSweep, Linkage, LinkageError, linkage_topology
 from mechstudio.core.analysis.modes import ModalAnalysis, modal_analysis
 from mechstudio.core.analysis.statics import StaticResult, static_equilibrium
+from mechstudio.core.analysis.steady_motion import FloquetAnalysis, floquet_analysis
 from mechstudio.core.errors import ModelError
 from mechstudio.core.model import Model
 from mechstudio.core.systems.base import ConstrainedSystem
@@ -104,4 +105,17 @@ def modes_job(model: Model) -> Outcome:
     return Outcome(model, system, res)
 
 
-__all__ = ["LinkageResult", "Outcome", "compiled", "linkage_job", "modes_job", "statics_job"]
+@guarded
+def steady_modes_job(model: Model) -> Outcome:
+    """The periodic steady motion of the drive's period from the initial state, then its Floquet modes
+    (``mechstudio modes FILE --steady``)."""
+    system, why = compiled(model)
+    if system is None:
+        return Outcome(model, error=why)
+    res: FloquetAnalysis = floquet_analysis(system)
+    if not res.status.ok or res.monodromy is None:
+        return Outcome(model, system, res, user_words(res.message) or f"no steady motion ({res.status.value})")
+    return Outcome(model, system, res)
+
+
+__all__ = ["LinkageResult", "Outcome", "compiled", "linkage_job", "modes_job", "statics_job", "steady_modes_job"]

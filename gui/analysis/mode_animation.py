@@ -19,6 +19,11 @@ radians and quaternion components; this scale is what the eye sees.
 to the shortest, a slower one sped up to the longest, and a zero-frequency or unstable mode (no period) is swung
 with :data:`NO_PERIOD_S`; the status line says which.
 
+**Steady motions.** A Floquet mode of a driven model (:mod:`mechstudio.core.analysis.steady_motion`) is shown riding
+on its periodic steady motion (:class:`SteadyModeMotion`): the steady motion plus the mode's scaled perturbation
+with its growth or decay removed, put back on the constraints at the motion's own time; the steady motion's period
+takes the place of the mode's period above.
+
 **Views.** :class:`ModeAnimator` draws each pose on the 2D canvas (``canvas.show_configuration``) and, where the
 window has the live view and it shows the same mechanism with no run computing, in the 3D view
 (``view.set_state``). It never edits the document (no undo step; the model is unchanged), and it stops — the views
@@ -36,6 +41,7 @@ from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Signal
 
 from mechstudio.core.analysis.linkage import length_scale
 from mechstudio.core.analysis.modes import Chart, Linearisation, NaturalMode
+from mechstudio.core.analysis.steady_motion import FloquetAnalysis, FloquetMode
 from mechstudio.core.systems.points import BodyFrames
 from mechstudio.core.types import FloatArray
 
@@ -92,6 +98,7 @@ class ModeMotion:
 
     def __init__(self, system: Any, lin: Linearisation, mode: NaturalMode, fraction: float = DEFAULT_AMPLITUDE):
         self.system, self.linearisation, self.mode = system, lin, mode
+        self.rest_q = lin.q
         self.chart = Chart(system, lin.q, lin.t)
         full = lin.basis @ mode.reduced_shape
         k = int(np.argmax(np.abs(full)))
@@ -125,6 +132,14 @@ class ModeMotion:
     def closes(self, residual: float) -> bool:
         return bool(np.isfinite(residual)) and residual <= CLOSURE_RTOL * max(self.size, 1.0)
 
+    def velocity(self, q: FloatArray) -> FloatArray | None:
+        """The direction of q' of the mode's motion at the pose q (J(q) x_s, the chart's tangent along the shape)."""
+        return self.chart.tangent(np.asarray(q, float)) @ self.reduced
+
+    def description(self) -> str:
+        freq = f"{self.mode.frequency_hz:.4g} Hz, " if self.mode.kind == "oscillating" else ""
+        return f"{freq}{self.speed_words()}"
+
     def speed_words(self) -> str:
         m = self.mode
         if m.kind != "oscillating":
@@ -134,6 +149,95 @@ class ModeMotion:
             return "shown at its real speed"
         ratio = self.shown_period / m.period_s
         return f"shown {ratio:.3g}x slower" if ratio > 1 else f"shown {1 / ratio:.3g}x faster"
+
+
+class SteadyModeMotion:
+    """A Floquet mode riding on its periodic steady motion (module docstring, **Steady motions**), without Qt.
+
+    The pose at motion time tau = k T + r (0 <= r < T) is q*(r) turned by k whole periods (the identification's
+    shift) plus a Re((mu/|mu|)^k dq(r) e^{-Re(s) r}): the mode's perturbation y(t) = Y(t) xi without its growth or
+    decay, so the animation repeats its oscillation period after period; put back on the constraints at that time
+    (Phi(q, tau) = 0, Newton along the range of Phi_q^T). q*(r) and dq(r) are cubic splines through the
+    monodromy's samples (64 per period: interpolation error ~1e-7 of a turn)."""
+
+    def __init__(self, system: Any, result: FloquetAnalysis, mode: FloquetMode, fraction: float = DEFAULT_AMPLITUDE):
+        from scipy.interpolate import CubicSpline  # only an animation needs it (start-up time of the editor)
+        mono = result.monodromy
+        if mono is None:
+            raise ValueError("the analysis has no steady motion")
+        self.system, self.result, self.mode = system, result, mode
+        st = result.steady
+        n = system.n
+        self.period, self.t0 = st.period, st.t0
+        times = np.append(mono.times - mono.times[0], st.period)
+        N = mono.times.size
+        q_ref = mono.reference[:, :n]
+        self.phase = mode.multiplier / abs(mode.multiplier) if abs(mode.multiplier) > 0 else 1.0
+        dq = np.array([(mono.sensitivity[j] @ mode.reduced)[:n] for j in range(N)])
+        dq = dq * np.exp(-mode.exponent.real * times[:N])[:, None]
+        # one period on: q*(T) = sign q*(0) + shift (whole turns, quaternion signs), dq(T) = sign mu/|mu| dq(0)
+        self.shift = mono.shift if mono.shift.size == n else np.zeros(n)
+        self.sign = mono.sign if mono.sign.size == n else np.ones(n)
+        self.q_spline = CubicSpline(times, np.vstack((q_ref, self.sign * q_ref[0] + self.shift)), axis=0)
+        dq_all = np.vstack((dq, self.sign * self.phase * dq[0]))
+        self.dq_re = CubicSpline(times, dq_all.real, axis=0)
+        self.dq_im = CubicSpline(times, dq_all.imag, axis=0)
+        self.rest_q = np.array(st.q, dtype=float)
+        self.size = motion_size(system, st.q)
+        self.gain = self._gain()
+        self.fraction = fraction
+        self.amplitude = self.amplitude_for(fraction)
+        self.shown_period = min(max(st.period, SHOWN_PERIOD_S[0]), SHOWN_PERIOD_S[1])
+
+    def _gain(self) -> float:
+        """Largest displacement [m] of a point of :func:`motion_points` per unit amplitude (central difference)."""
+        h = GAIN_STEP * max(self.size, 1.0)
+        best = 0.0
+        for part in (self.dq_re(0.0), self.dq_im(0.0)):
+            d = (motion_points(self.system, self.rest_q + h * part)
+                 - motion_points(self.system, self.rest_q - h * part)) / (2 * h)
+            best = max(best, float(np.max(np.linalg.norm(d, axis=1))) if d.size else 0.0)
+        return best if best > 0 and math.isfinite(best) else 1.0
+
+    def amplitude_for(self, fraction: float) -> float:
+        return float(fraction) * self.size / self.gain
+
+    def set_fraction(self, fraction: float) -> None:
+        self.fraction = float(fraction)
+        self.amplitude = self.amplitude_for(fraction)
+
+    def motion_time(self, t: float) -> float:
+        """The steady motion's time from t0 [s] at animation time ``t`` [s]."""
+        return t * self.period / self.shown_period
+
+    def pose(self, t: float) -> tuple[FloatArray, float]:
+        """(q, ||Phi||) at animation time ``t`` [s] (class docstring)."""
+        tau = self.motion_time(t)
+        k = math.floor(tau / self.period)
+        r = tau - k * self.period
+        phase = complex(self.phase) ** k
+        sign = self.sign ** k
+        dq = np.asarray(self.dq_re(r), float) + 1j * np.asarray(self.dq_im(r), float)
+        q = sign * (np.asarray(self.q_spline(r), float) + self.amplitude * (phase * dq).real) + k * self.shift
+        time = self.t0 + tau
+        chart = Chart(self.system, q, time)
+        return chart.pose(np.zeros(chart.dof))
+
+    def closes(self, residual: float) -> bool:
+        return bool(np.isfinite(residual)) and residual <= CLOSURE_RTOL * max(self.size, 1.0)
+
+    def velocity(self, q: FloatArray) -> FloatArray | None:
+        """None: the instant centres of a mode riding on a steady motion are not drawn."""
+        return None
+
+    def description(self) -> str:
+        m = self.mode
+        freq = f"{m.frequency_hz:.4g} Hz riding on the steady motion" if m.kind == "oscillating" else \
+            f"a {m.kind} Floquet mode on the steady motion"
+        ratio = self.shown_period / self.period
+        speed = "at its real speed" if abs(ratio - 1) <= 1e-12 else \
+            (f"{ratio:.3g}x slower" if ratio > 1 else f"{1 / ratio:.3g}x faster")
+        return f"{freq}, shown {speed}, growth or decay removed"
 
 
 def displacement_gain(motion: ModeMotion) -> float:
@@ -201,6 +305,16 @@ class ModeAnimator(QObject):
               fraction: float = DEFAULT_AMPLITUDE) -> str:
         """Animate ``mode`` (its ``number`` in the Modes table) of ``system`` about the equilibrium of ``lin``;
         "" when it runs, else why not (the views are unchanged then)."""
+        return self.start_motion(lambda: ModeMotion(system, lin, mode, fraction), number, fraction)
+
+    def start_steady(self, system: Any, result: FloquetAnalysis, mode: FloquetMode, number: int,
+                     fraction: float = DEFAULT_AMPLITUDE) -> str:
+        """Animate the Floquet ``mode`` (its ``number`` in the table) riding on the steady motion of ``result``
+        (:class:`SteadyModeMotion`); "" when it runs, else why not."""
+        return self.start_motion(lambda: SteadyModeMotion(system, result, mode, fraction), number, fraction)
+
+    def start_motion(self, make: Any, number: int, fraction: float) -> str:
+        """Animate the motion ``make()`` builds (a :class:`ModeMotion` or :class:`SteadyModeMotion`)."""
         self.stop()
         c = self._controller()
         if c is not None and c.state == "running":
@@ -208,10 +322,11 @@ class ModeAnimator(QObject):
         if self.canvas.placing:
             return self._say("an element is being placed: finish or cancel it (Esc) to animate a mode")
         try:
-            motion = ModeMotion(system, lin, mode, fraction)
+            motion = make()
         except Exception as exc:  # a failure to set the motion up is a message, never a traceback
             log.warning("cannot animate mode %d", number, exc_info=True)
             return self._say(f"cannot animate mode {number}: {type(exc).__name__}: {exc}")
+        system = motion.system
         if c is not None and c.clock.playing:
             c.pause()  # the run's animation would fight over the views
         self._before = self.canvas.shown_configuration
@@ -221,8 +336,7 @@ class ModeAnimator(QObject):
         self.clock.start()
         self.show_at(0.0)
         self.timer.start()
-        freq = f"{mode.frequency_hz:.4g} Hz, " if mode.kind == "oscillating" else ""
-        self._say(f"Animating {self.label} ({freq}{motion.speed_words()}); amplitude {fraction:.0%} of the "
+        self._say(f"Animating {self.label} ({motion.description()}); amplitude {fraction:.0%} of the "
                   f"mechanism's size. Stop, or edit the model, to end it.")
         return ""
 
@@ -273,7 +387,7 @@ class ModeAnimator(QObject):
         motion = self.motion
         if motion is None or system is not motion.system or self._shown_q is None or q is not self._shown_q:
             return None
-        return motion.chart.tangent(np.asarray(q, float)) @ motion.reduced
+        return motion.velocity(q)
 
     def set_fraction(self, fraction: float) -> None:
         """A new amplitude (fraction of the mechanism's size) for the running animation."""
@@ -308,7 +422,7 @@ class ModeAnimator(QObject):
             q, residual = motion.pose(t)
         except (np.linalg.LinAlgError, FloatingPointError, ValueError) as exc:
             log.info("mode pose at t = %g s failed: %s", t, exc)
-            q, residual = motion.linearisation.q, math.inf
+            q, residual = motion.rest_q, math.inf
         if not motion.closes(residual):
             if "cannot close" not in self.message:
                 self._say(f"{self.label}: at this amplitude the joints cannot close (||Phi|| = {residual:.2g}); "
@@ -332,4 +446,4 @@ class ModeAnimator(QObject):
 
 
 __all__ = ["CLOSURE_RTOL", "DEFAULT_AMPLITUDE", "FRAME_MS", "ModeAnimator", "ModeMotion", "NO_PERIOD_S",
-           "SHOWN_PERIOD_S", "displacement_gain", "motion_points", "motion_size"]
+           "SHOWN_PERIOD_S", "SteadyModeMotion", "displacement_gain", "motion_points", "motion_size"]
