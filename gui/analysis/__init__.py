@@ -12,8 +12,9 @@ worker thread (:mod:`mechstudio.gui.analysis.panel`). The computations are the c
 one undoable edit (planar models). The Linkage report's check boxes switch the canvas overlays
 (:mod:`mechstudio.gui.analysis.overlays`: instant centres, Kennedy lines, transmission angle, limit positions); the
 Modes dialog animates a mode in the views (:mod:`mechstudio.gui.analysis.mode_animation`). Neither edits the
-document. *Synthesize four-bar…* (:mod:`mechstudio.gui.analysis.synthesis_panel`) takes target points clicked on
-the canvas and opens the synthesized linkage as a new document.
+document. *Synthesize four-bar…* (:mod:`mechstudio.gui.analysis.synthesis_panel`) does path generation from target points
+clicked on the canvas or typed (with or without crank timing) and function generation, and opens the synthesized
+linkage as a new document.
 """
 from __future__ import annotations
 
