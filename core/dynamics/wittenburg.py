@@ -47,6 +47,7 @@ speed of the bare formulation (``mechstudio bench --suite trees``, last row).
 """
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -155,7 +156,12 @@ class WittenburgFormulation(Formulation):
         self._base_still: tuple[FloatArray, FloatArray, FloatArray] | None = None  # base points of a still base
         self._timed_data: tuple | None = None  # (I, F) of compiled_rhs (renewed when the reference matrices change)
         self._base_tables = system.base.kernel_tables() if system.base.moving else None
-        self._k_derivative: Any = None  # wittenburg_kernels.k_tree_derivative compiled (None: the numpy path)
+        # wittenburg_kernels.k_tree_derivative, k_params_to_quat, k_angle_set_near_singular compiled (None: numpy)
+        self._k_derivative: Any = None
+        self._k_to_quat: Any = None
+        self._k_near: Any = None
+        self._k_base: Any = None
+        self._c_out = np.ascontiguousarray(self.tree.c_out, dtype=float)
         # compiled kernel (numba) of omega_dot; options kernels="numpy" keeps the numpy path
         kernels = str(options.get("kernels", "numba"))
         compiled = tree_kernels.kernels() if kernels == "numba" else None
@@ -173,7 +179,7 @@ class WittenburgFormulation(Formulation):
                                  self.Tt, c(self.mass, float), QUAT_RATES_FORM)
         if self._nb is not None:
             self._output_args = self._output_tables()
-            self._k_derivative = tree_kernels.derivative_kernel()
+            self._k_derivative, self._k_to_quat, self._k_near, self._k_base = tree_kernels.derivative_kernels()
 
     def _output_tables(self) -> tuple[Any, ...]:
         """The constant arguments of the fused output kernel (``mechstudio.core.dynamics.wittenburg_kernels.k_output``): tree data, and per
@@ -207,6 +213,11 @@ class WittenburgFormulation(Formulation):
         if self._base_still is not None:
             return self._base_still
         out = (np.zeros((self.n, 3)), np.zeros((self.n, 3)), np.zeros((self.n, 3)))
+        if self._k_base is not None and self._base_tables is not None:  # the compiled right-hand side's formulas
+            powers, sines, w0 = self._base_tables
+            self._k_base(float(t), self._derivative_args[4], self._c_out, powers, sines, w0, self.base.rotating,
+                         *out)
+            return out
         for arr, val in zip(out, self.base.point(self.tree.c_out[self.roots], t)):
             arr[self.roots] = val
         if not self.base.moving:
@@ -268,6 +279,9 @@ class WittenburgFormulation(Formulation):
         # the measure from one element of B = ref^T A(p) (asked after every step: the cheap way): Bryant
         # |cos alpha2| with sin alpha2 = B[0, 2] (eq. (66)), Euler 3-1-3 |sin theta| with cos theta = B[2, 2] (68)
         row = {"bryant": 0, "euler313": 2}[self.param.name]
+        if self._k_near is not None:
+            return bool(self._k_near(np.ascontiguousarray(q, dtype=float), self.ref, self.has_ref, row,
+                                     math.sqrt(1.0 - self.threshold ** 2)))
         p = q.reshape(self.n, 7)[:, 3:]
         w, x, y, z = p[:, 0], p[:, 1], p[:, 2], p[:, 3]
         col = np.stack([2 * (x * z + w * y), 2 * (y * z - w * x), w * w - x * x - y * y + z * z], 1)
@@ -438,8 +452,9 @@ class WittenburgFormulation(Formulation):
         if self._k_output is None:
             return None
         a, w = self.split(y)
-        if self.param.name != "quaternion":
-            a = matrix_to_quat(self.matrices(a))
+        if self.param.name != "quaternion":  # the frame of ref A(a) in the same compiled way
+            a = self._k_to_quat(np.ascontiguousarray(y), self._code, self.n, self.ref, self.has_ref,
+                                QUAT_MATRIX_FORM)
         a, w = np.ascontiguousarray(a), np.ascontiguousarray(w)
         if self.simple:
             F, mom = self.F_gravity, self._zeros3

@@ -194,6 +194,60 @@ def k_param_matrices(y, code, n, ref, has_ref, QA):  # noqa: ANN001, ANN201
     return A
 
 
+def k_matrix_to_quat(A):  # noqa: ANN001, ANN201
+    """Unit quaternions (n, 4), p0 >= 0, of rotation matrices (n, 3, 3): Shepperd's method as
+    ``orientation.matrix_to_quat`` (the largest of the candidates 4 p_k^2, the first on ties)."""
+    n = A.shape[0]
+    out = np.empty((n, 4))
+    cand = np.empty(4)
+    for i in range(n):
+        tr = A[i, 0, 0] + A[i, 1, 1] + A[i, 2, 2]
+        cand[0], cand[1] = 1 + tr, 1 + 2 * A[i, 0, 0] - tr
+        cand[2], cand[3] = 1 + 2 * A[i, 1, 1] - tr, 1 + 2 * A[i, 2, 2] - tr
+        k = 0
+        for j in range(1, 4):
+            if cand[j] > cand[k]:
+                k = j
+        s = math.sqrt(max(cand[k], 1e-300))
+        r32, r23, r13, r31, r21, r12 = A[i, 2, 1], A[i, 1, 2], A[i, 0, 2], A[i, 2, 0], A[i, 1, 0], A[i, 0, 1]
+        if k == 0:
+            q0, q1, q2, q3 = s / 2, (r32 - r23) / (2 * s), (r13 - r31) / (2 * s), (r21 - r12) / (2 * s)
+        elif k == 1:
+            q0, q1, q2, q3 = (r32 - r23) / (2 * s), s / 2, (r12 + r21) / (2 * s), (r13 + r31) / (2 * s)
+        elif k == 2:
+            q0, q1, q2, q3 = (r13 - r31) / (2 * s), (r12 + r21) / (2 * s), s / 2, (r23 + r32) / (2 * s)
+        else:
+            q0, q1, q2, q3 = (r21 - r12) / (2 * s), (r13 + r31) / (2 * s), (r23 + r32) / (2 * s), s / 2
+        if q0 < 0:
+            q0, q1, q2, q3 = -q0, -q1, -q2, -q3
+        nrm = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = q0 / nrm, q1 / nrm, q2 / nrm, q3 / nrm
+    return out
+
+
+def k_params_to_quat(y, code, n, ref, has_ref, QA):  # noqa: ANN001, ANN201
+    """Unit quaternions (n, 4) of the bodies' orientations ref_k A(a_k) (the fused output frame of the angle
+    sets and matrix elements)."""
+    return k_matrix_to_quat(k_param_matrices(y, code, n, ref, has_ref, QA))
+
+
+def k_angle_set_near_singular(q, ref, has_ref, row, limit):  # noqa: ANN001, ANN201
+    """True when some body's |B[row, 2]| > limit, B = ref^T A(p) with p the Euler parameters of the maximal
+    coordinates q (7 per body): Bryant sin alpha2 = B[0, 2] (eq. (66)), Euler 3-1-3 cos theta = B[2, 2] (eq. (68))."""
+    n = q.shape[0] // 7
+    for i in range(n):
+        w, x, y, z = q[7 * i + 3], q[7 * i + 4], q[7 * i + 5], q[7 * i + 6]
+        nn = w * w + x * x + y * y + z * z
+        c0, c1, c2 = 2 * (x * z + w * y) / nn, 2 * (y * z - w * x) / nn, (w * w - x * x - y * y + z * z) / nn
+        if has_ref:
+            b = ref[i, 0, row] * c0 + ref[i, 1, row] * c1 + ref[i, 2, row] * c2
+        else:
+            b = c0 if row == 0 else c2
+        if abs(b) > limit:
+            return True
+    return False
+
+
 def k_param_rates(y, code, n, A, w, QR, out):  # noqa: ANN001, ANN201
     """out[:n size] = the parameters' rates at body-frame angular velocities omega_b = A^T omega (the
     parametrizations' ``rates``: quaternion 1/2 G(p)^T omega_b, Bryant eq. (65), Euler 3-1-3 eq. (67), matrix
@@ -662,9 +716,9 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
                                              f8_2, f8_2, f8_2, f8_2))
     g["k_omega_dot"] = omega_dot
     for name in ("_cross", "_quad", "_dquad_rate", "_dquad_transpose", "_half_Et", "k_param_matrices",
-                 "k_param_rates", "k_base_points"):
+                 "k_param_rates", "k_base_points", "k_matrix_to_quat", "k_params_to_quat",
+                 "k_angle_set_near_singular", "k_tree_derivative"):
         g[name] = compile_helper(g[name])
-    g["k_tree_derivative"] = compile_helper(k_tree_derivative)
     g["pack_frame"] = compile_helper(packed_output.pack_frame)
     g["k_output"] = compile_helper(k_output)
     return omega_dot, compile_helper(k_output_packed)
@@ -682,8 +736,12 @@ def timed_kernel() -> Callable[..., Any] | None:
 
 
 @kernel_set
-def derivative_kernel() -> Callable[..., Any] | None:
-    """:func:`k_tree_derivative` compiled (the Python right-hand side's fused call), or None without numba."""
+def derivative_kernels() -> tuple[Callable[..., Any], ...] | None:
+    """(:func:`k_tree_derivative`, :func:`k_params_to_quat`, :func:`k_angle_set_near_singular`,
+    :func:`k_base_points`) compiled (the Python right-hand side's fused call, the output frame's quaternions of
+    the angle sets, the driver's singularity check, the base points of the output frame), or None without
+    numba."""
     if kernels() is None:
         return None
-    return globals()["k_tree_derivative"]
+    g = globals()
+    return g["k_tree_derivative"], g["k_params_to_quat"], g["k_angle_set_near_singular"], g["k_base_points"]

@@ -91,6 +91,7 @@ class BaseMotion:
         self._grid: list[tuple[float, float, Any]] = []  # (t_start, t_end, dense output)
         self._t_cov = 0.0
         self._A_cov = np.eye(3)
+        self._tables: tuple | None = None  # (kernel_tables(),) once built
 
     def r(self, t: float) -> FloatArray:
         if not self.translating:
@@ -148,7 +149,12 @@ class BaseMotion:
     def kernel_tables(self) -> tuple[FloatArray, FloatArray, FloatArray] | None:
         """(powers (3, MAX_POWERS): c_ik, sines (h, 4): rows (component i, a, freq, phase), omega0 (3,)) of
         r0(t) = position(t) + velocity t + acceleration t^2 / 2 and a constant omega0 (module docstring), or
-        None when the motion has no such table."""
+        None when the motion has no such table. Built once (sympy), then shared."""
+        if self._tables is None:
+            self._tables = (self._build_tables(),)
+        return self._tables[0]
+
+    def _build_tables(self) -> tuple[FloatArray, FloatArray, FloatArray] | None:
         if not self.omega_constant:
             return None
         powers = np.zeros((3, MAX_POWERS))
