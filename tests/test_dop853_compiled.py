@@ -8,6 +8,7 @@ wrong error norm or a different step-size decision (which would change the step 
 """
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -18,6 +19,7 @@ from mechstudio.core.integrate import dop853_kernels
 from mechstudio.core.integrate.dop853_kernels import CompiledRHS
 from mechstudio.core.integrate.scipy_ivp import DOP853 as OurDOP853, CompiledDOP853Stepper
 from mechstudio.core.jit import compile_helper, numba_module
+from mechstudio.core.model.samples import sample_path
 
 pytestmark = pytest.mark.skipif(numba_module() is None, reason="the compiled step needs numba")
 
@@ -342,11 +344,14 @@ def test_compiled_tree_rhs_equals_the_python_rhs(sample: str) -> None:
 
 
 def test_tree_rhs_is_compiled_only_where_it_applies() -> None:
-    """Other parametrizations (re-parametrised near their singularities), a moving base or applied loads: the
-    Python right-hand side and scipy's stepping."""
-    assert _wittenburg("spherical_chain_3", parametrization="bryant")[1].compiled_rhs() is None
-    assert _wittenburg("chain_on_shaking_base")[1].compiled_rhs() is None
+    """Every parametrization and a base moving by powers and sines of t are compiled; applied loads, joint
+    moments or a time-varying base rotation keep the Python right-hand side and scipy's stepping."""
+    assert _wittenburg("spherical_chain_3", parametrization="bryant")[1].compiled_rhs() is not None
+    assert _wittenburg("chain_on_shaking_base")[1].compiled_rhs() is not None
     assert _wittenburg("spherical_chain_3")[1].compiled_rhs() is not None
+    with_spring = json.loads(sample_path("spherical_chain_3").read_text())
+    with_spring["joints"][0]["spring"] = 1.0
+    assert _wittenburg(with_spring)[1].compiled_rhs() is None
 
 
 def test_spherical_chain_steps_compiled_as_accurately_as_scipy(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,6 +15,7 @@ k). Wittenburg's formulation (quaternions) integrated by scipy's DOP853 at the g
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any
 
 import numpy as np
@@ -24,11 +25,20 @@ from mechstudio.core.model.io import model_from_data
 from mechstudio.core.simulate import SimulationSettings, initial_state, run
 from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.numerics.orientation import quat_from_rotation_vector
-from mechstudio.core.dynamics.wittenburg import WittenburgFormulation
+from mechstudio.core.dynamics.wittenburg import ParametrizationSwitch, WittenburgFormulation
 
 
-def chain_model_data(n: int, length: float = 0.3, mass: float = 0.5, tilt: float = 0.5) -> dict[str, Any]:
-    """The model document of the benchmark chain of ``n`` links (see module docstring)."""
+#: the support motion of ``sample_models/chain_on_shaking_base.json``: r0(t) = (0.03 sin 12t, 0.02 sin(7t + 0.5),
+#: 0.02 sin 20t) m
+SHAKING_BASE = {"position": [{"type": "harmonic", "amplitude": 0.03, "frequency": 12.0},
+                             {"type": "harmonic", "amplitude": 0.02, "frequency": 7.0, "phase": 0.5},
+                             {"type": "harmonic", "amplitude": 0.02, "frequency": 20.0}]}
+
+
+def chain_model_data(n: int, length: float = 0.3, mass: float = 0.5, tilt: float = 0.5,
+                     base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The model document of the benchmark chain of ``n`` links (see module docstring), hanging from a support
+    moving as ``base`` (a ``ground.motion`` object, e.g. :data:`SHAKING_BASE`) when given."""
     J = mass * length ** 2 / 12
     bodies, joints = [], []
     for k in range(n):
@@ -40,8 +50,8 @@ def chain_model_data(n: int, length: float = 0.3, mass: float = 0.5, tilt: float
         joints.append({"name": f"J{k + 1}", "type": "spherical", "body1": "ground" if k == 0 else f"link{k}",
                        "point1": [0.0, 0.0, 0.0] if k == 0 else "out", "body2": f"link{k + 1}", "point2": "in"})
     return {"format": "mechanism-studio-model", "version": 1, "name": f"spherical_chain_{n}_bench",
-            "kind": "spatial", "gravity": [0.0, 0.0, -9.81], "ground": {"points": {}}, "bodies": bodies,
-            "joints": joints}
+            "kind": "spatial", "gravity": [0.0, 0.0, -9.81],
+            "ground": {"points": {}} | ({"motion": base} if base else {}), "bodies": bodies, "joints": joints}
 
 
 def chain_row(n: int, t_end: float = 2.0, rtol: float = 1e-8, parametrization: str = "quaternion"
@@ -115,6 +125,47 @@ def run_versus_bare(n: int = 10, rounds: int = 5, t_end: float = 2.0, dt: float 
             "bare_rhs_evaluations": int(sol.nfev), "run_rhs_evaluations": int(traj.stats["rhs_evaluations"]),
             "run_over_bare_speed": cpu_bare / cpu_run,
             "status": traj.status.value if sol.success else f"bare: {sol.message}"}
+
+
+#: the variants of :func:`variants_versus_still`: (label, moving base, parametrization)
+VARIANTS = (("still base, quaternion", False, "quaternion"), ("shaking base, quaternion", True, "quaternion"),
+            ("still base, bryant", False, "bryant"), ("still base, euler313", False, "euler313"),
+            ("still base, matrix", False, "matrix"))
+
+
+def variants_versus_still(n: int = 10, rounds: int = 3, t_end: float = 2.0, dt: float = 0.01, rtol: float = 1e-8,
+                          atol: float = 1e-10, kernels: str = "numba") -> list[dict[str, Any]]:
+    """The chain of ``n`` links through the application's driver (``mechstudio.core.simulate.run``, DOP853, outputs
+    every ``dt``) in the :data:`VARIANTS`: on a still base and on the :data:`SHAKING_BASE`, with quaternions and
+    the angle sets. ``rounds`` interleaved rounds in this process, best process CPU of each; the ratios
+    ``cpu_over_still_quaternion`` are of one run (the machine is shared: only ratios measured together mean
+    something). Targets: the shaking base <= 1.5x the still base, Bryant angles <= 1.5x quaternions."""
+    runs = []
+    for label, moving, param in VARIANTS:
+        system = compile_model(model_from_data(chain_model_data(n, base=SHAKING_BASE if moving else None)))
+        init = initial_state(system)
+        settings = SimulationSettings(t_end=t_end, dt=dt, formulation="wittenburg", integrator="dop853", rtol=rtol,
+                                      atol=atol, correction=True,
+                                      options={"kernels": kernels, "parametrization": param})
+        runs.append((label, system, init, settings))
+    best = [np.inf] * len(runs)
+    trajs: list[Any] = [None] * len(runs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ParametrizationSwitch)  # the angle sets' expected switches
+        for _, system, init, settings in runs:  # warm-up: kernels loaded, first calls
+            run(system, settings, q0=init.q, v0=init.v)
+        for _ in range(max(1, rounds)):
+            for i, (_, system, init, settings) in enumerate(runs):
+                c0 = time.process_time()
+                trajs[i] = run(system, settings, q0=init.q, v0=init.v)
+                best[i] = min(best[i], time.process_time() - c0)
+    rows = []
+    for (label, _, _, _), cpu, traj in zip(runs, best, trajs):
+        rows.append({"case": f"spherical chain N={n}: {label}", "bodies": n, "t_end": t_end, "rtol": rtol,
+                     "cpu_seconds": cpu, "real_time_factor": t_end / cpu,
+                     "rhs_evaluations": int(traj.stats["rhs_evaluations"]),
+                     "cpu_over_still_quaternion": cpu / best[0], "status": traj.status.value})
+    return rows
 
 
 def tree_benchmark(sizes: tuple[int, ...] = (1, 3, 10, 30, 100), rtol: float = 1e-8,

@@ -47,6 +47,7 @@ speed of the bare formulation (``mechstudio bench --suite trees``, last row).
 """
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -153,19 +154,32 @@ class WittenburgFormulation(Formulation):
         self.Pdd_zero = not system.base.moving
         self.has_spring = bool(np.any(system.spring))
         self._base_still: tuple[FloatArray, FloatArray, FloatArray] | None = None  # base points of a still base
-        self._timed_data: tuple | None = None  # (I, F) of compiled_rhs
+        self._timed_data: tuple | None = None  # (I, F) of compiled_rhs (renewed when the reference matrices change)
+        self._base_tables = system.base.kernel_tables() if system.base.moving else None
+        # wittenburg_kernels.k_tree_derivative, k_params_to_quat, k_angle_set_near_singular compiled (None: numpy)
+        self._k_derivative: Any = None
+        self._k_to_quat: Any = None
+        self._k_near: Any = None
+        self._k_base: Any = None
+        self._c_out = np.ascontiguousarray(self.tree.c_out, dtype=float)
         # compiled kernel (numba) of omega_dot; options kernels="numpy" keeps the numpy path
         kernels = str(options.get("kernels", "numba"))
         compiled = tree_kernels.kernels() if kernels == "numba" else None
         self._nb, self._k_output = compiled if compiled is not None else (None, None)
+        # the kernels' arguments (also on the numpy path: the timed right-hand side's data, tests)
+        c = np.ascontiguousarray
+        self._Vb_c, self._eb_c, self.Kb_c = c(self.Vb, float), c(tr.e, float), c(self.Kb, float)
+        self.par = c(self.par, np.int64)
+        self.pi_c, self.pj, self.pc = c(tr.pairs_i, np.int64), c(self.pj, np.int64), c(self.pc, np.int64)
+        self.T_c, self.P_c, self.Tt = c(self.T, float), c(self.P, float), c(self.Tt, float)
+        self._zeros3 = np.zeros((n, 3))
+        self._code = tree_kernels.PARAM_CODES[self.param.name]
+        self._derivative_args = (self.par, self.pi_c, self.pj, self.pc, c(~self.nonroot, np.int64),
+                                 c(tr.order, np.int64), self._Vb_c, self._eb_c, self.Kb_c, self.T_c, self.P_c,
+                                 self.Tt, c(self.mass, float), QUAT_RATES_FORM)
         if self._nb is not None:
-            c = np.ascontiguousarray
-            self._Vb_c, self._eb_c, self.Kb_c = c(self.Vb, float), c(tr.e, float), c(self.Kb, float)
-            self.par = c(self.par, np.int64)
-            self.pi_c, self.pj, self.pc = c(tr.pairs_i, np.int64), c(self.pj, np.int64), c(self.pc, np.int64)
-            self.T_c, self.P_c, self.Tt = c(self.T, float), c(self.P, float), c(self.Tt, float)
-            self._zeros3 = np.zeros((n, 3))
             self._output_args = self._output_tables()
+            self._k_derivative, self._k_to_quat, self._k_near, self._k_base = tree_kernels.derivative_kernels()
 
     def _output_tables(self) -> tuple[Any, ...]:
         """The constant arguments of the fused output kernel (``mechstudio.core.dynamics.wittenburg_kernels.k_output``): tree data, and per
@@ -199,6 +213,11 @@ class WittenburgFormulation(Formulation):
         if self._base_still is not None:
             return self._base_still
         out = (np.zeros((self.n, 3)), np.zeros((self.n, 3)), np.zeros((self.n, 3)))
+        if self._k_base is not None and self._base_tables is not None:  # the compiled right-hand side's formulas
+            powers, sines, w0 = self._base_tables
+            self._k_base(float(t), self._derivative_args[4], self._c_out, powers, sines, w0, self.base.rotating,
+                         *out)
+            return out
         for arr, val in zip(out, self.base.point(self.tree.c_out[self.roots], t)):
             arr[self.roots] = val
         if not self.base.moving:
@@ -230,6 +249,7 @@ class WittenburgFormulation(Formulation):
                     home = np.array(self.param.home)
                     self.ref[bad] = A[bad] @ self.param.to_matrix(home[None])[0].T
                     self.has_ref = True
+                    self._timed_data = None  # the compiled right-hand side's data hold the reference matrices
                     a[bad] = home
                     for k in bad:
                         msg = (f"t = {t:.6g} s: body {self.tree.names[k]!r}: {self.param.name} angles near their "
@@ -249,6 +269,25 @@ class WittenburgFormulation(Formulation):
 
     def restart(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         return self.pack(q, v, t)
+
+    def needs_restart(self, q: FloatArray, v: FloatArray, t: float) -> bool:
+        """True when an angle set has come below the switching threshold since the last (re)pack: the driver then
+        restarts (:meth:`pack` re-parametrises the body) instead of stepping on towards the singularity (its
+        continuous stepping restarts only when the correction changed the state)."""
+        if not self.param.singular:
+            return False
+        # the measure from one element of B = ref^T A(p) (asked after every step: the cheap way): Bryant
+        # |cos alpha2| with sin alpha2 = B[0, 2] (eq. (66)), Euler 3-1-3 |sin theta| with cos theta = B[2, 2] (68)
+        row = {"bryant": 0, "euler313": 2}[self.param.name]
+        if self._k_near is not None:
+            return bool(self._k_near(np.ascontiguousarray(q, dtype=float), self.ref, self.has_ref, row,
+                                     math.sqrt(1.0 - self.threshold ** 2)))
+        p = q.reshape(self.n, 7)[:, 3:]
+        w, x, y, z = p[:, 0], p[:, 1], p[:, 2], p[:, 3]
+        col = np.stack([2 * (x * z + w * y), 2 * (y * z - w * x), w * w - x * x - y * y + z * z], 1)
+        col /= np.sum(p * p, 1)[:, None]  # the third column of A(p/|p|)
+        b = np.einsum("km,km->k", self.ref[:, :, row], col) if self.has_ref else col[:, row]
+        return bool(np.max(b * b) > 1.0 - self.threshold ** 2)
 
     def singularity_measure(self, y: FloatArray) -> float:
         """Smallest distance of a body from the singular set of the angle parametrization (1 if none)."""
@@ -325,10 +364,14 @@ class WittenburgFormulation(Formulation):
     def derivative_and_power(self, t: float, y: FloatArray) -> FloatArray:
         """[y'; P] in one array: y' = [orientation rates; omega'] and the power P of the non-conservative loads
         and of the base (0 for a still base without loads). The integrator's right-hand side (the work W is
-        integrated alongside y) and :meth:`rhs_and_power` share it."""
+        integrated alongside y) and :meth:`rhs_and_power` share it. With the compiled kernels everything but
+        the loads and the base's motion (evaluated here, once) is one call
+        (``wittenburg_kernels.k_tree_derivative``)."""
         self.rhs_evaluations += 1
         a, w = self.split(y)
         A = self.matrices(a)
+        if self._k_derivative is not None:
+            return self._derivative_compiled(t, y, A, w)
         wd, F = self.omega_dot(A, w, t)
         wb = (w[:, None, :] @ A)[:, 0, :]  # omega^(i) = A^T omega
         nk = self.nk
@@ -336,6 +379,27 @@ class WittenburgFormulation(Formulation):
         out[:nk] = self.param.rates(a, wb).ravel()
         out[nk:-1] = wd.ravel()
         out[-1] = 0.0 if self.simple and not self.base.moving else self.power_at(A, w, wd, F, t)
+        return out
+
+    def _derivative_compiled(self, t: float, y: FloatArray, A: FloatArray, w: FloatArray) -> FloatArray:
+        """:meth:`derivative_and_power` through ``wittenburg_kernels.k_tree_derivative``."""
+        F, mom = self.loads(A, w, t)
+        F = np.ascontiguousarray(F, dtype=float)
+        mom = self._zeros3 if mom is None else np.ascontiguousarray(mom, dtype=float)
+        moving = self.base.moving
+        _, Pbd, Pbdd = self._base_points(t) if moving else (None, self._zeros3, self._zeros3)
+        yy = np.empty(y.shape[0] + 1)  # the kernel reads y = [parameters; omega; W]
+        yy[:-1] = y
+        yy[-1] = 0.0
+        try:
+            out = self._k_derivative(yy, np.ascontiguousarray(A), self._code, F, mom, Pbd, Pbdd, moving,
+                                     *self._derivative_args)
+        except np.linalg.LinAlgError:
+            raise SolverFailure(f"the matrix K_ij of the tree is not positive definite at t = {t:.6g} s") from None
+        if not self.simple:
+            sysm = self.system
+            q, v = sysm.state_from_orientations(A, w, t)
+            out[-1] += sysm.nonconservative_power(q, v, t)
         return out
 
     def rhs_and_power(self, t: float, y: FloatArray) -> tuple[FloatArray, float]:
@@ -348,21 +412,37 @@ class WittenburgFormulation(Formulation):
 
     def compiled_rhs(self) -> CompiledRHS | None:
         """:meth:`rhs_augmented` compiled (``Formulation.compiled_rhs``;
-        ``mechstudio.core.dynamics.wittenburg_kernels.k_rhs_quaternion_timed``) for quaternions, a still base and gravity as the only load;
-        None otherwise (the other parametrizations re-parametrise near their singularities between steps)."""
-        if self._nb is None or self.param.name != "quaternion" or not self.simple or self.base.moving:
+        ``mechstudio.core.dynamics.wittenburg_kernels.k_rhs_tree_timed``) for gravity as the only load, any
+        parametrization (the reference matrices of a re-parametrised body are part of the data, which
+        :meth:`pack` renews) and a base still or moving as ``BaseMotion.kernel_tables`` can write it; None
+        otherwise (applied loads and joint moments, a base motion without such a table)."""
+        if self._nb is None or not self.simple or (self.base.moving and self._base_tables is None):
             return None
         kernel = tree_kernels.timed_kernel()
         if kernel is None:
             return None
-        if self._timed_data is None:
-            self._timed_data = tree_kernels.pack_quaternion_data((
-                self.par, self.pi_c, self.pj, self.pc, self._Vb_c, self._eb_c, self.Kb_c, self.T_c, self.P_c,
-                self.Tt, np.asarray(self.F_gravity, float), QUAT_MATRIX_FORM, QUAT_RATES_FORM))
+
+        def data() -> tuple[FloatArray, FloatArray]:
+            if self._timed_data is None:
+                self._timed_data = self._pack_timed_data()
+            return self._timed_data
 
         def counted(n: int) -> None:
             self.rhs_evaluations += n
-        return CompiledRHS(kernel, lambda: self._timed_data, counted)
+        return CompiledRHS(kernel, data, counted)
+
+    def _pack_timed_data(self) -> tuple[FloatArray, FloatArray]:
+        """(I, F) of ``k_rhs_tree_timed`` (``wittenburg_kernels.pack_tree_data``) with the current reference
+        matrices."""
+        n = self.n
+        moving = self.base.moving
+        powers, sines, w0 = self._base_tables if moving else (np.zeros((3, 1)), np.zeros((0, 4)), np.zeros(3))
+        flags = np.array([tree_kernels.PARAM_CODES[self.param.name], int(moving), int(self.base.rotating),
+                          int(self.has_ref)])
+        return tree_kernels.pack_tree_data((
+            self.par, self.pi_c, self.pj, self.pc, flags, ~self.nonroot, self.tree.order,
+            self._Vb_c, self._eb_c, self.Kb_c, self.T_c, self.P_c, self.Tt, np.asarray(self.F_gravity, float),
+            QUAT_MATRIX_FORM, QUAT_RATES_FORM, self.ref, self.mass, self.tree.c_out, powers, sines, w0))
 
     def fast_output(self, y: FloatArray, t: float, correction: bool) -> FastOutput | None:
         """The recorded output frame in one compiled call (``mechstudio.core.dynamics.wittenburg_kernels.k_output``: the same numbers as
@@ -372,8 +452,9 @@ class WittenburgFormulation(Formulation):
         if self._k_output is None:
             return None
         a, w = self.split(y)
-        if self.param.name != "quaternion":
-            a = matrix_to_quat(self.matrices(a))
+        if self.param.name != "quaternion":  # the frame of ref A(a) in the same compiled way
+            a = self._k_to_quat(np.ascontiguousarray(y), self._code, self.n, self.ref, self.has_ref,
+                                QUAT_MATRIX_FORM)
         a, w = np.ascontiguousarray(a), np.ascontiguousarray(w)
         if self.simple:
             F, mom = self.F_gravity, self._zeros3

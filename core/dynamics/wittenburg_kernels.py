@@ -133,62 +133,316 @@ def k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, F, mom, base):  # n
     return b.reshape(n, 3)
 
 
-# --- the right-hand side for the compiled DOP853 step (core.integrate.dop853_kernels) ----------------------------
-def k_rhs_quaternion_timed(t, y, I, F):  # noqa: ANN001, ANN201
-    """(status, [p'; omega'; P]) at y = [p (n, 4); omega (n, 3); W] for quaternions, a still base and gravity
-    as the only load (``WittenburgFormulation.derivative_and_power`` on that path, P = 0): A = A(p/|p|) from the
-    quadratic form of ``mechstudio.core.numerics.orientation.quat_to_matrix`` (A = (p (x) p) Q / |p|^2), omega' from
-    :func:`k_omega_dot` (eqs. (59)-(63)), p' = 1/2 G(p)^T omega_b with omega_b = A^T omega
-    (``quat_rates``, eq. (65)'s quaternion form). I, F from :func:`pack_quaternion_data`."""
-    par, pi, pj, pc = iseg(I, 0), iseg(I, 1), iseg(I, 2), iseg(I, 3)
-    n = par.shape[0]
-    Vb = fseg(I, F, 4).reshape((n, 3, 2))
-    eb = fseg(I, F, 5).reshape((n, 3))
-    Kb = fseg(I, F, 6).reshape((n, 3, 3))
-    T = fseg(I, F, 7).reshape((n, n))
-    P = fseg(I, F, 8).reshape((n, n))
-    Tt = fseg(I, F, 9).reshape((n, n))
-    Fg = fseg(I, F, 10).reshape((n, 3))
-    QA = fseg(I, F, 11).reshape((16, 9))
-    QR = fseg(I, F, 12).reshape((12, 4))
+# --- the general right-hand side: any parametrization, a moving base (compiled DOP853 step and Python path) -------
+#: the parametrizations' codes in the compiled right-hand side (``mechstudio.core.numerics.orientation``)
+PARAM_CODES = {"quaternion": 0, "bryant": 1, "euler313": 2, "matrix": 3}
+
+
+def k_param_matrices(y, code, n, ref, has_ref, QA):  # noqa: ANN001, ANN201
+    """A_k = ref_k A(a_k) (n, 3, 3) of the orientation parameters y[:n size] (``WittenburgFormulation.matrices``):
+    quaternion A(p/|p|) by its quadratic form, Bryant eq. (66), Euler 3-1-3 eq. (68), matrix elements
+    orthonormalised by two Newton steps R (3E - R^T R)/2 (``orientation.orthonormalize``)."""
     A = np.empty((n, 3, 3))
+    B = np.empty((3, 3))
+    M = np.empty((3, 3))
+    R = np.empty((3, 3))
     pp = np.empty(16)
     for i in range(n):
-        for a in range(4):
-            for b in range(4):
-                pp[4 * a + b] = y[4 * i + a] * y[4 * i + b]
-        norm2 = pp[0] + pp[5] + pp[10] + pp[15]
-        for k in range(9):
-            acc = 0.0
-            for ab in range(16):
-                acc += pp[ab] * QA[ab, k]
-            A[i, k // 3, k % 3] = acc / norm2
-    w = y[4 * n:7 * n].copy().reshape((n, 3))
-    zeros = np.zeros((n, 3))
-    wd = k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, Fg, zeros, zeros)
-    out = np.empty(7 * n + 1)
+        if code == 0:
+            for a in range(4):
+                for b in range(4):
+                    pp[4 * a + b] = y[4 * i + a] * y[4 * i + b]
+            norm2 = pp[0] + pp[5] + pp[10] + pp[15]
+            for k in range(9):
+                acc = 0.0
+                for ab in range(16):
+                    acc += pp[ab] * QA[ab, k]
+                B[k // 3, k % 3] = acc / norm2
+        elif code == 1:  # Bryant angles, eq. (66)
+            s1, s2, s3 = math.sin(y[3 * i]), math.sin(y[3 * i + 1]), math.sin(y[3 * i + 2])
+            c1, c2, c3 = math.cos(y[3 * i]), math.cos(y[3 * i + 1]), math.cos(y[3 * i + 2])
+            B[0, 0], B[0, 1], B[0, 2] = c2 * c3, -c2 * s3, s2
+            B[1, 0], B[1, 1], B[1, 2] = c1 * s3 + s1 * s2 * c3, c1 * c3 - s1 * s2 * s3, -s1 * c2
+            B[2, 0], B[2, 1], B[2, 2] = s1 * s3 - c1 * s2 * c3, s1 * c3 + c1 * s2 * s3, c1 * c2
+        elif code == 2:  # Euler 3-1-3, eq. (68)
+            sp, st, sf = math.sin(y[3 * i]), math.sin(y[3 * i + 1]), math.sin(y[3 * i + 2])
+            cp, ct, cf = math.cos(y[3 * i]), math.cos(y[3 * i + 1]), math.cos(y[3 * i + 2])
+            B[0, 0], B[0, 1], B[0, 2] = cp * cf - sp * ct * sf, -cp * sf - sp * ct * cf, sp * st
+            B[1, 0], B[1, 1], B[1, 2] = sp * cf + cp * ct * sf, -sp * sf + cp * ct * cf, -cp * st
+            B[2, 0], B[2, 1], B[2, 2] = st * sf, st * cf, ct
+        else:  # matrix elements, two Newton steps towards the polar factor
+            for r in range(3):
+                for c in range(3):
+                    B[r, c] = y[9 * i + 3 * r + c]
+            for _ in range(2):
+                for r in range(3):
+                    for c in range(3):
+                        M[r, c] = (3.0 if r == c else 0.0) - (B[0, r] * B[0, c] + B[1, r] * B[1, c]
+                                                              + B[2, r] * B[2, c])
+                for r in range(3):
+                    for c in range(3):
+                        R[r, c] = 0.5 * B[r, 0] * M[0, c] + 0.5 * B[r, 1] * M[1, c] + 0.5 * B[r, 2] * M[2, c]
+                for r in range(3):
+                    for c in range(3):
+                        B[r, c] = R[r, c]
+        for r in range(3):
+            for c in range(3):
+                if has_ref:
+                    A[i, r, c] = ref[i, r, 0] * B[0, c] + ref[i, r, 1] * B[1, c] + ref[i, r, 2] * B[2, c]
+                else:
+                    A[i, r, c] = B[r, c]
+    return A
+
+
+def k_matrix_to_quat(A):  # noqa: ANN001, ANN201
+    """Unit quaternions (n, 4), p0 >= 0, of rotation matrices (n, 3, 3): Shepperd's method as
+    ``orientation.matrix_to_quat`` (the largest of the candidates 4 p_k^2, the first on ties)."""
+    n = A.shape[0]
+    out = np.empty((n, 4))
+    cand = np.empty(4)
+    for i in range(n):
+        tr = A[i, 0, 0] + A[i, 1, 1] + A[i, 2, 2]
+        cand[0], cand[1] = 1 + tr, 1 + 2 * A[i, 0, 0] - tr
+        cand[2], cand[3] = 1 + 2 * A[i, 1, 1] - tr, 1 + 2 * A[i, 2, 2] - tr
+        k = 0
+        for j in range(1, 4):
+            if cand[j] > cand[k]:
+                k = j
+        s = math.sqrt(max(cand[k], 1e-300))
+        r32, r23, r13, r31, r21, r12 = A[i, 2, 1], A[i, 1, 2], A[i, 0, 2], A[i, 2, 0], A[i, 1, 0], A[i, 0, 1]
+        if k == 0:
+            q0, q1, q2, q3 = s / 2, (r32 - r23) / (2 * s), (r13 - r31) / (2 * s), (r21 - r12) / (2 * s)
+        elif k == 1:
+            q0, q1, q2, q3 = (r32 - r23) / (2 * s), s / 2, (r12 + r21) / (2 * s), (r13 + r31) / (2 * s)
+        elif k == 2:
+            q0, q1, q2, q3 = (r13 - r31) / (2 * s), (r12 + r21) / (2 * s), s / 2, (r23 + r32) / (2 * s)
+        else:
+            q0, q1, q2, q3 = (r21 - r12) / (2 * s), (r13 + r31) / (2 * s), (r23 + r32) / (2 * s), s / 2
+        if q0 < 0:
+            q0, q1, q2, q3 = -q0, -q1, -q2, -q3
+        nrm = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = q0 / nrm, q1 / nrm, q2 / nrm, q3 / nrm
+    return out
+
+
+def k_params_to_quat(y, code, n, ref, has_ref, QA):  # noqa: ANN001, ANN201
+    """Unit quaternions (n, 4) of the bodies' orientations ref_k A(a_k) (the fused output frame of the angle
+    sets and matrix elements)."""
+    return k_matrix_to_quat(k_param_matrices(y, code, n, ref, has_ref, QA))
+
+
+def k_angle_set_near_singular(q, ref, has_ref, row, limit):  # noqa: ANN001, ANN201
+    """True when some body's |B[row, 2]| > limit, B = ref^T A(p) with p the Euler parameters of the maximal
+    coordinates q (7 per body): Bryant sin alpha2 = B[0, 2] (eq. (66)), Euler 3-1-3 cos theta = B[2, 2] (eq. (68))."""
+    n = q.shape[0] // 7
+    for i in range(n):
+        w, x, y, z = q[7 * i + 3], q[7 * i + 4], q[7 * i + 5], q[7 * i + 6]
+        nn = w * w + x * x + y * y + z * z
+        c0, c1, c2 = 2 * (x * z + w * y) / nn, 2 * (y * z - w * x) / nn, (w * w - x * x - y * y + z * z) / nn
+        if has_ref:
+            b = ref[i, 0, row] * c0 + ref[i, 1, row] * c1 + ref[i, 2, row] * c2
+        else:
+            b = c0 if row == 0 else c2
+        if abs(b) > limit:
+            return True
+    return False
+
+
+def k_param_rates(y, code, n, A, w, QR, out):  # noqa: ANN001, ANN201
+    """out[:n size] = the parameters' rates at body-frame angular velocities omega_b = A^T omega (the
+    parametrizations' ``rates``: quaternion 1/2 G(p)^T omega_b, Bryant eq. (65), Euler 3-1-3 eq. (67), matrix
+    elements a omega_b~)."""
     pw = np.empty(12)
     for i in range(n):
-        for j in range(3):
-            wb = w[i, 0] * A[i, 0, j] + w[i, 1] * A[i, 1, j] + w[i, 2] * A[i, 2, j]
+        wx = w[i, 0] * A[i, 0, 0] + w[i, 1] * A[i, 1, 0] + w[i, 2] * A[i, 2, 0]
+        wy = w[i, 0] * A[i, 0, 1] + w[i, 1] * A[i, 1, 1] + w[i, 2] * A[i, 2, 1]
+        wz = w[i, 0] * A[i, 0, 2] + w[i, 1] * A[i, 1, 2] + w[i, 2] * A[i, 2, 2]
+        if code == 0:
             for a in range(4):
-                pw[3 * a + j] = y[4 * i + a] * wb
-        for c in range(4):
-            acc = 0.0
-            for aj in range(12):
-                acc += pw[aj] * QR[aj, c]
-            out[4 * i + c] = acc
+                pw[3 * a] = y[4 * i + a] * wx
+                pw[3 * a + 1] = y[4 * i + a] * wy
+                pw[3 * a + 2] = y[4 * i + a] * wz
+            for c in range(4):
+                acc = 0.0
+                for aj in range(12):
+                    acc += pw[aj] * QR[aj, c]
+                out[4 * i + c] = acc
+        elif code == 1:  # eq. (65)
+            c2, t2 = math.cos(y[3 * i + 1]), math.tan(y[3 * i + 1])
+            s3, c3 = math.sin(y[3 * i + 2]), math.cos(y[3 * i + 2])
+            u = c3 * wx - s3 * wy
+            out[3 * i], out[3 * i + 1], out[3 * i + 2] = u / c2, s3 * wx + c3 * wy, -u * t2 + wz
+        elif code == 2:  # eq. (67)
+            st, sf, cf = math.sin(y[3 * i + 1]), math.sin(y[3 * i + 2]), math.cos(y[3 * i + 2])
+            u = (sf * wx + cf * wy) / st
+            out[3 * i], out[3 * i + 1], out[3 * i + 2] = u, cf * wx - sf * wy, -u * math.cos(y[3 * i + 1]) + wz
+        else:  # a omega_b~, omega_b~ = [[0, -wz, wy], [wz, 0, -wx], [-wy, wx, 0]]
+            for r in range(3):
+                a0, a1, a2 = y[9 * i + 3 * r], y[9 * i + 3 * r + 1], y[9 * i + 3 * r + 2]
+                out[9 * i + 3 * r] = a1 * wz - a2 * wy
+                out[9 * i + 3 * r + 1] = -a0 * wz + a2 * wx
+                out[9 * i + 3 * r + 2] = a0 * wy - a1 * wx
+
+
+def k_base_points(t, root, cb, powers, sines, w0, rotating, Pb, Pbd, Pbdd):  # noqa: ANN001, ANN201
+    """Rows of the root-level bodies of Pb, Pbd, Pbdd (n, 3) = position, velocity, acceleration of their base
+    points cb (base frame) at t (``BaseMotion.point`` from ``BaseMotion.kernel_tables``): r0 = sum_k c_k t^k +
+    sum a sin(f t + phi), A0 = exp(omega0~ t) (Rodrigues, constant omega0), s = A0 c: r0 + s,
+    r0' + omega0 x s, r0'' + omega0 x (omega0 x s)."""
+    r = np.zeros(3)
+    rd = np.zeros(3)
+    rdd = np.zeros(3)
+    for i in range(3):
+        for k in range(powers.shape[1] - 1, -1, -1):  # Horner
+            r[i] = r[i] * t + powers[i, k]
+            if k >= 1:
+                rd[i] = rd[i] * t + k * powers[i, k]
+            if k >= 2:
+                rdd[i] = rdd[i] * t + k * (k - 1) * powers[i, k]
+    for h in range(sines.shape[0]):
+        i = int(sines[h, 0])
+        a, f, ph = sines[h, 1], sines[h, 2], sines[h, 3]
+        s, c = math.sin(f * t + ph), math.cos(f * t + ph)
+        r[i] += a * s
+        rd[i] += a * f * c
+        rdd[i] -= a * f * f * s
+    A0 = np.eye(3)
+    if rotating:
+        p0, p1, p2 = w0[0] * t, w0[1] * t, w0[2] * t
+        ang = math.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
+        K = np.zeros((3, 3))
+        K[0, 1], K[0, 2], K[1, 0], K[1, 2], K[2, 0], K[2, 1] = -p2, p1, p2, -p0, -p1, p0
+        if ang < 1e-8:
+            fa, fb = 1.0, 0.5
+        else:
+            fa, fb = math.sin(ang) / ang, (1 - math.cos(ang)) / ang ** 2
+        for a in range(3):
+            for b in range(3):
+                kk = K[a, 0] * K[0, b] + K[a, 1] * K[1, b] + K[a, 2] * K[2, b]
+                A0[a, b] += fa * K[a, b] + fb * kk
+    for k in range(root.shape[0]):
+        if not root[k]:
+            continue
+        s0 = A0[0, 0] * cb[k, 0] + A0[0, 1] * cb[k, 1] + A0[0, 2] * cb[k, 2]
+        s1 = A0[1, 0] * cb[k, 0] + A0[1, 1] * cb[k, 1] + A0[1, 2] * cb[k, 2]
+        s2 = A0[2, 0] * cb[k, 0] + A0[2, 1] * cb[k, 1] + A0[2, 2] * cb[k, 2]
+        g0, g1, g2 = _cross(w0[0], w0[1], w0[2], s0, s1, s2)
+        b0, b1, b2 = _cross(w0[0], w0[1], w0[2], g0, g1, g2)
+        Pb[k, 0], Pb[k, 1], Pb[k, 2] = r[0] + s0, r[1] + s1, r[2] + s2
+        Pbd[k, 0], Pbd[k, 1], Pbd[k, 2] = rd[0] + g0, rd[1] + g1, rd[2] + g2
+        Pbdd[k, 0], Pbdd[k, 1], Pbdd[k, 2] = rdd[0] + b0, rdd[1] + b1, rdd[2] + b2
+
+
+def k_tree_derivative(y, A, code, Fl, mom, Pbd, Pbdd, moving, par, pi, pj, pc, root, order, Vb, eb, Kb, T,  # noqa: ANN001
+                      P, Tt, mass, QR):  # noqa: ANN201
+    """[parameter rates; omega'; P_base] at y = [parameters; omega (n, 3); ...] with the orientations A
+    (:func:`k_param_matrices`), applied forces Fl and moments mom (n, 3) and the base points' velocities and
+    accelerations Pbd, Pbdd (rows of the root-level bodies): ``WittenburgFormulation.derivative_and_power``
+    without the loads' own power. omega' from :func:`k_omega_dot` with r0'' of the base point each subtree hangs
+    from; when the base moves, its power on the system sum_roots X_k . Pbd_k with the joint forces
+    X = T (m r'' - F) (eq. (12); r'' from eq. (20) differentiated twice, by the tree recursion as in
+    :func:`k_output`)."""
+    n = par.shape[0]
+    nk = y.shape[0] - 3 * n - 1
+    w = np.empty((n, 3))
+    for i in range(n):
         for r in range(3):
-            out[4 * n + 3 * i + r] = wd[i, r]
-    out[7 * n] = 0.0
-    return 0, out
+            w[i, r] = y[nk + 3 * i + r]
+    bacc = np.zeros((n, 3))
+    if moving:
+        for kk in range(n):
+            k = order[kk]
+            for i in range(3):
+                bacc[k, i] = Pbdd[k, i] if root[k] else bacc[par[k], i]
+    wd = k_omega_dot(A, w, Vb, eb, Kb, par, pi, pj, pc, T, P, Tt, Fl, mom, bacc)
+    out = np.empty(nk + 3 * n + 1)
+    k_param_rates(y, code, n, A, w, QR, out)
+    for i in range(n):
+        for r in range(3):
+            out[nk + 3 * i + r] = wd[i, r]
+    power = 0.0
+    if moving:
+        ja = np.empty((n, 3))
+        X = np.empty((n, 3))
+        for kk in range(n):
+            k = order[kk]
+            j = par[k]
+            if root[k]:
+                for i in range(3):
+                    ja[k, i] = Pbdd[k, i]
+            else:
+                e0 = A[j, 0, 0] * eb[k, 0] + A[j, 0, 1] * eb[k, 1] + A[j, 0, 2] * eb[k, 2]
+                e1 = A[j, 1, 0] * eb[k, 0] + A[j, 1, 1] * eb[k, 1] + A[j, 1, 2] * eb[k, 2]
+                e2 = A[j, 2, 0] * eb[k, 0] + A[j, 2, 1] * eb[k, 1] + A[j, 2, 2] * eb[k, 2]
+                a0, a1, a2 = _cross(wd[j, 0], wd[j, 1], wd[j, 2], e0, e1, e2)
+                g0, g1, g2 = _cross(w[j, 0], w[j, 1], w[j, 2], e0, e1, e2)
+                b0, b1, b2 = _cross(w[j, 0], w[j, 1], w[j, 2], g0, g1, g2)
+                ja[k, 0] = ja[j, 0] - (a0 + b0)
+                ja[k, 1] = ja[j, 1] - (a1 + b1)
+                ja[k, 2] = ja[j, 2] - (a2 + b2)
+            c0 = A[k, 0, 0] * Vb[k, 0, 0] + A[k, 0, 1] * Vb[k, 1, 0] + A[k, 0, 2] * Vb[k, 2, 0]
+            c1 = A[k, 1, 0] * Vb[k, 0, 0] + A[k, 1, 1] * Vb[k, 1, 0] + A[k, 1, 2] * Vb[k, 2, 0]
+            c2 = A[k, 2, 0] * Vb[k, 0, 0] + A[k, 2, 1] * Vb[k, 1, 0] + A[k, 2, 2] * Vb[k, 2, 0]
+            v0, v1, v2 = _cross(w[k, 0], w[k, 1], w[k, 2], c0, c1, c2)
+            a0, a1, a2 = _cross(wd[k, 0], wd[k, 1], wd[k, 2], c0, c1, c2)
+            b0, b1, b2 = _cross(w[k, 0], w[k, 1], w[k, 2], v0, v1, v2)
+            X[k, 0] = mass[k] * (ja[k, 0] - (a0 + b0)) - Fl[k, 0]
+            X[k, 1] = mass[k] * (ja[k, 1] - (a1 + b1)) - Fl[k, 1]
+            X[k, 2] = mass[k] * (ja[k, 2] - (a2 + b2)) - Fl[k, 2]
+        for kk in range(n - 1, -1, -1):  # children after parents: add each subtree sum to its parent's
+            k = order[kk]
+            if not root[k]:
+                for i in range(3):
+                    X[par[k], i] += X[k, i]
+        for k in range(n):
+            if root[k]:
+                power += X[k, 0] * Pbd[k, 0] + X[k, 1] * Pbd[k, 1] + X[k, 2] * Pbd[k, 2]
+    out[nk + 3 * n] = power
+    return out
 
 
-def pack_quaternion_data(arrays: tuple) -> tuple[np.ndarray, np.ndarray]:
-    """(I, F) of :func:`k_rhs_quaternion_timed`: the segments (par, pairs i, j, c) as int64 and (Vb, eb, Kb, T,
-    P, T^T, m g, Q_A, Q_R) as float64, in this order, packed as ``mechstudio.core.dynamics.packed_planar.pack`` packs
-    the planar data (read back with its ``iseg``/``fseg``)."""
-    return packed_planar.pack(tuple(np.ascontiguousarray(a) for a in arrays))
+def k_rhs_tree_timed(t, y, I, F):  # noqa: ANN001, ANN201
+    """(status, [parameter rates; omega'; P]) at y = [parameters; omega; W] for gravity as the only load, any
+    parametrization and a base still or moving by :meth:`BaseMotion.kernel_tables`
+    (``WittenburgFormulation.derivative_and_power`` on that path): :func:`k_param_matrices`,
+    :func:`k_base_points`, :func:`k_tree_derivative`. I, F from :func:`pack_tree_data`."""
+    par, pi, pj, pc, flags, root, order = (iseg(I, 0), iseg(I, 1), iseg(I, 2), iseg(I, 3), iseg(I, 4),
+                                           iseg(I, 5), iseg(I, 6))
+    n = par.shape[0]
+    code, moving, rotating, has_ref = flags[0], flags[1] != 0, flags[2] != 0, flags[3] != 0
+    Vb = fseg(I, F, 7).reshape((n, 3, 2))
+    eb = fseg(I, F, 8).reshape((n, 3))
+    Kb = fseg(I, F, 9).reshape((n, 3, 3))
+    T = fseg(I, F, 10).reshape((n, n))
+    P = fseg(I, F, 11).reshape((n, n))
+    Tt = fseg(I, F, 12).reshape((n, n))
+    Fg = fseg(I, F, 13).reshape((n, 3))
+    QA = fseg(I, F, 14).reshape((16, 9))
+    QR = fseg(I, F, 15).reshape((12, 4))
+    ref = fseg(I, F, 16).reshape((n, 3, 3))
+    mass = fseg(I, F, 17)
+    cb = fseg(I, F, 18).reshape((n, 3))
+    powers = fseg(I, F, 19).reshape((3, -1))
+    sines = fseg(I, F, 20).reshape((-1, 4))
+    w0 = fseg(I, F, 21)
+    A = k_param_matrices(y, code, n, ref, has_ref, QA)
+    Pb = np.zeros((n, 3))
+    Pbd = np.zeros((n, 3))
+    Pbdd = np.zeros((n, 3))
+    if moving:
+        k_base_points(t, root, cb, powers, sines, w0, rotating, Pb, Pbd, Pbdd)
+    zeros = np.zeros((n, 3))
+    return 0, k_tree_derivative(y, A, code, Fg, zeros, Pbd, Pbdd, moving, par, pi, pj, pc, root, order, Vb, eb,
+                                Kb, T, P, Tt, mass, QR)
+
+
+def pack_tree_data(arrays: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(I, F) of :func:`k_rhs_tree_timed`: (par, pairs i, j, c, flags (parametrization code, base moving, base
+    rotating, reference matrices in use), root, order) as int64 and (Vb, eb, Kb, T, P, T^T, m g, Q_A, Q_R,
+    ref, mass, base points c_out (base frame), powers, sines, omega0) as float64, in this order."""
+    ints, floats = arrays[:7], arrays[7:]
+    return packed_planar.pack(tuple(np.ascontiguousarray(a, dtype=np.int64) for a in ints)
+                              + tuple(np.ascontiguousarray(a, dtype=float) for a in floats))
 
 
 # --- small vector helpers of the output kernel (scalar arithmetic, inlined by the compiler) ---------------------
@@ -461,7 +715,9 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     omega_dot = compile_kernel(k_omega_dot, (f8_3, f8_2, f8_3, f8_2, f8_3, i8_1, i8_1, i8_1, i8_1, f8_2, f8_2,
                                              f8_2, f8_2, f8_2, f8_2))
     g["k_omega_dot"] = omega_dot
-    for name in ("_cross", "_quad", "_dquad_rate", "_dquad_transpose", "_half_Et"):
+    for name in ("_cross", "_quad", "_dquad_rate", "_dquad_transpose", "_half_Et", "k_param_matrices",
+                 "k_param_rates", "k_base_points", "k_matrix_to_quat", "k_params_to_quat",
+                 "k_angle_set_near_singular", "k_tree_derivative"):
         g[name] = compile_helper(g[name])
     g["pack_frame"] = compile_helper(packed_output.pack_frame)
     g["k_output"] = compile_helper(k_output)
@@ -470,10 +726,22 @@ def kernels() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
 
 @kernel_set
 def timed_kernel() -> Callable[..., Any] | None:
-    """:func:`k_rhs_quaternion_timed` compiled (called by the compiled DOP853 step), or None without numba."""
+    """:func:`k_rhs_tree_timed` compiled (called by the compiled DOP853 step), or None without numba."""
     if kernels() is None:
         return None
     g = globals()
     rebuilders = packed_planar.compiled()
     g["iseg"], g["fseg"] = rebuilders["iseg"], rebuilders["fseg"]
-    return compile_helper(k_rhs_quaternion_timed)
+    return compile_helper(k_rhs_tree_timed)
+
+
+@kernel_set
+def derivative_kernels() -> tuple[Callable[..., Any], ...] | None:
+    """(:func:`k_tree_derivative`, :func:`k_params_to_quat`, :func:`k_angle_set_near_singular`,
+    :func:`k_base_points`) compiled (the Python right-hand side's fused call, the output frame's quaternions of
+    the angle sets, the driver's singularity check, the base points of the output frame), or None without
+    numba."""
+    if kernels() is None:
+        return None
+    g = globals()
+    return g["k_tree_derivative"], g["k_params_to_quat"], g["k_angle_set_near_singular"], g["k_base_points"]

@@ -9,6 +9,13 @@ From the model file's ``ground.motion``:
 
 A point c of body 0 (base-frame components, e.g. a ground joint point) is at r0 + A0 c, with velocity
 r0' + omega0 x (A0 c) and acceleration r0'' + omega0' x A0 c + omega0 x (omega0 x A0 c).
+
+For the compiled right-hand side (``mechstudio.core.dynamics.wittenburg_kernels``) :meth:`BaseMotion.kernel_tables`
+writes r0(t) as sums of powers and sines, r0_i(t) = sum_k c_ik t^k + sum_h a_h sin(f_h t + phi_h), with a constant
+omega0 (A0(t) in closed form): every r0 given by numbers, ``constant_speed``, ``polynomial``, ``harmonic`` functions,
+``velocity`` and ``acceleration``, and expressions that are such sums (cos x = sin(x + pi/2)). Anything else (a
+product of t and a sine, a time-varying omega0) has no table: the base is then evaluated here, once per
+right-hand side.
 """
 from __future__ import annotations
 
@@ -17,8 +24,44 @@ from typing import Any
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from mechstudio.core.model.timefunc import time_function
+from mechstudio.core.model.timefunc import TimeFunction, time_function
 from mechstudio.core.types import FloatArray
+
+#: a power series of r0(t) in a kernel table has at most this many terms (t^0 .. t^(MAX_POWERS - 1))
+MAX_POWERS = 16
+
+
+def sine_sum(f: TimeFunction) -> tuple[dict[int, float], list[tuple[float, float, float]]] | None:
+    """f(t) as ({k: c_k}, [(a, freq, phase)]) with f = sum_k c_k t^k + sum a sin(freq t + phase), or None when
+    f is not such a sum (module docstring). Exact rewriting of the expression tree: no fitting."""
+    import sympy as sp  # time functions are sympy expressions already (timefunc imports it on first use)
+
+    from mechstudio.core.model.timefunc import T as TIME  # the symbol needs sympy: see the line above
+    if any(not (p.exp.is_number and abs(p.exp) < MAX_POWERS) for p in f.expr.atoms(sp.Pow)):
+        return None  # a high or symbolic power: no expansion (its series would exceed the table anyway)
+    powers: dict[int, float] = {}
+    sines: list[tuple[float, float, float]] = []
+    for term in sp.Add.make_args(sp.expand(f.expr, trig=False)):
+        coeff, rest = term.as_coeff_Mul()
+        if not coeff.is_number:
+            return None
+        c = float(coeff)
+        if rest == 1:
+            powers[0] = powers.get(0, 0.0) + c
+            continue
+        base, exp = rest.as_base_exp()
+        if base == TIME and exp.is_Integer and 0 < int(exp) < MAX_POWERS:
+            powers[int(exp)] = powers.get(int(exp), 0.0) + c
+            continue
+        if isinstance(rest, (sp.sin, sp.cos)) and rest.args[0].is_polynomial(TIME):
+            poly = sp.Poly(rest.args[0], TIME)
+            if poly.degree() != 1 or not all(x.is_number for x in poly.all_coeffs()):
+                return None
+            freq, phase = (float(x) for x in poly.all_coeffs())
+            sines.append((c, freq, phase + (np.pi / 2 if isinstance(rest, sp.cos) else 0.0)))
+            continue
+        return None
+    return powers, sines
 
 
 def _rodrigues(w: FloatArray, t: float) -> FloatArray:
@@ -48,6 +91,7 @@ class BaseMotion:
         self._grid: list[tuple[float, float, Any]] = []  # (t_start, t_end, dense output)
         self._t_cov = 0.0
         self._A_cov = np.eye(3)
+        self._tables: tuple | None = None  # (kernel_tables(),) once built
 
     def r(self, t: float) -> FloatArray:
         if not self.translating:
@@ -101,6 +145,31 @@ class BaseMotion:
             if t0 <= t <= t1:
                 return s(t).reshape(3, 3)
         return np.eye(3)  # pragma: no cover
+
+    def kernel_tables(self) -> tuple[FloatArray, FloatArray, FloatArray] | None:
+        """(powers (3, MAX_POWERS): c_ik, sines (h, 4): rows (component i, a, freq, phase), omega0 (3,)) of
+        r0(t) = position(t) + velocity t + acceleration t^2 / 2 and a constant omega0 (module docstring), or
+        None when the motion has no such table. Built once (sympy), then shared."""
+        if self._tables is None:
+            self._tables = (self._build_tables(),)
+        return self._tables[0]
+
+    def _build_tables(self) -> tuple[FloatArray, FloatArray, FloatArray] | None:
+        if not self.omega_constant:
+            return None
+        powers = np.zeros((3, MAX_POWERS))
+        sines = []
+        for i, f in enumerate(self.pos):
+            got = sine_sum(f)
+            if got is None:
+                return None
+            for k, c in got[0].items():
+                powers[i, k] += c
+            sines += [(float(i), a, fr, ph) for a, fr, ph in got[1]]
+        if self.translating:
+            powers[:, 1] += self.vel
+            powers[:, 2] += 0.5 * self.acc
+        return powers, np.array(sines, float).reshape(-1, 4), np.array(self._w0, float)
 
     def point(self, c: FloatArray, t: float) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Position, velocity and acceleration of base-frame points c (k, 3)."""
