@@ -33,6 +33,9 @@ from mechstudio.gui.simulation.event_ticks import event_color
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22"]
 LOG_FLOOR = 1e-18  # violations are plotted on a log axis: exact zeros are shown at this floor
+#: a y range is at least this fraction of the values' magnitude: a curve constant but for rounding (1e-16
+#: relative) is drawn flat in a range whose tick labels read, not as noise filling the plot
+MIN_RELATIVE_SPAN = 1e-6
 HEADROOM = 0.15  # the y range grows by this fraction of its span beyond the data (and never shrinks in a run)
 TIME_GROWTH = 2.0  # during a run the time axis ends at this multiple of the newest data time when it grows
 FIRST_TIME_SPAN = 1.0  # [s] the time axis of a run starts as [0, min(end time, this)]
@@ -315,6 +318,9 @@ class LivePlot(QWidget):
             return None
         if r is not None:
             lo, hi = min(lo, r[0]), max(hi, r[1])
+        if hi - lo < MIN_RELATIVE_SPAN * max(abs(lo), abs(hi)):  # constant but for rounding: centred, readable
+            mid, half = (lo + hi) / 2, 0.5 * MIN_RELATIVE_SPAN * max(abs(lo), abs(hi))
+            lo, hi = mid - half, mid + half
         span = hi - lo if hi > lo else max(abs(hi), 1.0) * 0.2
         return (lo - HEADROOM * span, hi + HEADROOM * span)
 

@@ -211,3 +211,18 @@ def test_y_range_growth_lays_out_the_axis_at_once(qtbot: Any, panel: Any, traj: 
     built_in_paint = p.plot_widget.grab().toImage()
     assert axis.picture is not None
     assert prebuilt == built_in_paint
+
+
+def test_a_curve_constant_but_for_rounding_gets_a_readable_range(panel: Any) -> None:
+    """A coordinate that stays -0.5 but for rounding (1e-16) is drawn in a range of at least MIN_RELATIVE_SPAN of
+    its magnitude, centred on it: tick labels like -0.5 and -0.5000001, not -0.49999999999999998. A curve that
+    really moves keeps its own range (the headroom over its span)."""
+    from mechstudio.gui.plots.panel import HEADROOM, MIN_RELATIVE_SPAN
+    p = panel.energy
+    p.refit_y()
+    y = -0.5 + np.array([0.0, 5.5e-17, -5.5e-17, 1.1e-16])
+    lo, hi = p._grown_y_range([y])
+    assert hi - lo >= MIN_RELATIVE_SPAN * 0.5 and abs((lo + hi) / 2 + 0.5) < 1e-15
+    p.refit_y()
+    moving = np.array([0.0, 2.0])
+    assert p._grown_y_range([moving]) == pytest.approx((-2.0 * HEADROOM, 2.0 + 2.0 * HEADROOM), rel=1e-12)
