@@ -26,7 +26,8 @@ import numpy as np
 
 from mechstudio.core.model.document import GROUND
 
-DISTANCE_KEEPING = ("revolute", "spherical", "weld")
+#: joints that hold a point of each body together (the joint points coincide): a tree of them bounds the reach
+DISTANCE_KEEPING = ("revolute", "spherical", "weld", "hinge", "universal", "fixed_joint")
 HEADROOM = 0.15  # a growth adds this fraction of the new span on each side
 
 

@@ -123,9 +123,17 @@ def test_planar_chain_run_stays_in_view(qtbot: Any, require_gl: None) -> None:
     assert (v.opts["distance"], v.opts["center"]) == camera and v.refits == 0
 
 
-def test_spherical_chain_in_view_in_every_configuration(qtbot: Any, require_gl: None) -> None:
+def hinge_pendulum_model() -> Any:
+    from mechstudio.core.model import model_from_data
+    from tests.spatial_joint_models import hinge_pendulum
+    return model_from_data(hinge_pendulum(0.7))
+
+
+@pytest.mark.parametrize("source", ["spherical_chain_3", "hinge pendulum"])
+def test_spatial_tree_in_view_in_every_configuration(qtbot: Any, require_gl: None, source: str) -> None:
+    """Any rotation of each body about its joint point (more than a hinge allows) stays in the view."""
     from mechstudio.core.model import load_model
-    model = load_model(str(SAMPLES / "spherical_chain_3.json"))
+    model = hinge_pendulum_model() if source == "hinge pendulum" else load_model(str(SAMPLES / f"{source}.json"))
     v = make_view(qtbot, model)
     assert v.fit is not None and v.fit.tight
     rng = np.random.default_rng(2)
