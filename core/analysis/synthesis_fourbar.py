@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -588,20 +588,32 @@ def check_traversal(system: LoopSystem, x: FloatArray, min_link_ratio: float = M
         return None, "the targets lie on both assembly branches"
     branch = signs.pop() if signs else 1
     geometry = FourBarGeometry.from_vector(g, branch)
-    steps = np.diff(th)
+    turn = crank_turn(th, system.delta is not None, geometry.sweep_reachable, direction)
+    if turn is None:
+        return None, "the crank cannot reach the targets in order without leaving its branch"
+    return Traversal(geometry, *turn), ""
+
+
+def crank_turn(theta: FloatArray, timed: bool, reachable: Callable[[float, float], bool],
+               direction: int | None = None) -> tuple[FloatArray, int] | None:
+    """(crank angles unwrapped along the motion, direction) when the crank, turned one way (``direction``, else
+    either) by less than a turn, reaches the angles theta (N,) in order and ``reachable(from, to)`` holds over every
+    step (the linkage keeps its branches); with ``timed`` the angles are taken as given (their steps must have the
+    direction's sign); None otherwise."""
+    steps = np.diff(theta)
     for sense in ((direction,) if direction else (1, -1)):
-        if system.delta is not None:
-            unwrapped = th  # the timing fixes the crank's path
+        if timed:
+            unwrapped = theta  # the timing fixes the crank's path
             if np.any(sense * steps <= 0):
                 continue
         else:
             gaps = np.mod(sense * steps, TWO_PI)
             if np.any(gaps <= 0) or gaps.sum() >= TWO_PI:
                 continue
-            unwrapped = th[0] + sense * np.concatenate([[0.0], np.cumsum(gaps)])
-        if all(geometry.sweep_reachable(unwrapped[j], unwrapped[j + 1]) for j in range(len(th) - 1)):
-            return Traversal(geometry, unwrapped, sense), ""
-    return None, "the crank cannot reach the targets in order without leaving its branch"
+            unwrapped = theta[0] + sense * np.concatenate([[0.0], np.cumsum(gaps)])
+        if all(reachable(unwrapped[j], unwrapped[j + 1]) for j in range(len(theta) - 1)):
+            return unwrapped, sense
+    return None
 
 
 # --- timed dyad fits (F4) ------------------------------------------------------------------------------------------
@@ -820,6 +832,6 @@ def state_from_joints(system: LoopSystem, O2: FloatArray, A: FloatArray, B: Floa
 
 
 __all__ = ["FourBarGeometry", "LoopSystem", "MIN_LINK_RATIO", "PARAMS", "Traversal", "check_traversal",
-           "circle_fit", "circle_intersection", "circle_points", "continue_to_targets", "coupler_points",
+           "circle_fit", "circle_intersection", "circle_points", "continue_to_targets", "coupler_points", "crank_turn",
            "crank_dyads", "newton", "normalise_state", "ordered_assignment", "ordered_cost", "ordered_fit",
            "ordered_path", "reachable_arcs", "segment_distances", "timed_states", "unit"]

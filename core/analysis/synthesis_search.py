@@ -188,6 +188,22 @@ class FourBarFamily:
     def check(self, system: LoopSystem, x: FloatArray, min_link_ratio: float) -> tuple[Traversal | None, str]:
         return check_traversal(system, x, min_link_ratio)
 
+    def traversal(self, geometry: FourBarGeometry, theta: FloatArray, direction: int) -> Traversal:
+        return Traversal(geometry, theta, direction)
+
+    def starts(self, member: FloatArray, T: FloatArray, delta: FloatArray | None
+               ) -> list[tuple[FourBarGeometry, FloatArray]]:
+        """A member's linkages and crank angles at the targets: its ordered assignment (without timing), or
+        theta_1 + delta_j on either branch (with timing)."""
+        if delta is None:
+            assignment = ordered_assignment(member[:9], T, ASSIGN_SAMPLES)
+            if assignment is None:
+                return []
+            _, branch, theta = assignment
+            return [(FourBarGeometry.from_vector(member[:9], branch), theta)]
+        theta = float(member[9]) + delta
+        return [(FourBarGeometry.from_vector(member[:9], sigma), theta) for sigma in (1, -1)]
+
 
 FOUR_BAR = FourBarFamily()
 
@@ -534,60 +550,42 @@ def run_item(fn: Callable[..., ItemResult], args: tuple[Any, ...]) -> ItemResult
 # --- the best approximation when no exact linkage was found --------------------------------------------------------
 
 def least_squares_polish(member: FloatArray, T: FloatArray, delta: FloatArray | None,
-                         min_link_ratio: float = MIN_LINK_RATIO) -> Traversal | None:
+                         min_link_ratio: float = MIN_LINK_RATIO, family: Any = FOUR_BAR) -> Any | None:
     """A local least-squares fit (scipy.optimize.least_squares, trust region) of the loop-closure equations from a
-    member, for targets no four-bar passes through exactly; the accepted traversal or None."""
-    if delta is None:
-        assignment = ordered_assignment(member[:9], T, ASSIGN_SAMPLES)
-        if assignment is None:
-            return None
-        _, branch, theta = assignment
-    else:
-        branch, theta = 1, float(member[9]) + delta
-    system = LoopSystem(T, delta)
-    best: Traversal | None = None
-    for sigma in ((branch,) if delta is None else (1, -1)):
-        geometry = FourBarGeometry.from_vector(member[:9], sigma)
-        if not geometry.positions(theta)[3].all():
+    member, for targets no linkage of the family passes through exactly; the accepted traversal or None."""
+    system = family.system(T, delta)
+    best = None
+    for geometry, theta in family.starts(member, T, delta):
+        if not family.curve(geometry, theta)[1].all():
             continue
         x0 = system.state(geometry, theta)
         lower = np.full(x0.size, -np.inf)
-        lower[3:7] = min_link_ratio * geometry.link_scale
-        x0[3:7] = np.maximum(x0[3:7], lower[3:7] * (1 + 1e-9))
+        lower[system.length_index] = min_link_ratio * geometry.link_scale
+        x0[system.length_index] = np.maximum(x0[system.length_index], lower[system.length_index] * (1 + 1e-9))
         try:
             fit = least_squares(system.residuals, x0, jac=system.jacobian, bounds=(lower, np.inf), method="trf",
                                 max_nfev=200)
         except (np.linalg.LinAlgError, ValueError):
             continue
-        traversal, _ = check_traversal(system, fit.x, min_link_ratio)
+        traversal, _ = family.check(system, fit.x, min_link_ratio)
         if traversal is not None and (best is None or max_distance(traversal, T) < max_distance(best, T)):
             best = traversal
     return best
 
 
-def max_distance(traversal: Traversal, T: FloatArray) -> float:
-    """The largest distance of a target from the linkage's coupler point at its crank angle (closed form)."""
+def max_distance(traversal: Any, T: FloatArray) -> float:
+    """The largest distance of a target from the linkage's path point at its crank angle (closed form)."""
     return float(np.max(np.linalg.norm(traversal.geometry.coupler_point(traversal.theta) - T, axis=-1)))
 
 
-def member_traversal(member: FloatArray, T: FloatArray, delta: FloatArray | None) -> Traversal | None:
-    """A population member as a traversal of all targets (not exact): the ordered assignment to its coupler curve
-    (without timing) or the crank angles theta_1 + delta_j on the better branch (with it); None when the crank
-    cannot reach the assigned angles in order."""
-    if delta is None:
-        assignment = ordered_assignment(member[:9], T, ASSIGN_SAMPLES)
-        if assignment is None:
-            return None
-        _, branch, theta = assignment
-        candidates = [(branch, theta)]
-    else:
-        theta = float(member[9]) + delta
-        candidates = [(1, theta), (-1, theta)]
-    best: Traversal | None = None
-    for branch, theta in candidates:
-        geometry = FourBarGeometry.from_vector(member[:9], branch)
-        _, _, P, ok = geometry.positions(theta)
-        if not ok.all():
+def member_traversal(member: FloatArray, T: FloatArray, delta: FloatArray | None,
+                     family: Any = FOUR_BAR) -> Any | None:
+    """A population member as a traversal of all targets (not exact): the ordered assignment to its path (without
+    timing) or the crank angles theta_1 + delta_j on the better branch (with it); None when the crank cannot reach
+    the assigned angles in order."""
+    best = None
+    for geometry, theta in family.starts(member, T, delta):
+        if not family.curve(geometry, theta)[1].all():
             continue
         steps = np.diff(theta)
         sense = 1 if steps.sum() >= 0 else -1
@@ -595,7 +593,7 @@ def member_traversal(member: FloatArray, T: FloatArray, delta: FloatArray | None
             continue
         if not all(geometry.sweep_reachable(theta[j], theta[j + 1]) for j in range(len(theta) - 1)):
             continue
-        traversal = Traversal(geometry, theta, sense)
+        traversal = family.traversal(geometry, theta, sense)
         if best is None or max_distance(traversal, T) < max_distance(best, T):
             best = traversal
     return best
