@@ -570,3 +570,112 @@ class SixBarFamily:
 
 __all__ = ["N_PARAMS", "PARAMS", "SixBarFamily", "SixBarGeometry", "SixBarSystem", "SixBarTraversal", "TOPOLOGIES",
            "Topology", "check_sixbar", "sixbar_assignment", "sixbar_ordered_fit", "sixbar_points", "timed_fit"]
+
+
+# --- six-bars that trace a four-bar's coupler curve: starts for the search -----------------------------------------
+
+def riding_dyad(fourbar: FourBarGeometry, topology: str, rng: np.random.Generator,
+                theta: FloatArray) -> SixBarGeometry | None:
+    """A six-bar of the topology whose link 5 moves rigidly with the four-bar's coupler, so that its path point traces
+    the four-bar's coupler curve (a start for continuation). Link 5 rides on the coupler when its two joints are
+    coupler points each at a constant distance from their other link: a point of the coupler itself, or the joint
+    the coupler shares with that link (A with the crank, B with the rocker), or a circle point of the coupler's
+    motion about a ground pivot (A about O2, B about O4). Per topology (random points w of the coupler frame):
+
+    * stephenson3: U = w, E = B with V = O4 (f = c), or E = A with V = O2 (f = a);
+    * watt2: none (U would be B, E = A, V = O2: the dyad folds where the rocker reverses); see
+      :func:`watt2_on_drag_link`;
+    * watt1: U = w, V = A on the crank, E = another coupler point w';
+    * stephenson1: U = A on the crank, V = B on the rocker, E = w.
+
+    The dyad's branch is the one that puts E where the coupler has it at the crank angles theta (N,); None when no
+    branch does at all of them (links 5 and 6 fold over between them) or a link of the dyad would be shorter than
+    MIN_LINK_RATIO of the longest."""
+    g = fourbar
+    b = g.b
+    w = np.array([b * rng.uniform(-0.5, 1.5), b * rng.uniform(-0.8, 0.8)])
+    w2 = np.array([b * rng.uniform(-0.5, 1.5), b * rng.uniform(-0.8, 0.8)])
+    A_cf, B_cf = np.zeros(2), np.array([b, 0.0])
+    O4 = g.O4
+    if topology == "stephenson3":
+        if rng.random() < 0.5:
+            U_cf, E_cf, u, v, f = w, B_cf, w, O4, g.c
+        else:
+            U_cf, E_cf, u, v, f = w, A_cf, w, g.O2, g.a
+    elif topology == "watt2":
+        return None  # the dyad would fold where the rocker reverses: see watt2_on_drag_link
+    elif topology == "watt1":
+        U_cf, E_cf, u, v = w, w2, w, np.array([g.a, 0.0])
+        f = float(np.linalg.norm(w2 - A_cf))
+    elif topology == "stephenson1":
+        U_cf, E_cf, u, v = A_cf, w, np.array([g.a, 0.0]), np.array([g.c, 0.0])
+        f = float(np.linalg.norm(w - B_cf))
+    else:
+        raise ValueError(f"unknown six-bar topology {topology!r}")
+    to_E = E_cf - U_cf
+    e = float(np.linalg.norm(to_E))
+    alpha = math.atan2(to_E[1], to_E[0])
+    P = rotate_vector(np.array([g.p, g.q]) - U_cf, -alpha)
+    lengths = [g.d, g.a, g.b, g.c, e, f]
+    if min(lengths) < MIN_LINK_RATIO * max(lengths):
+        return None
+    vec = [g.x0, g.y0, g.gamma, g.d, g.a, g.b, g.c, u[0], u[1], v[0], v[1], e, f, P[0], P[1]]
+    target = g.coupler_point(theta)
+    best, out = math.inf, None
+    for s2 in (1, -1):
+        six = SixBarGeometry.from_vector(topology, vec, g.branch, s2)
+        P6, ok = six.positions(theta)
+        if ok.all() and float(np.max(np.abs(P6 - target))) < best:
+            best, out = float(np.max(np.abs(P6 - target))), six
+    return out if best <= 1e-9 * g.link_scale else None
+
+
+def rotate_vector(v: FloatArray, t: float) -> FloatArray:
+    """A 2-vector turned by t [rad]."""
+    c, s = math.cos(t), math.sin(t)
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
+def watt2_on_drag_link(fourbar: FourBarGeometry, theta: FloatArray, rng: np.random.Generator
+                       ) -> tuple[SixBarGeometry, FloatArray] | None:
+    """A Watt II six-bar whose second loop is the given four-bar (its crank O2' A' is the rocker's arm O4 U, its
+    coupler link 5, its rocker link 6 with V = O4') driven by a first loop that is a drag link (ground the shortest:
+    the rocker turns fully, the same way as the crank): its path is the four-bar's coupler curve. Returns (the
+    six-bar, crank angles (N,) at which the rocker puts the four-bar's crank at theta (N,)), or None where the
+    drag link's rocker angle cannot be inverted in order."""
+    g = fourbar
+    s = g.a * rng.uniform(0.8, 1.5)
+    d, a, b, c = 0.3 * s, s, s * rng.uniform(1.05, 1.3), s * rng.uniform(0.9, 1.1)
+    gamma = rng.uniform(-math.pi, math.pi)
+    beta = rng.uniform(-math.pi, math.pi)  # U's direction in the rocker frame
+    O4 = g.O2
+    O2 = O4 - d * unit(gamma)
+    vec = [O2[0], O2[1], gamma, d, a, b, c, g.a * math.cos(beta), g.a * math.sin(beta), *g.O4, g.b, g.c, g.p, g.q]
+    direction = 1.0 if theta[-1] >= theta[0] else -1.0
+    for s1 in (1, -1):
+        six = SixBarGeometry.from_vector("watt2", vec, s1, g.branch)
+        # the rocker angle over two crank turns, unwrapped: a drag link's rocker turns once per crank turn
+        th = np.linspace(-2 * math.pi, 2 * math.pi, 1441)
+        phi4 = np.unwrap(six.angles(th)[2]) + beta
+        if not np.all(np.diff(phi4) > 0):
+            continue
+        want = theta - 0.0
+        k0 = math.floor((want[0] - phi4[0]) / TWO_PI) + 1
+        want = want - (k0 - 1) * TWO_PI
+        if want.min() < phi4[0] or want.max() > phi4[-1]:
+            want = want - TWO_PI * math.floor((want.min() - phi4[0]) / TWO_PI)
+        if want.max() > phi4[-1]:
+            continue
+        crank = np.interp(want, phi4, th)
+        for _ in range(3):  # Newton on the interpolated inverse: phi4(crank) = want
+            got = np.unwrap(six.angles(crank)[2]) + beta
+            got = got + TWO_PI * np.round((want - got) / TWO_PI)
+            h = 1e-7
+            slope = (np.unwrap(six.angles(crank + h)[2]) - np.unwrap(six.angles(crank - h)[2])) / (2 * h)
+            crank = crank - (got - want) / slope
+        if np.max(np.abs(six.coupler_point(crank) - g.coupler_point(theta))) > 1e-9 * g.link_scale:
+            continue
+        if direction * (crank[-1] - crank[0]) <= 0:
+            continue
+        return six, crank
+    return None
