@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 
@@ -203,14 +203,16 @@ def synthesize_sixbar_path(targets: Sequence[Sequence[float]] | FloatArray, topo
     common: dict[str, Any] = dict(evaluations=state.evaluations, generations=state.generations, elapsed_s=elapsed,
                                   workers=int(workers))
     title = TOPOLOGIES[topology].title
+
+    def result(status: Status, message: str, chosen: SixBarCandidate | None, exact_ones: tuple = ()) -> SynthesisResult:
+        # SynthesisResult's candidate type names the four-bar's Candidate; a SixBarCandidate has the same interface
+        return SynthesisResult(status, message, cast(Any, chosen), cast(Any, exact_ones), **common)
     if exact:
-        return SynthesisResult(Status.CONVERGED, f"found a {title} six-bar through all {len(T)} targets: error "
-                               f"{exact[0].error:.3g} of the longest link in {elapsed:.3g} s", exact[0],  # type: ignore[arg-type]
-                               (exact[0],), **common)  # type: ignore[arg-type]
+        return result(Status.CONVERGED, f"found a {title} six-bar through all {len(T)} targets: error "
+                      f"{exact[0].error:.3g} of the longest link in {elapsed:.3g} s", exact[0], (exact[0],))
     if state.cancelled:
-        return SynthesisResult(Status.CANCELLED, "cancelled" + (f"; best error so far {best[0].error:.3g}" if best
-                                                                else ""), best[0] if best else None,  # type: ignore[arg-type]
-                               **common)
+        return result(Status.CANCELLED, "cancelled" + (f"; best error so far {best[0].error:.3g}" if best else ""),
+                      best[0] if best else None)
     if state.best_member is not None:
         traversal = least_squares_polish(state.best_member, Tn, delta, min_link_ratio, family)
         if traversal is None:
@@ -219,9 +221,9 @@ def synthesize_sixbar_path(targets: Sequence[Sequence[float]] | FloatArray, topo
             fallback = sixbar_candidate(outward(frame, traversal), T, tolerance, state.evaluations,
                                         time.perf_counter() - start)
             if fallback.exact:  # a valid linkage within the tolerance: found after all
-                return SynthesisResult(Status.CONVERGED, f"found a {TOPOLOGIES[topology].title} six-bar through all "
-                                       f"{len(T)} targets (least squares): error {fallback.error:.3g} of the longest "
-                                       f"link in {elapsed:.3g} s", fallback, (fallback,), **common)  # type: ignore[arg-type]
+                return result(Status.CONVERGED, f"found a {title} six-bar through all {len(T)} targets (least "
+                              f"squares): error {fallback.error:.3g} of the longest link in {elapsed:.3g} s",
+                              fallback, (fallback,))
             if not best or fallback.error < best[0].error:
                 best[:1] = [fallback]
     why = state.out_of_budget or "the search ended"
@@ -229,11 +231,9 @@ def synthesize_sixbar_path(targets: Sequence[Sequence[float]] | FloatArray, topo
     beyond = (f" (more than {limit} targets{' with timing' if delta is not None else ''} are generically not on one "
               "six-bar's path)" if len(T) > limit else "")
     if not best:
-        return SynthesisResult(Status.FAILED, f"no {title} six-bar reaches the targets in order ({why}){beyond}",
-                               **common)
-    return SynthesisResult(Status.MAX_ITER, f"no {title} six-bar within the tolerance {tolerance:g} was found before "
-                           f"{why}; the closest has error {best[0].error:.3g} of the longest link{beyond}", best[0],  # type: ignore[arg-type]
-                           **common)
+        return result(Status.FAILED, f"no {title} six-bar reaches the targets in order ({why}){beyond}", None)
+    return result(Status.MAX_ITER, f"no {title} six-bar within the tolerance {tolerance:g} was found before {why}; "
+                  f"the closest has error {best[0].error:.3g} of the longest link{beyond}", best[0])
 
 
 __all__ = ["MAX_EXACT_POINTS", "MAX_EXACT_POINTS_TIMED", "SixBarCandidate", "sixbar_candidate",
