@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -225,6 +225,23 @@ def intervals_from_bounds(L: float, U: float, gamma: float) -> list[tuple[float,
 
 # --- many linkages at once ---------------------------------------------------------------------------------------
 
+def circle_intersection(Ax: FloatArray, Ay: FloatArray, Ox: FloatArray, Oy: FloatArray, b: FloatArray,
+                        c: FloatArray, sigma: float | FloatArray) -> tuple[FloatArray, FloatArray, FloatArray,
+                                                                            FloatArray]:
+    """The dyad's joint B on the circles (A, b) and (O, c), on the side sigma of the diagonal A -> O ((F1), every
+    argument broadcast): (Bx, By, assembled, h^2). Where the circles do not meet (h^2 < 0) B is the point of h = 0
+    and ``assembled`` is False."""
+    ex, ey = Ox - Ax, Oy - Ay
+    z2 = ex * ex + ey * ey
+    z = np.sqrt(np.maximum(z2, 1e-300))
+    along = (b * b - c * c + z2) / (2 * z)
+    h2 = b * b - along * along
+    ok = (h2 >= 0) & (z2 > 0)
+    h = np.sqrt(np.where(ok, h2, 0.0))
+    ux, uy = ex / z, ey / z
+    return Ax + along * ux - sigma * h * uy, Ay + along * uy + sigma * h * ux, ok, h2
+
+
 def coupler_points(G: FloatArray, theta: FloatArray, branch: float | FloatArray,
                    with_joints: bool = False) -> tuple[FloatArray, ...]:
     """Coupler points (F1) of linkages G (S, 9) at crank angles theta (S, ..., K) (broadcast against G's leading
@@ -238,16 +255,7 @@ def coupler_points(G: FloatArray, theta: FloatArray, branch: float | FloatArray,
     if sig.ndim:
         sig = sig.reshape((-1,) + (1,) * extra)
     Ax, Ay = x0 + a * np.cos(theta), y0 + a * np.sin(theta)
-    ex, ey = x0 + d * np.cos(gam) - Ax, y0 + d * np.sin(gam) - Ay
-    z2 = ex * ex + ey * ey
-    z = np.sqrt(np.maximum(z2, 1e-300))
-    along = (b * b - c * c + z2) / (2 * z)
-    h2 = b * b - along * along
-    ok = (h2 >= 0) & (z2 > 0)
-    h = np.sqrt(np.where(ok, h2, 0.0))
-    ux, uy = ex / z, ey / z
-    Bx = Ax + along * ux - sig * h * uy
-    By = Ay + along * uy + sig * h * ux
+    Bx, By, ok, _ = circle_intersection(Ax, Ay, x0 + d * np.cos(gam), y0 + d * np.sin(gam), b, c, sig)
     cx, cy = (Bx - Ax) / b, (By - Ay) / b
     P = np.stack([Ax + p * cx - q * cy, Ay + p * cy + q * cx], axis=-1)
     if with_joints:
@@ -294,11 +302,35 @@ def segment_distances(T: FloatArray, P: FloatArray) -> tuple[FloatArray, FloatAr
     return np.sum(R * R, -1), t
 
 
-def ordered_cost(D: FloatArray) -> FloatArray:
-    """min over k_1 <= k_2 <= ... <= k_N of sum_j D[..., j, k_j] (dynamic programming with prefix minima)."""
+#: segmented prefix minima (:func:`running_min`): costs are clipped at CLIP, each segment offset by SEGMENT_OFFSET
+CLIP = 1e3
+SEGMENT_OFFSET = 4e3
+
+
+def running_min(C: FloatArray, segment: FloatArray | None = None) -> FloatArray:
+    """Prefix minima of C along the last axis; with ``segment`` (non-decreasing ids, same shape) the minimum is taken
+    over the current segment only (a segment id below every earlier one by SEGMENT_OFFSET > CLIP makes the earlier
+    values lose; values >= CLIP count as inf)."""
+    if segment is None:
+        return np.minimum.accumulate(C, axis=-1)
+    shifted = np.minimum(C, CLIP) - segment * SEGMENT_OFFSET
+    out = np.minimum.accumulate(shifted, axis=-1) + segment * SEGMENT_OFFSET
+    return np.where(out >= CLIP * (1 - 1e-9), np.inf, out)
+
+
+def segment_ids(breaks: FloatArray | None) -> FloatArray | None:
+    """Segment ids of polyline segments (..., K-1) from ``breaks`` (True where a segment is not on the curve): the
+    number of breaks up to each segment."""
+    return None if breaks is None else np.cumsum(breaks, axis=-1).astype(float)
+
+
+def ordered_cost(D: FloatArray, breaks: FloatArray | None = None) -> FloatArray:
+    """min over k_1 <= k_2 <= ... <= k_N of sum_j D[..., j, k_j] (dynamic programming with prefix minima); with
+    ``breaks`` (..., K) the targets' segments must lie on one unbroken run (no break between k_1 and k_N)."""
+    seg = segment_ids(breaks)
     C = D[..., 0, :]
     for j in range(1, D.shape[-2]):
-        C = D[..., j, :] + np.minimum.accumulate(C, axis=-1)
+        C = D[..., j, :] + running_min(C, seg)
     return C.min(axis=-1)
 
 
@@ -327,8 +359,11 @@ def ordered_fit(G: FloatArray, T: FloatArray, samples: int) -> FloatArray:
     return np.sqrt(best.reshape(len(G), -1).min(axis=-1) / len(T))
 
 
-def prefix_argmin(C: FloatArray) -> FloatArray:
-    """idx[k] = argmin C[0..k] (the last of equal minima)."""
+def prefix_argmin(C: FloatArray, segment: FloatArray | None = None) -> FloatArray:
+    """idx[k] = argmin C[0..k] (the last of equal minima); with ``segment`` ids over the current segment only
+    (:func:`running_min`)."""
+    if segment is not None:
+        C = np.minimum(C, CLIP) - segment * SEGMENT_OFFSET
     running = np.minimum.accumulate(C)
     k = np.arange(C.shape[-1])
     return np.maximum.accumulate(np.where(C == running, k, 0))
@@ -348,25 +383,38 @@ def ordered_assignment(g: FloatArray, T: FloatArray, samples: int) -> tuple[floa
             for reverse in (False, True):
                 Dm = D[0, bi, arc][::-1] if reverse else D[0, bi, arc]
                 tm = tpos[0, bi, arc][::-1] if reverse else tpos[0, bi, arc]
-                C = Dm[0]
-                back = []
-                for j in range(1, N):
-                    back.append(prefix_argmin(C))
-                    C = Dm[j] + np.minimum.accumulate(C)
-                k = int(np.argmin(C))
-                if not np.isfinite(C[k]) or (best is not None and C[k] >= best[0] ** 2 * N):
+                found = ordered_path(Dm, tm, th)
+                if found is None or (best is not None and found[0] >= best[0]):
                     continue
-                ks = [k]
-                for j in range(N - 1, 0, -1):
-                    k = int(back[j - 1][k])
-                    ks.append(k)
-                ks.reverse()
-                angles = np.array([th[k] + tm[j, k] * (th[k + 1] - th[k]) for j, k in enumerate(ks)])
-                angles = np.maximum.accumulate(angles)  # targets on one segment: keep their order
-                if reverse:
-                    angles = angles[::-1]
-                best = (math.sqrt(float(C.min()) / N), sigma, angles)
+                cost, angles = found
+                best = (cost, sigma, angles[::-1] if reverse else angles)
     return best
+
+
+def ordered_path(D: FloatArray, tpos: FloatArray, theta: FloatArray, breaks: FloatArray | None = None
+                 ) -> tuple[float, FloatArray] | None:
+    """The ordered assignment of N targets to one sampled arc: D, tpos (N, K-1) squared distances from the arc's
+    segments and positions on them (:func:`segment_distances`), theta (K,) the arc's crank angles, ``breaks``
+    (K-1,) segments off the curve (the targets stay on one unbroken run). Returns (rms distance, crank angles (N,)
+    interpolated on the chosen segments, non-decreasing), or None when nothing is finite."""
+    N = len(D)
+    seg = segment_ids(breaks)
+    C = D[0]
+    back = []
+    for j in range(1, N):
+        back.append(prefix_argmin(C, seg))
+        C = D[j] + running_min(C, seg)
+    k = int(np.argmin(C))
+    if not np.isfinite(C[k]):
+        return None
+    ks = [k]
+    for j in range(N - 1, 0, -1):
+        k = int(back[j - 1][k])
+        ks.append(k)
+    ks.reverse()
+    angles = np.array([theta[k] + tpos[j, k] * (theta[k + 1] - theta[k]) for j, k in enumerate(ks)])
+    angles = np.maximum.accumulate(angles)  # targets on one segment: keep their order
+    return math.sqrt(float(C[ks[-1]]) / N), angles
 
 
 # --- loop closure (F3) ---------------------------------------------------------------------------------------------
@@ -382,6 +430,9 @@ class LoopSystem:
         self.delta = None if delta is None else np.asarray(delta, float)
         self.n_theta = self.N if self.delta is None else 1
         self.size = 9 + self.n_theta + 2 * self.N
+
+    #: where the link lengths d, a, b, c are in x (a continuation keeps them from shrinking to nothing)
+    length_index = slice(3, 7)
 
     def thetas(self, x: FloatArray) -> FloatArray:
         th = x[9:9 + self.n_theta]
@@ -470,7 +521,7 @@ def continue_to_targets(system: LoopSystem, x: FloatArray, start: FloatArray, mi
         Tl = (1.0 - target_lam) * start + target_lam * system.T
         guess = x if prev is None else x + (x - prev[0]) * (target_lam - lam) / max(lam - prev[1], 1e-15)
         xn, ok = newton(system, guess, Tl, PATH_TOL if target_lam < 1.0 else tol)
-        if ok and np.all(np.abs(xn[3:7]) >= min_link):
+        if ok and np.all(np.abs(xn[system.length_index]) >= min_link):
             prev = (x, lam)
             x, lam = xn, target_lam
             step = min(step * 1.5, HOMOTOPY_MAX_STEP)
@@ -537,20 +588,32 @@ def check_traversal(system: LoopSystem, x: FloatArray, min_link_ratio: float = M
         return None, "the targets lie on both assembly branches"
     branch = signs.pop() if signs else 1
     geometry = FourBarGeometry.from_vector(g, branch)
-    steps = np.diff(th)
+    turn = crank_turn(th, system.delta is not None, geometry.sweep_reachable, direction)
+    if turn is None:
+        return None, "the crank cannot reach the targets in order without leaving its branch"
+    return Traversal(geometry, *turn), ""
+
+
+def crank_turn(theta: FloatArray, timed: bool, reachable: Callable[[float, float], bool],
+               direction: int | None = None) -> tuple[FloatArray, int] | None:
+    """(crank angles unwrapped along the motion, direction) when the crank, turned one way (``direction``, else
+    either) by less than a turn, reaches the angles theta (N,) in order and ``reachable(from, to)`` holds over every
+    step (the linkage keeps its branches); with ``timed`` the angles are taken as given (their steps must have the
+    direction's sign); None otherwise."""
+    steps = np.diff(theta)
     for sense in ((direction,) if direction else (1, -1)):
-        if system.delta is not None:
-            unwrapped = th  # the timing fixes the crank's path
+        if timed:
+            unwrapped = theta  # the timing fixes the crank's path
             if np.any(sense * steps <= 0):
                 continue
         else:
             gaps = np.mod(sense * steps, TWO_PI)
             if np.any(gaps <= 0) or gaps.sum() >= TWO_PI:
                 continue
-            unwrapped = th[0] + sense * np.concatenate([[0.0], np.cumsum(gaps)])
-        if all(geometry.sweep_reachable(unwrapped[j], unwrapped[j + 1]) for j in range(len(th) - 1)):
-            return Traversal(geometry, unwrapped, sense), ""
-    return None, "the crank cannot reach the targets in order without leaving its branch"
+            unwrapped = theta[0] + sense * np.concatenate([[0.0], np.cumsum(gaps)])
+        if all(reachable(unwrapped[j], unwrapped[j + 1]) for j in range(len(theta) - 1)):
+            return unwrapped, sense
+    return None
 
 
 # --- timed dyad fits (F4) ------------------------------------------------------------------------------------------
@@ -769,5 +832,6 @@ def state_from_joints(system: LoopSystem, O2: FloatArray, A: FloatArray, B: Floa
 
 
 __all__ = ["FourBarGeometry", "LoopSystem", "MIN_LINK_RATIO", "PARAMS", "Traversal", "check_traversal",
-           "circle_fit", "circle_points", "continue_to_targets", "coupler_points", "crank_dyads", "newton",
-           "normalise_state", "ordered_assignment", "ordered_fit", "reachable_arcs", "timed_states", "unit"]
+           "circle_fit", "circle_intersection", "circle_points", "continue_to_targets", "coupler_points", "crank_turn",
+           "crank_dyads", "newton", "normalise_state", "ordered_assignment", "ordered_cost", "ordered_fit",
+           "ordered_path", "reachable_arcs", "segment_distances", "timed_states", "unit"]

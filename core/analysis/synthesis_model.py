@@ -58,10 +58,17 @@ def bar(length: float, density: float) -> tuple[float, float]:
 def coupler_mass(b: float, p: float, q: float, density: float) -> tuple[float, FloatArray, float]:
     """(mass, centre of mass in the coupler frame, moment of inertia about it) of the triangle of bars A-B, B-P, P-A
     (A = (0, 0), B = (b, 0), P = (p, q)); bars of zero length are left out."""
-    A, B, P = np.zeros(2), np.array([b, 0.0]), np.array([p, q])
-    bars = [(A, B), (B, P), (P, A)]
+    return polygon_mass([np.zeros(2), np.array([b, 0.0]), np.array([p, q])], density, b)
+
+
+def polygon_mass(points: list[FloatArray], density: float, scale: float) -> tuple[float, FloatArray, float]:
+    """(mass, centre of mass, moment of inertia about it) of the closed polygon of uniform bars through the points
+    (a bar for two points, a triangle for three) in the body frame; bars shorter than 1e-12 ``scale`` are left out
+    (parallel-axis theorem, I = sum(I_i + m_i |c_i - c|^2))."""
+    pts = [np.asarray(p, float) for p in points]
+    bars = [(pts[0], pts[1])] if len(pts) == 2 else [(pts[k], pts[(k + 1) % len(pts)]) for k in range(len(pts))]
     parts = [(bar(float(np.linalg.norm(e - s)), density), 0.5 * (s + e)) for s, e in bars
-             if np.linalg.norm(e - s) > 1e-12 * b]
+             if np.linalg.norm(e - s) > 1e-12 * scale]
     mass = sum(mi for (mi, _), _ in parts)
     com = sum(mi * c for (mi, _), c in parts) / mass
     inertia = sum(Ii + mi * float((c - com) @ (c - com)) for (mi, Ii), c in parts)
@@ -92,7 +99,6 @@ def four_bar_model_data(geometry: FourBarGeometry, theta_start: float, theta_end
     if not (density > 0 and math.isfinite(density)):
         raise ValueError(f"the line density must be a positive number of kg/m, got {density!r}")
     g = geometry
-    direction = 1.0 if theta_end >= theta_start else -1.0
     pose = pose_at(g, theta_start)
     width = BAR_WIDTH_RATIO * g.link_scale
     m_crank, i_crank = bar(g.a, density)
@@ -125,13 +131,25 @@ def four_bar_model_data(geometry: FourBarGeometry, theta_start: float, theta_end
         {"name": "B", "type": "revolute", "body1": "coupler", "point1": "B", "body2": "rocker", "point2": "B"},
         {"name": "O4", "type": "revolute", "body1": "ground", "point1": "O4", "body2": "rocker", "point2": "O4"},
     ]
+    ground = {"O2": [float(g.x0), float(g.y0)], "O4": [float(g.O4[0]), float(g.O4[1])]}
+    return driven_document(name, description, gravity, ground, bodies, joints, theta_start, theta_end, speed,
+                           samples)
+
+
+def driven_document(name: str, description: str, gravity: tuple[float, float], ground: dict[str, list[float]],
+                    bodies: list[dict[str, Any]], joints: list[dict[str, Any]], theta_start: float, theta_end: float,
+                    speed: float, samples: int) -> dict[str, Any]:
+    """A planar model document whose joint ``O2`` (ground - crank) is driven by the joint-angle driver ``motor``
+    at ``speed`` [rad/s] from ``theta_start`` towards ``theta_end`` [rad]; the simulation section covers that motion
+    in ``samples`` output intervals (a full turn when the two are equal)."""
+    direction = 1.0 if theta_end >= theta_start else -1.0
     t_end = abs(theta_end - theta_start) / speed
     if t_end <= 0:
         t_end = TWO_PI / speed
     return {
         "format": "mechanism-studio-model", "version": 1, "name": name, "kind": "planar",
         "description": description, "gravity": [float(gravity[0]), float(gravity[1])],
-        "ground": {"points": {"O2": [float(g.x0), float(g.y0)], "O4": [float(g.O4[0]), float(g.O4[1])]}},
+        "ground": {"points": ground},
         "bodies": bodies, "joints": joints,
         "drivers": [{"name": DRIVER, "type": "joint_angle", "joint": "O2",
                      "function": {"type": "constant_speed", "initial": float(theta_start),
@@ -184,4 +202,5 @@ def dynamic_criteria(geometry: FourBarGeometry, theta_start: float, theta_end: f
 
 
 __all__ = ["COUPLER_POINT", "CRITERIA", "CriteriaResult", "DEFAULT_DENSITY", "DEFAULT_GRAVITY", "DEFAULT_SPEED",
-           "DRIVER", "JOINTS", "coupler_mass", "criteria_range", "dynamic_criteria", "four_bar_model_data"]
+           "DRIVER", "JOINTS", "coupler_mass", "criteria_range", "driven_document", "dynamic_criteria",
+           "four_bar_model_data", "polygon_mass"]

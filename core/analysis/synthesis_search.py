@@ -122,30 +122,36 @@ def population_fitness(kind: str, X: FloatArray, T: FloatArray, delta: FloatArra
     return best
 
 
-def safe_fitness(kind: str, X: FloatArray, T: FloatArray, delta: FloatArray | None) -> FloatArray:
-    """:func:`population_fitness`, a numerical failure giving inf for the chunk (never an exception)."""
+def safe_fitness(kind: str, X: FloatArray, T: FloatArray, delta: FloatArray | None,
+                 evaluate: Callable[[str, FloatArray, FloatArray, FloatArray | None], FloatArray] = population_fitness
+                 ) -> FloatArray:
+    """``evaluate(kind, X, T, delta)`` (:func:`population_fitness`, or a module-level function of another linkage
+    family), a numerical failure giving inf for the chunk (never an exception)."""
     try:
         with np.errstate(all="ignore"):
-            return population_fitness(kind, X, T, delta)
+            return evaluate(kind, X, T, delta)
     except (np.linalg.LinAlgError, ArithmeticError, ValueError):
         return np.full(len(X), np.inf)
 
 
 class PopulationFitness:
     """The vectorised fitness handed to differential evolution: the population (D, S) cut into one chunk per worker,
-    the chunks evaluated by the executor; counts the evaluations."""
+    the chunks evaluated by the executor (``evaluate(kind, chunk, T, delta)``: a module-level function, it runs on
+    the workers); counts the evaluations."""
 
-    def __init__(self, executor: Executor, kind: str, T: FloatArray, delta: FloatArray | None = None):
+    def __init__(self, executor: Executor, kind: str, T: FloatArray, delta: FloatArray | None = None,
+                 evaluate: Callable[[str, FloatArray, FloatArray, FloatArray | None], FloatArray] = population_fitness):
         self.executor = executor
         self.kind = kind
         self.T = T
         self.delta = delta
+        self.evaluate = evaluate
         self.evaluations = 0
 
     def __call__(self, X: FloatArray) -> FloatArray:
         members = np.ascontiguousarray(np.asarray(X, float).T)
         chunks = [c for c in np.array_split(members, self.executor.workers) if len(c)]
-        parts = self.executor.map(safe_fitness, [(self.kind, c, self.T, self.delta) for c in chunks])
+        parts = self.executor.map(safe_fitness, [(self.kind, c, self.T, self.delta, self.evaluate) for c in chunks])
         self.evaluations += len(members)
         out = np.concatenate(parts)
         return np.where(np.isfinite(out), out, 1e6)
@@ -165,22 +171,60 @@ def spread_subset(n: int, count: int = BASE_POINTS) -> FloatArray:
     return np.unique(np.round(np.linspace(0, n - 1, min(count, n))).astype(int))
 
 
-def continue_from_curve(T: FloatArray, geometry: FourBarGeometry, theta: FloatArray,
-                        min_link_ratio: float) -> ItemResult:
-    """Continue a linkage from its coupler points at crank angles theta (N,) to the targets T (N, 2)."""
-    A, B, P0, ok = geometry.positions(theta)
+class FourBarFamily:
+    """The four-bar's kinematics as the shared local searches (:func:`continue_from_curve`, :func:`add_targets`)
+    use them: another linkage family (core.analysis.synthesis_sixbar) provides the same three methods. Its systems
+    have ``state(geometry, theta)``, ``residuals``, ``jacobian``, ``T`` and ``length_index``; its geometries
+    ``link_scale``."""
+
+    def system(self, T: FloatArray, delta: FloatArray | None = None) -> LoopSystem:
+        return LoopSystem(T, delta)
+
+    def curve(self, geometry: FourBarGeometry, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """(path points (K, 2), assembled (K,)) at crank angles theta (K,)."""
+        _, _, P, ok = geometry.positions(theta)
+        return P, ok
+
+    def check(self, system: LoopSystem, x: FloatArray, min_link_ratio: float) -> tuple[Traversal | None, str]:
+        return check_traversal(system, x, min_link_ratio)
+
+    def traversal(self, geometry: FourBarGeometry, theta: FloatArray, direction: int) -> Traversal:
+        return Traversal(geometry, theta, direction)
+
+    def starts(self, member: FloatArray, T: FloatArray, delta: FloatArray | None
+               ) -> list[tuple[FourBarGeometry, FloatArray]]:
+        """A member's linkages and crank angles at the targets: its ordered assignment (without timing), or
+        theta_1 + delta_j on either branch (with timing)."""
+        if delta is None:
+            assignment = ordered_assignment(member[:9], T, ASSIGN_SAMPLES)
+            if assignment is None:
+                return []
+            _, branch, theta = assignment
+            return [(FourBarGeometry.from_vector(member[:9], branch), theta)]
+        theta = float(member[9]) + delta
+        return [(FourBarGeometry.from_vector(member[:9], sigma), theta) for sigma in (1, -1)]
+
+
+FOUR_BAR = FourBarFamily()
+
+
+def continue_from_curve(T: FloatArray, geometry: Any, theta: FloatArray, min_link_ratio: float,
+                        family: Any = FOUR_BAR) -> ItemResult:
+    """Continue a linkage from its path points at crank angles theta (N,) to the targets T (N, 2)."""
+    P0, ok = family.curve(geometry, theta)
     if not ok.all():
         return ItemResult(None, "not assembled")
-    system = LoopSystem(T)
+    system = family.system(T)
     x, reached = continue_to_targets(system, system.state(geometry, theta), P0,
                                      CONTINUATION_MIN_LINK * geometry.link_scale)
     if not reached:
         return ItemResult(None, "continuation failed")
-    traversal, why = check_traversal(system, x, min_link_ratio)
+    traversal, why = family.check(system, x, min_link_ratio)
     return ItemResult(traversal, why)
 
 
-def add_targets(T: FloatArray, traversal: Traversal, idx: FloatArray, min_link_ratio: float) -> ItemResult:
+def add_targets(T: FloatArray, traversal: Any, idx: FloatArray, min_link_ratio: float,
+                family: Any = FOUR_BAR) -> ItemResult:
     """Extend a traversal of the targets T[idx] to all targets, one at a time: the new target's start is the nearest
     curve point between its neighbours' crank angles (beyond the first or last: up to a sixth of a turn out),
     continued to the target with the others held."""
@@ -198,7 +242,7 @@ def add_targets(T: FloatArray, traversal: Traversal, idx: FloatArray, min_link_r
                 candidates = np.linspace(th[0] - sense * TWO_PI / 6, th[0], 65)[:-1]
             else:
                 candidates = np.linspace(th[-1], th[-1] + sense * TWO_PI / 6, 65)[1:]
-            _, _, P, ok = traversal.geometry.positions(candidates)
+            P, ok = family.curve(traversal.geometry, candidates)
             dist = np.where(ok, np.linalg.norm(P - T[j], axis=-1), np.inf)
             k = int(np.argmin(dist))
             if not np.isfinite(dist[k]):
@@ -207,12 +251,12 @@ def add_targets(T: FloatArray, traversal: Traversal, idx: FloatArray, min_link_r
             theta = np.insert(th, pos, candidates[k])
             start = T[new_idx].copy()
             start[pos] = P[k]
-            system = LoopSystem(T[new_idx])
+            system = family.system(T[new_idx])
             x, reached = continue_to_targets(system, system.state(traversal.geometry, theta), start,
                                              CONTINUATION_MIN_LINK * traversal.geometry.link_scale)
             if not reached:
                 continue
-            extended, _ = check_traversal(system, x, min_link_ratio)
+            extended, _ = family.check(system, x, min_link_ratio)
             if extended is not None:
                 traversal, idx = extended, new_idx
                 break
@@ -365,6 +409,24 @@ class Budget:
         return ""
 
 
+Item = tuple[str, Callable[..., ItemResult], tuple[Any, ...]]
+
+
+@dataclass
+class SearchPlan:
+    """What differential evolution searches and which local searches follow each generation: ``bounds`` of a
+    member, the vectorised ``fitness``, ``first`` items run before the evolution, ``per_generation(rng)`` the items
+    run first in every generation, ``polish(member)`` the item that polishes one member (the best
+    ``polish_per_generation`` members not polished yet), ``popsize`` the population size multiplier."""
+    bounds: list[tuple[float, float]]
+    fitness: PopulationFitness
+    polish: Callable[[FloatArray], Item]
+    first: list[Item] = field(default_factory=list)
+    per_generation: Callable[[np.random.Generator], list[Item]] = lambda rng: []
+    polish_per_generation: int = POLISH_PER_GENERATION
+    popsize: int = POPSIZE
+
+
 def search_path(T: FloatArray, executor: Executor, rng: np.random.Generator, budget: Budget,
                 on_generation: Callable[[SearchState], bool], delta: FloatArray | None = None,
                 min_link_ratio: float = MIN_LINK_RATIO,
@@ -373,31 +435,47 @@ def search_path(T: FloatArray, executor: Executor, rng: np.random.Generator, bud
     crank's rotations from the first target. ``on_generation(state)`` is called after every generation (False
     cancels). Every traversal found is offered to ``accept(traversal, found_by, evaluations)`` (True: a new one,
     counted); the search ends when ``want`` have been accepted. Returns the final state."""
-    state = SearchState()
-    timed = delta is not None
-    fitness: PopulationFitness | None = None
+    if delta is not None:
+        plan = SearchPlan(list(PATH_BOUNDS) + [(-math.pi, math.pi)], PopulationFitness(executor, "timed", T, delta),
+                          lambda m: ("polished member", polish_timed, (m, T, delta, min_link_ratio)),
+                          first=[("timed dyad fit", timed_fit, (T, delta, min_link_ratio))])
+    else:
+        timings = uniform_timings(T, executor)
 
-    def take(traversal: Traversal, how: str) -> bool:
+        def guesses(rng: np.random.Generator) -> list[Item]:
+            out = []
+            for _ in range(TIMINGS_PER_GENERATION):
+                guess = timings.pop(0) if timings else random_timing(rng, len(T))
+                out.append(("timing guess", try_timing, (guess, T, min_link_ratio)))
+            return out
+        plan = SearchPlan(list(PATH_BOUNDS), PopulationFitness(executor, "ordered", T[spread_subset(len(T))]),
+                          lambda m: ("polished member", polish_member, (m, T, min_link_ratio)),
+                          per_generation=guesses)
+    return run_search(plan, executor, rng, budget, on_generation, accept, want)
+
+
+def run_search(plan: SearchPlan, executor: Executor, rng: np.random.Generator, budget: Budget,
+               on_generation: Callable[[SearchState], bool],
+               accept: Callable[[Any, str, int], bool] | None = None, want: int = 1) -> SearchState:
+    """Differential evolution with the plan's local searches after every generation (module docstring), restarted
+    with the next seed when it stalls, until ``want`` traversals are accepted, the budget runs out or
+    ``on_generation`` says stop (shared by the linkage families)."""
+    state = SearchState()
+    fitness = plan.fitness
+
+    def take(traversal: Any, how: str) -> bool:
         """Offer a traversal; True when the search has what it wants."""
-        if accept is None or accept(traversal, how, fitness.evaluations if fitness is not None else 0):
+        if accept is None or accept(traversal, how, fitness.evaluations):
             state.found, state.found_by = traversal, how
             state.accepted += 1
         return state.accepted >= want
 
-    if timed:
-        first = group_map(executor, [("timed dyad fit", timed_fit, (T, delta, min_link_ratio))])[0]
-        state.items += 1
-        if first.traversal is not None and take(first.traversal, "timed dyad fit"):
-            return state
-        state.note(first.note)
-        bounds = list(PATH_BOUNDS) + [(-math.pi, math.pi)]
-        fitness = PopulationFitness(executor, "timed", T, delta)
-        subset = T
-    else:
-        timings = uniform_timings(T, executor)
-        bounds = list(PATH_BOUNDS)
-        subset = T[spread_subset(len(T))]
-        fitness = PopulationFitness(executor, "ordered", subset)
+    if plan.first:
+        for (name, _, _), res in zip(plan.first, group_map(executor, plan.first)):
+            state.items += 1
+            if res.traversal is not None and take(res.traversal, name):
+                return state
+            state.note(res.note)
     polished: list[FloatArray] = []
 
     def callback(intermediate_result: Any) -> bool:
@@ -407,22 +485,17 @@ def search_path(T: FloatArray, executor: Executor, rng: np.random.Generator, bud
         k = int(np.argmin(energies))
         if energies[k] < state.best_fitness:
             state.best_fitness, state.best_member = float(energies[k]), np.array(pop[k], float)
-        items: list[tuple[str, Callable[..., ItemResult], tuple[Any, ...]]] = []
-        if not timed:
-            for _ in range(TIMINGS_PER_GENERATION):
-                guess = timings.pop(0) if timings else random_timing(rng, len(T))
-                items.append(("timing guess", try_timing, (guess, T, min_link_ratio)))
+        items = list(plan.per_generation(rng))
+        count = 0
         for i in np.argsort(energies):
-            if sum(1 for name, _, _ in items if name == "polished member") >= POLISH_PER_GENERATION:
+            if count >= plan.polish_per_generation:
                 break
             member = np.array(pop[i], float)
             if not np.isfinite(energies[i]) or any(np.max(np.abs(member - m)) < SAME_MEMBER for m in polished):
                 continue
             polished.append(member)
-            if timed:
-                items.append(("polished member", polish_timed, (member, T, delta, min_link_ratio)))
-            else:
-                items.append(("polished member", polish_member, (member, T, min_link_ratio)))
+            items.append(plan.polish(member))
+            count += 1
         results = group_map(executor, items)
         state.items += len(items)
         for (name, _, _), res in zip(items, results):
@@ -442,8 +515,8 @@ def search_path(T: FloatArray, executor: Executor, rng: np.random.Generator, bud
 
     while True:
         try:
-            differential_evolution(fitness, bounds, popsize=POPSIZE, maxiter=GENERATIONS, tol=1e-10, atol=0.0,
-                                   mutation=MUTATION, recombination=RECOMBINATION, init="sobol",
+            differential_evolution(fitness, plan.bounds, popsize=plan.popsize, maxiter=GENERATIONS, tol=1e-10,
+                                   atol=0.0, mutation=MUTATION, recombination=RECOMBINATION, init="sobol",
                                    seed=int(rng.integers(2 ** 31)), polish=False, vectorized=True,
                                    updating="deferred", callback=callback)
         except Stop:
@@ -477,60 +550,42 @@ def run_item(fn: Callable[..., ItemResult], args: tuple[Any, ...]) -> ItemResult
 # --- the best approximation when no exact linkage was found --------------------------------------------------------
 
 def least_squares_polish(member: FloatArray, T: FloatArray, delta: FloatArray | None,
-                         min_link_ratio: float = MIN_LINK_RATIO) -> Traversal | None:
+                         min_link_ratio: float = MIN_LINK_RATIO, family: Any = FOUR_BAR) -> Any | None:
     """A local least-squares fit (scipy.optimize.least_squares, trust region) of the loop-closure equations from a
-    member, for targets no four-bar passes through exactly; the accepted traversal or None."""
-    if delta is None:
-        assignment = ordered_assignment(member[:9], T, ASSIGN_SAMPLES)
-        if assignment is None:
-            return None
-        _, branch, theta = assignment
-    else:
-        branch, theta = 1, float(member[9]) + delta
-    system = LoopSystem(T, delta)
-    best: Traversal | None = None
-    for sigma in ((branch,) if delta is None else (1, -1)):
-        geometry = FourBarGeometry.from_vector(member[:9], sigma)
-        if not geometry.positions(theta)[3].all():
+    member, for targets no linkage of the family passes through exactly; the accepted traversal or None."""
+    system = family.system(T, delta)
+    best = None
+    for geometry, theta in family.starts(member, T, delta):
+        if not family.curve(geometry, theta)[1].all():
             continue
         x0 = system.state(geometry, theta)
         lower = np.full(x0.size, -np.inf)
-        lower[3:7] = min_link_ratio * geometry.link_scale
-        x0[3:7] = np.maximum(x0[3:7], lower[3:7] * (1 + 1e-9))
+        lower[system.length_index] = min_link_ratio * geometry.link_scale
+        x0[system.length_index] = np.maximum(x0[system.length_index], lower[system.length_index] * (1 + 1e-9))
         try:
             fit = least_squares(system.residuals, x0, jac=system.jacobian, bounds=(lower, np.inf), method="trf",
                                 max_nfev=200)
         except (np.linalg.LinAlgError, ValueError):
             continue
-        traversal, _ = check_traversal(system, fit.x, min_link_ratio)
+        traversal, _ = family.check(system, fit.x, min_link_ratio)
         if traversal is not None and (best is None or max_distance(traversal, T) < max_distance(best, T)):
             best = traversal
     return best
 
 
-def max_distance(traversal: Traversal, T: FloatArray) -> float:
-    """The largest distance of a target from the linkage's coupler point at its crank angle (closed form)."""
+def max_distance(traversal: Any, T: FloatArray) -> float:
+    """The largest distance of a target from the linkage's path point at its crank angle (closed form)."""
     return float(np.max(np.linalg.norm(traversal.geometry.coupler_point(traversal.theta) - T, axis=-1)))
 
 
-def member_traversal(member: FloatArray, T: FloatArray, delta: FloatArray | None) -> Traversal | None:
-    """A population member as a traversal of all targets (not exact): the ordered assignment to its coupler curve
-    (without timing) or the crank angles theta_1 + delta_j on the better branch (with it); None when the crank
-    cannot reach the assigned angles in order."""
-    if delta is None:
-        assignment = ordered_assignment(member[:9], T, ASSIGN_SAMPLES)
-        if assignment is None:
-            return None
-        _, branch, theta = assignment
-        candidates = [(branch, theta)]
-    else:
-        theta = float(member[9]) + delta
-        candidates = [(1, theta), (-1, theta)]
-    best: Traversal | None = None
-    for branch, theta in candidates:
-        geometry = FourBarGeometry.from_vector(member[:9], branch)
-        _, _, P, ok = geometry.positions(theta)
-        if not ok.all():
+def member_traversal(member: FloatArray, T: FloatArray, delta: FloatArray | None,
+                     family: Any = FOUR_BAR) -> Any | None:
+    """A population member as a traversal of all targets (not exact): the ordered assignment to its path (without
+    timing) or the crank angles theta_1 + delta_j on the better branch (with it); None when the crank cannot reach
+    the assigned angles in order."""
+    best = None
+    for geometry, theta in family.starts(member, T, delta):
+        if not family.curve(geometry, theta)[1].all():
             continue
         steps = np.diff(theta)
         sense = 1 if steps.sum() >= 0 else -1
@@ -538,11 +593,12 @@ def member_traversal(member: FloatArray, T: FloatArray, delta: FloatArray | None
             continue
         if not all(geometry.sweep_reachable(theta[j], theta[j + 1]) for j in range(len(theta) - 1)):
             continue
-        traversal = Traversal(geometry, theta, sense)
+        traversal = family.traversal(geometry, theta, sense)
         if best is None or max_distance(traversal, T) < max_distance(best, T):
             best = traversal
     return best
 
 
-__all__ = ["Budget", "DaskExecutor", "Executor", "ItemResult", "SearchState", "least_squares_polish",
-           "max_distance", "member_traversal", "search_path"]
+__all__ = ["Budget", "DaskExecutor", "Executor", "FOUR_BAR", "ItemResult", "SearchPlan", "SearchState",
+           "add_targets", "continue_from_curve", "least_squares_polish", "max_distance", "member_traversal",
+           "run_search", "search_path", "spread_subset"]

@@ -1,5 +1,6 @@
 """Benchmark suite "synthesis": time to recover a four-bar through 6 to 8 points of a known four-bar's coupler
-curve, to 1e-4 of the longest link, in this process and on a Dask LocalCluster of 1 and of 2 worker processes.
+curve, and a six-bar through 10 points of a known Stephenson III's path (:data:`SIXBAR_CASES`), to 1e-4 of the
+longest link, in this process and on a Dask LocalCluster of 1 and of 2 worker processes.
 
 The cases (:data:`CASES`, world units m): the sample four-bar (crank 1, coupler 3.5, rocker 3, ground 4) with a
 coupler point off the coupler line, 8 targets at evenly spaced crank angles over a full turn; a Grashof
@@ -14,7 +15,7 @@ number of workers, so the ratio measures the parallel speed-up of one and the sa
   ``evaluations``, ``generations``;
 * ``speedup`` = time_s(Dask, 1 worker) / time_s(Dask, k workers) of the same case.
 
-``--quick``: the first case only (a smoke run).
+``--quick``: the first case only (a smoke run, no six-bar).
 """
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ import numpy as np
 
 from mechstudio.core.analysis.synthesis import synthesize_path
 from mechstudio.core.analysis.synthesis_fourbar import FourBarGeometry
+from mechstudio.core.analysis.synthesis_sixbar import SixBarGeometry
+from mechstudio.core.analysis.synthesis_sixbar_path import synthesize_sixbar_path
 from mechstudio.core.bench import BenchTable
 from mechstudio.core.sweep.execute import connect
 
@@ -58,10 +61,33 @@ CASES = (
 )
 
 
+@dataclass(frozen=True)
+class SixBarCase:
+    """A known six-bar (core.analysis.synthesis_sixbar), the crank angles [rad] of its targets and the search's
+    seed."""
+    name: str
+    geometry: SixBarGeometry
+    crank_angles: tuple[float, ...]
+    seed: int
+
+    def targets(self) -> np.ndarray:
+        return self.geometry.coupler_point(np.array(self.crank_angles))
+
+
+#: a Stephenson III six-bar (longest link 1 m), 10 targets over 192 deg of its crank: more than a four-bar passes
+SIXBAR_CASES = (
+    SixBarCase("Stephenson III six-bar", SixBarGeometry.from_vector(
+        "stephenson3", (0.048875, 1.727838, -0.967858, 0.308791, 0.471181, 0.506472, 1.0, -0.459478, -0.654922,
+                        0.191423, 1.670054, 0.795095, 0.918023, 0.298365, 0.249243), -1, 1),
+        (3.847807, 3.476682, 3.105556, 2.734431, 2.363306, 1.992181, 1.621056, 1.24993, 0.878805, 0.50768), 2),
+)
+
+
 def warm(client: Any) -> None:
     """Import the synthesis modules on every worker (outside the timed search)."""
     def load() -> bool:
         import mechstudio.core.analysis.synthesis_search  # noqa: F401 -- loads the work items' module on the worker
+        import mechstudio.core.analysis.synthesis_sixbar_search  # noqa: F401 -- the six-bar's work items
         return True
     client.run(load)
 
@@ -77,20 +103,33 @@ def run_case(case: Case, client: Any | None, workers: int) -> dict[str, Any]:
             "time_s": wall, "evaluations": res.evaluations, "generations": res.generations}
 
 
+def run_sixbar_case(case: SixBarCase, client: Any | None, workers: int) -> dict[str, Any]:
+    targets = case.targets()
+    clock = time.perf_counter()
+    res = synthesize_sixbar_path(targets, case.geometry.topology, workers=workers, client=client, seed=case.seed,
+                                 tolerance=TOLERANCE, max_time_s=MAX_TIME_S)
+    wall = time.perf_counter() - clock
+    return {"case": case.name, "targets": len(targets), "where": "process" if client is None else "dask",
+            "workers": workers, "status": res.status.value, "error": res.best.error if res.best else math.nan,
+            "time_s": wall, "evaluations": res.evaluations, "generations": res.generations}
+
+
 def run(quick: bool = False, worker_counts: tuple[int, ...] = (1, 2)) -> BenchTable:
     cases = CASES[:1] if quick else CASES
-    rows = [run_case(case, None, 1) for case in cases]
+    sixbars = () if quick else SIXBAR_CASES
+    rows = [run_case(case, None, 1) for case in cases] + [run_sixbar_case(case, None, 1) for case in sixbars]
     for k in worker_counts:
         with connect(workers=k) as client:
             warm(client)
             rows += [run_case(case, client, k) for case in cases]
-    for case in cases:
+            rows += [run_sixbar_case(case, client, k) for case in sixbars]
+    for case in tuple(cases) + tuple(sixbars):
         base = next((r["time_s"] for r in rows if r["case"] == case.name and r["where"] == "dask"
                      and r["workers"] == min(worker_counts)), math.nan)
         for r in rows:
             if r["case"] == case.name and r["where"] == "dask":
                 r["speedup"] = base / r["time_s"]
-    notes = [f"time to a four-bar within {TOLERANCE:g} of the longest link through every target (seed {SEED}; "
-             "the same work on any number of workers)",
+    notes = [f"time to a four-bar (six-bar) within {TOLERANCE:g} of the longest link through every target (seed "
+             f"{SEED}; the six-bar case's own seed; the same work on any number of workers)",
              "speedup = time(Dask, 1 worker) / time(Dask, k workers); clusters started and warmed before timing"]
-    return BenchTable("Four-bar path synthesis on Dask", rows, notes)
+    return BenchTable("Four-bar and six-bar path synthesis on Dask", rows, notes)

@@ -1,6 +1,7 @@
-"""``mechstudio synthesize TARGETS [--out MODEL.json|-] [--workers N | --scheduler ADDRESS] [--seed S]
-[--tolerance T] [--max-time S] [--criterion NAME]``: dimensional synthesis of a four-bar
-(:mod:`mechstudio.core.analysis.synthesis`; docs/analysis-synthesis.md).
+"""``mechstudio synthesize TARGETS [--linkage fourbar|watt1|watt2|stephenson1|stephenson3] [--out MODEL.json|-]
+[--workers N | --scheduler ADDRESS] [--seed S] [--tolerance T] [--max-time S] [--criterion NAME]``: dimensional
+synthesis of a four-bar (:mod:`mechstudio.core.analysis.synthesis`) or, for path generation with ``--linkage``, of a
+six-bar (:mod:`mechstudio.core.analysis.synthesis_sixbar_path`; docs/analysis-synthesis.md).
 
 TARGETS is one of
 
@@ -49,16 +50,19 @@ from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.systems.points import PointSelectionError, PointTracer, named_points, parse_point_names
 
 CRITERIA = ("peak_torque", "peak_bearing_force")
+#: --linkage: the four-bar and the six-bar topologies (core.analysis.synthesis_sixbar.TOPOLOGIES)
+LINKAGES = ("fourbar", "watt1", "watt2", "stephenson1", "stephenson3")
 MODEL_FORMAT = "mechanism-studio-model"
 DEFAULT_COUNT = 8
+DEFAULT_NAME = "synthesized_four_bar"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("synthesize", help="dimensional synthesis of a four-bar: path generation through target "
-                                          "points, or function generation",
-                       description="Find a four-bar whose coupler point passes through target points (in order, "
-                                   "one assembly branch), or whose output angle follows the input angle. See "
-                                   "docs/analysis-synthesis.md.")
+    p = sub.add_parser("synthesize", help="dimensional synthesis of a four-bar or six-bar: path generation through "
+                                          "target points, or function generation",
+                       description="Find a four-bar (or with --linkage a six-bar) whose coupler point passes through "
+                                   "target points (in order, on its assembly branches), or a four-bar whose output "
+                                   "angle follows the input angle. See docs/analysis-synthesis.md.")
     p.add_argument("file", metavar="TARGETS", help="targets: CSV (x,y[,crank_angle]), JSON, or a model file")
     p.add_argument("--function", action="store_true", help="the CSV holds input,output angle pairs (function "
                                                            "generation)")
@@ -70,8 +74,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                          "point of the last body)")
     p.add_argument("--count", type=positive_int, default=DEFAULT_COUNT,
                    help=f"model TARGETS: number of targets along the run (default {DEFAULT_COUNT})")
+    p.add_argument("--linkage", choices=LINKAGES, default="fourbar",
+                   help="the linkage to synthesize for path generation: fourbar (default), or a six-bar: watt1, "
+                        "watt2, stephenson1, stephenson3 (docs/analysis-synthesis.md, Six-bars)")
     p.add_argument("--out", help="write the synthesized model (JSON) to this file, or - for standard output")
-    p.add_argument("--name", default="synthesized_four_bar", help="the model's name")
+    p.add_argument("--name", default=DEFAULT_NAME, help="the model's name (default synthesized_four_bar, or "
+                                                        "synthesized_<linkage> for a six-bar)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--workers", type=positive_int, default=1,
                        help="Dask worker processes for the search (default 1: this process)")
@@ -322,10 +330,22 @@ def synthesize(args: argparse.Namespace, targets: Targets, client: Any | None) -
 
     common = dict(workers=args.workers, client=client, seed=args.seed, tolerance=args.tolerance,
                   max_time_s=args.max_time, max_evaluations=args.max_evaluations, progress=progress)
+    if targets.kind == "function" and args.linkage != "fourbar":
+        print(f"error: argument --linkage: function generation is built for four-bars only, not {args.linkage}",
+              file=sys.stderr)
+        return 2
     if targets.kind == "function":
         assert targets.inputs is not None and targets.outputs is not None
         result = synthesize_function(targets.inputs, targets.outputs, absolute=args.absolute or targets.absolute,
                                      ground_length=targets.ground_length or args.ground_length, **common)
+    elif args.linkage != "fourbar":
+        if args.criterion:
+            print("error: argument --criterion: the dynamic criteria are computed for four-bars only "
+                  "(--linkage fourbar)", file=sys.stderr)
+            return 2
+        # the six-bar search only when it runs (start-up of every command)
+        from mechstudio.core.analysis.synthesis_sixbar_path import synthesize_sixbar_path
+        result = synthesize_sixbar_path(targets.points, args.linkage, crank_angles=targets.crank_angles, **common)
     else:
         result = synthesize_path(targets.points, crank_angles=targets.crank_angles, criterion=args.criterion,
                                  solutions=args.solutions, speed=args.speed, density=args.density, **common)
@@ -339,9 +359,11 @@ def synthesize(args: argparse.Namespace, targets: Targets, client: Any | None) -
     lines.append(f"  search: {result.evaluations} evaluations, {result.generations} generations, "
                  f"{result.elapsed_s:.3g} s on {result.workers} worker(s)")
     if best is not None and args.out:
-        data = best.to_model_data(args.name, speed=args.speed, density=args.density)
+        name = args.name if args.name != DEFAULT_NAME or args.linkage == "fourbar" else f"synthesized_{args.linkage}"
+        data = best.to_model_data(name, speed=args.speed, density=args.density)
         text = json.dumps(data, indent=2, allow_nan=False) + "\n"
-        write_text_output(args.out, text, f"model {args.name!r}, coupler point coupler.P")
+        traced = "coupler point coupler.P" if args.linkage == "fourbar" else "path point link5.P"
+        write_text_output(args.out, text, f"model {name!r}, {traced}")
     if not args.quiet or not result.ok:
         print("\n".join(lines), file=stream if result.ok else sys.stderr)
     if result.status.value == "cancelled":
