@@ -1,10 +1,14 @@
 """Six-bar path synthesis on seeded random six-bars of every topology (slow): 8 and 10-12 targets along part of the
 path, evenly or unevenly spaced, with and without prescribed crank angles; every result checked by driving the
 written model with the kinematic solver (tests/sixbar_helpers.py). Acceptance as
-tests/test_analysis_synthesis_sixbar.py: every target within 1e-4 of the longest link (ACCEPT)."""
+tests/test_analysis_synthesis_sixbar.py: every target within 1e-4 of the longest link (ACCEPT).
+
+A sweep of up to BUDGET_S per case (about an hour on a 2-core machine): it runs when MECHSTUDIO_SLOW_TESTS=1 and
+is skipped otherwise (the suite's six-bar recoveries are in tests/test_analysis_synthesis_sixbar.py)."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -20,6 +24,7 @@ CASES = [(topology, count, timed, seed) for topology in ("watt2", "stephenson3",
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("MECHSTUDIO_SLOW_TESTS") != "1", reason="an hour-long sweep: MECHSTUDIO_SLOW_TESTS=1")
 @pytest.mark.parametrize("topology, count, timed, seed", CASES)
 def test_recovers_random_six_bars(tmp_path, topology, count, timed, seed):
     rng = np.random.default_rng(seed)
