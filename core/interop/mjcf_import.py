@@ -550,6 +550,12 @@ def mjcf_document(doc: XmlDocument, name: str | None = None) -> tuple[dict[str, 
         walk(ctx, wb, None, np.eye(3), np.zeros(3), "main")
     for eq in root.findall("equality"):
         read_equality(ctx, eq)
+    free = [b for b in ctx.links if b.name not in {j.child for j in ctx.specs}]
+    if free and not any(j.type in ("hinge", "slider", "cylindrical", "universal", "fixed_joint") for j in ctx.specs):
+        report.error(free[0].el, f"free body {free[0].name!r}: free bodies are supported in models with hinge, "
+                                 "slide or welded (equality weld) joints (maximal coordinates); a model of free "
+                                 "bodies and ball joints only is not (its systems have no free bodies, or 3-1-3 "
+                                 "Euler angles singular at the reference orientation)")
     report.raise_errors()
     model_name = name or root.get("model") or "mjcf_import"
     doc_json = build_document(model_name, f"Imported from the MJCF file {doc.source} (model {root.get('model')!r}), "
