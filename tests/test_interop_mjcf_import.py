@@ -306,6 +306,9 @@ def test_bad_xml_and_unknown_roots_name_file_and_line():
         import_robot('<mujoco>\n<worldbody>\n<body name="a">\n</worldbody>', "bad.xml")
     assert err.value.diagnostics[0].file == "bad.xml:4" and "mismatched tag" in err.value.diagnostics[0].message
     with pytest.raises(ModelError) as err:
+        import_robot("<mujoco><worldbody/></mujoco>", "empty.xml")
+    assert "nothing to import" in err.value.diagnostics[-1].message
+    with pytest.raises(ModelError) as err:
         import_robot("\n<sdf version='1.6'/>", "model.sdf")
     assert "expected <robot> (URDF) or <mujoco> (MJCF)" in err.value.diagnostics[0].message
     assert err.value.diagnostics[0].file == "model.sdf:2"

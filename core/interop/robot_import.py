@@ -45,6 +45,9 @@ def import_robot(text: str, source: str, name: str | None = None) -> ImportResul
     else:
         raise ModelError([Diagnostic(f"{source}:{doc.line(doc.root)}", f"/{tag}",
                                      f"root element <{tag}>: expected <robot> (URDF) or <mujoco> (MJCF)")])
+    if not document["bodies"]:
+        raise ModelError(warnings + [Diagnostic(f"{source}:{doc.line(doc.root)}", f"/{tag}",
+                                                "nothing to import: the file has no moving body with mass")])
     model = model_from_data(document, f"{source} (imported)")
     system = compile_model(model)
     res = assemble(system, system.initial_guess(), 0.0, hold=system.held_coordinates())
