@@ -60,6 +60,7 @@ APP_NAME = "Mechanism Studio"
 MIME = "application/x-mechstudio-elements"
 MAX_RECENT = 8
 FILE_FILTER = "Mechanism Studio models (*.json);;All files (*)"
+IMPORT_FILTER = "Robot descriptions (*.urdf *.xml);;URDF (*.urdf);;MuJoCo MJCF (*.xml);;All files (*)"
 #: default dock sizes as fractions of the window: right column width, plots height, properties height (of the
 #: right column when the 3D view is under it)
 RIGHT_FRACTION, PLOTS_FRACTION, PROPERTIES_FRACTION = 0.26, 0.34, 0.6
@@ -126,6 +127,16 @@ class Messenger:
     def open_path(self, parent: QWidget, directory: str) -> str | None:
         path, _ = QFileDialog.getOpenFileName(parent, "Open model", directory, FILE_FILTER)
         return path or None
+
+    def import_path(self, parent: QWidget, directory: str) -> str | None:
+        path, _ = QFileDialog.getOpenFileName(parent, "Import URDF or MJCF", directory, IMPORT_FILTER)
+        return path or None
+
+    def import_report(self, parent: QWidget, title: str, diagnostics: list[Diagnostic]) -> None:
+        """What an import dropped or changed (the model was opened)."""
+        from mechstudio.gui.dialogs.diagnostics import DiagnosticsDialog
+        DiagnosticsDialog(title, diagnostics, parent, intro="The model was imported. What was dropped or changed, "
+                                                            "and why:").exec()
 
     def text(self, parent: QWidget, title: str, label: str) -> str | None:
         """A multi-line text from the user (None when cancelled)."""
@@ -244,6 +255,10 @@ class MainWindow(QMainWindow):
         self.act_import_pyslvs = self._action("&Import Pyslvs mechanism…", self.import_pyslvs, None,
                                               "Build a planar model from a Pyslvs mechanism expression "
                                               "(M[J[R, P[x, y], L[ground, link]], ...], lengths in mm)")
+        self.act_import_robot = self._action("Import &URDF or MJCF…", self.import_robot, None,
+                                             "Build a spatial model from a URDF (.urdf) or MuJoCo MJCF (.xml) file "
+                                             "(as mechstudio import; the import report lists what was dropped)",
+                                             "act_import_robot")
         self.act_export_drawing = self._action("Export &drawing…", self.export_drawing_dialog, None,
                                                "The mechanism at the shown time with the traces of the ticked "
                                                "points, as SVG or DXF (metres, a layer per body)",
@@ -308,6 +323,7 @@ class MainWindow(QMainWindow):
         self.menu_recent = m.addMenu("Open &recent")
         self._update_recent_menu()
         m.addAction(self.act_import_pyslvs)
+        m.addAction(self.act_import_robot)
         m.addAction(self.act_export_drawing)
         m.addSeparator()
         m.addActions([self.act_save, self.act_save_as])
@@ -492,6 +508,34 @@ class MainWindow(QMainWindow):
         self.document.reset(model, None)
         clear_recovery()
         self.statusBar().showMessage("Imported a Pyslvs mechanism; Save asks where to keep it", 8000)
+        return True
+
+    def import_robot(self, path: str | None = None) -> bool:
+        """File > Import URDF or MJCF: an untitled spatial model from a robot description (the kind from the
+        content; core.interop.robot_import, as ``mechstudio import``). Problems open nothing and are listed; the
+        warnings of an import are shown in its report. True when imported."""
+        if path is None:
+            start = os.path.dirname(self.document.path) if self.document.path else str(Path.cwd())
+            path = self.messenger.import_path(self, start)
+            if not path:
+                return False
+        from mechstudio.core.interop.robot_import import import_robot  # start-up: only when importing
+        try:
+            result = import_robot(Path(path).read_text(encoding="utf-8"), path, Path(path).stem)
+        except ModelError as exc:
+            self.messenger.diagnostics(self, "Cannot import the file", exc.diagnostics)
+            return False
+        except (OSError, UnicodeDecodeError) as exc:
+            self.messenger.error(self, "Cannot import the file", f"{path}: {exc}")
+            return False
+        if not self.maybe_save():
+            return False
+        self._forget_model_state()
+        self.document.reset(result.model, None)
+        clear_recovery()
+        if result.warnings:
+            self.messenger.import_report(self, f"{result.kind} import of {Path(path).name}", result.warnings)
+        self.statusBar().showMessage(f"Imported {Path(path).name} ({result.kind}); Save asks where to keep it", 8000)
         return True
 
     def open_untitled(self, model: Model, text: str, base: Model | None = None) -> bool:

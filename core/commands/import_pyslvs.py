@@ -1,6 +1,7 @@
 """``mechstudio import EXPR|FILE --out model.json [--scale S] [--drive JOINT:SPEED] [--input B,D:SPEED]``: a
 Pyslvs mechanism expression (given inline, in a file, or ``-`` on standard input) to a Mechanism Studio model (see
-:mod:`mechstudio.core.interop.pyslvs`). The written model is validated and assembled first; ``--out -`` prints it."""
+:mod:`mechstudio.core.interop.pyslvs`). The written model is validated and assembled first; ``--out -`` prints it.
+A URDF or MJCF file (XML: recognised from the content) goes to :mod:`mechstudio.core.commands.import_robot`."""
 from __future__ import annotations
 
 import argparse
@@ -9,16 +10,19 @@ import sys
 from pathlib import Path
 
 from mechstudio.core.commands.arguments import STDIO, positive_float, write_text_output
+from mechstudio.core.commands.import_robot import run_robot_import
 from mechstudio.core.errors import Diagnostic, ModelError
 from mechstudio.core.interop.pyslvs import add_input_driver, add_speed_driver, model_from_expression
+from mechstudio.core.interop.robot_import import is_xml
 from mechstudio.core.kinematics.assembly import assemble
 from mechstudio.core.model import model_from_data
 from mechstudio.core.systems.compile import compile_model
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("import", help="import a Pyslvs mechanism expression as a model file")
-    p.add_argument("source", help="the expression M[...] itself, a file holding it, or - for standard input")
+    p = sub.add_parser("import", help="import a Pyslvs mechanism expression, a URDF or an MJCF file as a model file")
+    p.add_argument("source", help="the expression M[...] itself, a file holding it or a URDF (<robot>) or MJCF (<mujoco>) "
+                                     "file, or - for standard input")
     p.add_argument("--out", required=True, help="model file to write (.json), or - for standard output")
     p.add_argument("--scale", type=positive_float, default=0.001,
                    help="metres per Pyslvs unit (default 0.001: drawings in mm)")
@@ -58,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         source, text = "<stdin>", sys.stdin.read()
     elif "[" not in args.source or _is_file(args.source):  # a file; an expression has brackets
         source, text = args.source, Path(args.source).read_text(encoding="utf-8")
+    if is_xml(text):  # URDF or MJCF: the kind is in the root element
+        return run_robot_import(args, text, source)
     name = args.name or (Path(source).stem if not source.startswith("<") else "pyslvs_import")
     doc = model_from_expression(text, name=name, scale=args.scale, source=source)
     for item in args.drive:

@@ -9,18 +9,20 @@ from mechstudio.core.errors import Diagnostic
 
 
 class DiagnosticsDialog(QDialog):
-    def __init__(self, title: str, diagnostics: list[Diagnostic], parent: Any = None):
+    def __init__(self, title: str, diagnostics: list[Diagnostic], parent: Any = None, intro: str | None = None):
         super().__init__(parent)
         self.setWindowTitle(title)
         self.resize(760, 340)
         lay = QVBoxLayout(self)
         n = len(diagnostics)
-        lay.addWidget(QLabel(f"The file was not opened: {n} problem{'s' if n != 1 else ''} found. "
-                             "Nothing was changed."))
+        lay.addWidget(QLabel(intro or f"The file was not opened: {n} problem{'s' if n != 1 else ''} found. "
+                                      "Nothing was changed."))
         self.list = QListWidget()
         self.list.setObjectName("diagnostics")
         for d in diagnostics:
-            self.list.addItem(f"{d.pointer or '/'}: {d.severity}: {d.message}")
+            line = d.file.rpartition(":")[2] if ":" in d.file else ""
+            where = f"line {line}: " if line.isdigit() else ""
+            self.list.addItem(f"{where}{d.pointer or '/'}: {d.severity}: {d.message}")
         lay.addWidget(self.list)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)

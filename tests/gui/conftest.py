@@ -116,6 +116,12 @@ class RecordingMessenger:
     def text(self, parent: Any, title: str, label: str) -> str | None:
         return self.next_text
 
+    def import_path(self, parent: Any, directory: str) -> str | None:
+        return self.next_open
+
+    def import_report(self, parent: Any, title: str, diagnostics: list[Any]) -> None:
+        self.diagnostic_calls.append((title, list(diagnostics)))
+
 
 @pytest.fixture
 def require_gl(qapp: Any) -> None:
