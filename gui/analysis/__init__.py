@@ -1,5 +1,5 @@
 """The editor's *Analysis* menu: *Static equilibrium…*, *Linkage report…*, *Modes…*, *Modes about the steady
-motion…* and *Synthesize four-bar…*; the canvas's linkage overlays (*View → Linkage overlays*) and the mode
+motion…* and *Synthesize linkage…*; the canvas's linkage overlays (*View → Linkage overlays*) and the mode
 animation.
 
 :func:`install_analysis` is called once by the main window with its (empty) ``menu_analysis``; each action opens
@@ -12,9 +12,9 @@ worker thread (:mod:`mechstudio.gui.analysis.panel`). The computations are the c
 one undoable edit (planar models). The Linkage report's check boxes switch the canvas overlays
 (:mod:`mechstudio.gui.analysis.overlays`: instant centres, Kennedy lines, transmission angle, limit positions); the
 Modes dialog animates a mode in the views (:mod:`mechstudio.gui.analysis.mode_animation`). Neither edits the
-document. *Synthesize four-bar…* (:mod:`mechstudio.gui.analysis.synthesis_panel`) does path generation from target points
-clicked on the canvas or typed (with or without crank timing) and function generation, and opens the synthesized
-linkage as a new document.
+document. *Synthesize linkage…* (:mod:`mechstudio.gui.analysis.synthesis_panel`) does path generation (a four-bar or
+a six-bar) from target points clicked on the canvas or typed (with or without crank timing) and function generation,
+and opens the synthesized linkage as a new document.
 """
 from __future__ import annotations
 
@@ -112,14 +112,14 @@ def install_analysis(window: Any) -> None:
         setattr(window, name, action)
         window.menu_analysis.addAction(action)
     window.menu_analysis.addSeparator()
-    tip = ("Click target points on the canvas; a four-bar whose coupler point passes them is searched, and the best "
-           "one opens as a new model")
-    action = QAction("S&ynthesize four-bar…", window)
-    action.setObjectName("act_synthesize_four_bar")
+    tip = ("Click target points on the canvas (or type them, or a function): a four-bar or a six-bar that passes them "
+           "is searched, and the best one opens as a new model")
+    action = QAction("S&ynthesize linkage…", window)
+    action.setObjectName("act_synthesize_linkage")
     action.setStatusTip(tip)
     action.setToolTip(tip)
     action.triggered.connect(lambda _c=False: synthesis_dialog(window))
-    window.act_synthesize_four_bar = action
+    window.act_synthesize_linkage = action
     window.menu_analysis.addAction(action)
     window.menu_analysis.setToolTipsVisible(True)
 

@@ -1,12 +1,14 @@
-"""*Analysis → Synthesize four-bar…*: path generation (a coupler point through target points, with or without
-prescribed timing) and function generation (the output angle as a function of the input angle), the candidates drawn
+"""*Analysis → Synthesize linkage…*: path generation by a four-bar or a six-bar (a point through target points, with
+or without prescribed timing) and function generation (the output angle as a function of the input angle), the candidates drawn
 on the canvas as the search improves them, the best one opened as a model.
 
 :class:`SynthesisDialog` is a non-modal dialog, one per window, created on first use by :func:`synthesis_dialog` and
 kept on the window for the session: closing hides it, and everything typed in it (targets, angles, the function,
 the options) is there again when it is reopened, whichever mode is shown.
 
-* **Path generation** (:class:`~mechstudio.gui.analysis.synthesis_tables.PathPage`): the targets' table (x, y
+* **Path generation** (:class:`~mechstudio.gui.analysis.synthesis_tables.PathPage`): the linkage (a four-bar, or a
+  Watt I/II or Stephenson I/III six-bar: :mod:`mechstudio.core.analysis.synthesis_sixbar`; choosing a six-bar raises
+  an untouched time budget to the six-bar's default), the targets' table (x, y
   [m] and, with *Prescribed timing*, the crank angle [deg] at each target). Targets are clicked on the canvas
   (*Pick on canvas*: :class:`~mechstudio.gui.analysis.synthesis_worker.TargetPicker` takes the clicks first, so a
   click neither selects nor moves anything and adds no undo step; the point is rounded to a tenth of a pixel) or
@@ -18,7 +20,8 @@ the options) is there again when it is reopened, whichever mode is shown.
   relative angles (the search picks the starting angles) or absolute ones (from the ground line); the ground length.
   It starts with Freudenstein's textbook case, y = log10(x) on [1, 2], the input turning 60 deg and the output 90.
 * **Synthesize** checks the inputs (a refusal is the headline, in red, and its cell or field is marked; nothing is
-  started) and runs :func:`~mechstudio.core.analysis.synthesis.synthesize_path` or
+  started) and runs :func:`~mechstudio.core.analysis.synthesis.synthesize_path`,
+  :func:`~mechstudio.core.analysis.synthesis_sixbar_path.synthesize_sixbar_path` or
   :func:`~mechstudio.core.analysis.synthesis.synthesize_function` on a Python thread
   (:class:`~mechstudio.gui.analysis.synthesis_worker.SynthesisWorker`); each improved candidate is drawn on the canvas
   (:mod:`mechstudio.gui.editor.synthesis_overlay`) and summarised in the dialog; a function generator's achieved
@@ -42,13 +45,15 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QButtonGroup, QDialog, QHBoxLayout, QLabel, QRadioButton, QStackedWidget, QVBoxLayout
 
 from mechstudio.core.analysis.synthesis import Candidate, SynthesisResult, synthesize_function, synthesize_path
+from mechstudio.core.analysis.synthesis_sixbar_path import SixBarCandidate, synthesize_sixbar_path
 from mechstudio.core.errors import ModelError
 from mechstudio.core.model import model_from_data
 from mechstudio.core.types import Status
 from mechstudio.gui.analysis.panel import LEVEL_COLOURS
 from mechstudio.gui.analysis.synthesis_inputs import (ACHIEVED_COL, ANGLE_COL, ERROR_COL, X_COL, Y_COL, Problem,
                                                       pair_inputs, parse_number, path_inputs)
-from mechstudio.gui.analysis.synthesis_tables import FunctionPage, OptionsBox, PathPage, push_button
+from mechstudio.gui.analysis.synthesis_tables import (DEFAULT_TIME_S, FOUR_BAR, SIX_BAR_TIME_S, FunctionPage, OptionsBox,
+                                                    PathPage, push_button)
 from mechstudio.gui.analysis.synthesis_worker import SynthesisWorker, TargetPicker
 from mechstudio.gui.editor.synthesis_overlay import (SynthesisPicture, candidate_picture, fit_picture, paint_synthesis,
                                                      picture_in_view)
@@ -60,7 +65,7 @@ MIN_TARGETS = 5
 #: samples of the drawn coupler curve
 CURVE_SAMPLES = 361
 #: undo text of the opened model's edit (File → New's empty model, then this one step)
-OPEN_TEXT = "Synthesized four-bar"
+OPEN_TEXT = "Synthesized linkage"
 PATH, FUNCTION = "path", "function"
 HINTS = {PATH: "Pick at least 5 target points on the canvas (or type them), in the order the coupler point passes "
                "them, then Synthesize.",
@@ -90,7 +95,7 @@ class SynthesisDialog(QDialog):
         self.main_window = window
         self.canvas = window.canvas
         self.setObjectName("analysis_synthesis")
-        self.setWindowTitle("Synthesize four-bar")
+        self.setWindowTitle("Synthesize linkage")
         self.setModal(False)
         self.outcomes = {PATH: Outcome(), FUNCTION: Outcome()}
         self.running_mode: str | None = None
@@ -146,6 +151,7 @@ class SynthesisDialog(QDialog):
         self.remove_button.clicked.connect(lambda _c=False: self.remove_selected())
         self.clear_button.clicked.connect(lambda _c=False: self.clear_targets())
         self.timing_check.toggled.connect(self._on_timing)
+        self.path_page.linkage_combo.currentIndexChanged.connect(lambda _i: self._on_linkage())
         self.targets_table.edited.connect(self._inputs_changed)
         self.function_page = FunctionPage()
         self.pairs_table = self.function_page.table
@@ -166,7 +172,7 @@ class SynthesisDialog(QDialog):
         self.details.setMinimumHeight(4 * self.details.fontMetrics().lineSpacing())
         self.fit_button = push_button("F&it view", "synthesis_fit", "Zoom the canvas to the targets and the linkage")
         self.fit_button.clicked.connect(lambda _c=False: self.fit_view())
-        self.synth_button = push_button("&Synthesize", "synthesis_run", "Search a four-bar for the task")
+        self.synth_button = push_button("&Synthesize", "synthesis_run", "Search a linkage for the task")
         self.synth_button.clicked.connect(lambda _c=False: self.synthesize())
         self.stop_button = push_button("S&top", "synthesis_stop", "End the search: keep the best so far")
         self.stop_button.clicked.connect(lambda _c=False: self.stop())
@@ -322,6 +328,13 @@ class SynthesisDialog(QDialog):
             self.function_page.sync_typed()
         self._inputs_changed()
 
+    def _on_linkage(self) -> None:
+        """A six-bar's search takes longer: an untouched time budget follows the linkage's default."""
+        six = self.path_page.linkage != FOUR_BAR
+        old, new = (DEFAULT_TIME_S, SIX_BAR_TIME_S) if six else (SIX_BAR_TIME_S, DEFAULT_TIME_S)
+        if self.time_spin.value() == old:
+            self.time_spin.setValue(new)
+
     def _on_timing(self, on: bool) -> None:
         self.targets_table.set_column_enabled(ANGLE_COL, on)
         self._inputs_changed()
@@ -404,10 +417,17 @@ class SynthesisDialog(QDialog):
             what = f"a function generator for {len(theta)} angle pairs"
         else:
             targets, crank_angles = inputs
-            search = lambda progress: synthesize_path(  # noqa: E731
-                targets, crank_angles=crank_angles, seed=seed, tolerance=tolerance, max_time_s=max_time_s,
-                progress=progress)
-            what = f"a four-bar through {len(targets)} targets" + (" with timing" if crank_angles is not None else "")
+            linkage = self.path_page.linkage
+            if linkage == FOUR_BAR:
+                search = lambda progress: synthesize_path(  # noqa: E731
+                    targets, crank_angles=crank_angles, seed=seed, tolerance=tolerance, max_time_s=max_time_s,
+                    progress=progress)
+            else:
+                search = lambda progress: synthesize_sixbar_path(  # noqa: E731
+                    targets, linkage, crank_angles=crank_angles, seed=seed, tolerance=tolerance,
+                    max_time_s=max_time_s, progress=progress)
+            what = (f"a {self.path_page.linkage_combo.currentText().lower()} through {len(targets)} targets"
+                    + (" with timing" if crank_angles is not None else ""))
         self.outcomes[mode] = Outcome()
         self.running_mode = mode
         self._refresh_picture()
@@ -476,7 +496,8 @@ class SynthesisDialog(QDialog):
         cand = self.candidate
         if cand is None or self.worker.is_running():
             return False
-        name = "synthesized_function_generator" if cand.kind == "function" else "synthesized_four_bar"
+        name = ("synthesized_function_generator" if cand.kind == "function" else
+                "synthesized_six_bar" if isinstance(cand, SixBarCandidate) else "synthesized_four_bar")
         try:
             model = model_from_data(cand.to_model_data(name), f"<{name}>")
         except ModelError as exc:

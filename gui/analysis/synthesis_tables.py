@@ -14,10 +14,11 @@ from typing import Any, Sequence
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QKeyEvent
-from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QDoubleSpinBox, QFormLayout, QGridLayout,
-                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QRadioButton, QSpinBox,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout,
+                               QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QRadioButton,
+                               QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from mechstudio.core.analysis.synthesis_sixbar import TOPOLOGIES
 from mechstudio.gui.analysis.synthesis_inputs import (ANGLE_COL, MAX_COUNT, MIN_COUNT, FunctionSpec, Problem,
                                                       function_pairs, parse_number)
 
@@ -29,6 +30,11 @@ OFF_COLOR = "#9a9a9a"
 VISIBLE_ROWS = 6
 #: defaults of the options: path tolerance (of the longest link), function tolerance [deg], time budget [s], seed
 DEFAULT_TOLERANCE, DEFAULT_FUNCTION_TOLERANCE_DEG, DEFAULT_TIME_S, DEFAULT_SEED = 1e-4, 0.005, 60.0, 0
+#: a six-bar's search space is larger (15 dimensions): its default time budget [s]
+SIX_BAR_TIME_S = 240.0
+FOUR_BAR = "fourbar"
+#: the linkages of path generation: (key, title); the six-bars are the core's topologies
+LINKAGES = ((FOUR_BAR, "Four-bar"),) + tuple((name, f"{top.title} six-bar") for name, top in TOPOLOGIES.items())
 
 
 def push_button(text: str, name: str, tip: str) -> QPushButton:
@@ -208,7 +214,13 @@ class NumberTable(QTableWidget):
 
 
 class PathPage(QWidget):
-    """Path generation's inputs: pick/add/remove/clear, the timing switch and the targets' table."""
+    """Path generation's inputs: the linkage (a four-bar or a six-bar), pick/add/remove/clear, the timing switch
+    and the targets' table."""
+
+    @property
+    def linkage(self) -> str:
+        """The chosen linkage's key: ``fourbar`` or a six-bar topology of core.analysis.synthesis_sixbar."""
+        return str(self.linkage_combo.currentData())
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -231,11 +243,25 @@ class PathPage(QWidget):
         self.timing_check.setToolTip("Only the differences count (the rotation from the first target); the angles "
                                      "must increase or decrease and span less than a turn. Switched off, the typed "
                                      "angles are kept but not used.")
+        self.linkage_combo = QComboBox()
+        self.linkage_combo.setObjectName("synthesis_linkage")
+        for key, title in LINKAGES:
+            self.linkage_combo.addItem(title, key)
+        self.linkage_combo.setToolTip("The linkage to synthesize. A four-bar passes up to 9 points exactly (5 with "
+                                      "timing); a six-bar (a four-bar and a dyad) up to 15 (8 with timing), and its "
+                                      "search takes minutes rather than seconds")
+        linkage_label = QLabel("Lin&kage:")
+        linkage_label.setBuddy(self.linkage_combo)
+        kind = QHBoxLayout()
+        kind.addWidget(linkage_label)
+        kind.addWidget(self.linkage_combo)
+        kind.addStretch(1)
         self.table = NumberTable(["x [m]", "y [m]", "crank angle [deg]"], (0, 1, 2), "synthesis_targets")
         self.table.set_column_enabled(ANGLE_COL, False)
         self.problem_label = problem_label("synthesis_targets_problem")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(kind)
         layout.addLayout(row)
         layout.addWidget(self.timing_check)
         layout.addWidget(self.table, 1)

@@ -1,7 +1,7 @@
-"""The four-bar synthesis overlay on the planar canvas: the picked target points (numbered) and the current
-candidate linkage (ground pivots, crank, coupler triangle, rocker, in its pose at the first target) with its coupler
-curve; for a function generator, the linkage, the crank's and the rocker's positions at the precision points (thin
-numbered rays) and the arc of the rocker's pin.
+"""The synthesis overlay on the planar canvas: the picked target points (numbered) and the current candidate linkage
+(a four-bar's ground pivots, crank, coupler triangle and rocker, or a six-bar's links, in its pose at the first
+target) with its path; for a function generator, the linkage, the crank's and the rocker's positions at the
+precision points (thin numbered rays) and the arc of the rocker's pin.
 
 What is drawn is a :class:`SynthesisPicture`: plain data in world coordinates [m]. :func:`paint_synthesis` paints it
 from the canvas's ``drawForeground`` (through the canvas's ``overlay_painters``), in viewport pixels (the world points
@@ -18,6 +18,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPaint
 from PySide6.QtWidgets import QGraphicsView
 
 from mechstudio.core.analysis.synthesis import Candidate
+from mechstudio.core.analysis.synthesis_sixbar_path import SixBarCandidate
 
 Vec2 = tuple[float, float]
 
@@ -34,13 +35,39 @@ FONT_POINTS = 8
 
 
 @dataclass(frozen=True)
-class Linkage4:
-    """A four-bar's pose: ground pivots ``O2``, ``O4``, crank pin ``A``, rocker pin ``B``, coupler point ``P`` [m]."""
-    O2: Vec2
-    O4: Vec2
-    A: Vec2
-    B: Vec2
+class LinkagePose:
+    """A linkage's pose [m]: its ground pivots, its moving links (each the polygon of its joints and points: a bar
+    has two, a ternary link or the coupler with its coupler point three or more) and the traced point ``P``."""
+    ground: tuple[Vec2, ...]
+    links: tuple[tuple[Vec2, ...], ...]
     P: Vec2
+
+    def points(self) -> list[Vec2]:
+        return list(self.ground) + [p for link in self.links for p in link] + [self.P]
+
+
+def four_bar_pose(cand: Candidate, theta: float) -> LinkagePose:
+    """The four-bar's pose at crank angle ``theta`` [rad]: ground O2, O4; crank O2-A, coupler A-B-P, rocker O4-B."""
+    g = cand.geometry
+    A, B, P, _ = g.positions(np.array([theta]))
+    O2, O4, a, b, p = _pt(g.O2), _pt(g.O4), _pt(A[0]), _pt(B[0]), _pt(P[0])
+    return LinkagePose((O2, O4), ((O2, a), (a, b, p), (O4, b)), p)
+
+
+def six_bar_pose(cand: SixBarCandidate, theta: float) -> LinkagePose:
+    """A six-bar's pose at crank angle ``theta`` [rad] (core.analysis.synthesis_sixbar: the four-bar's links, with U
+    and V on the links of their topology, link 5 U-E-P and link 6 V-E)."""
+    g = cand.geometry
+    J, _ = g.joints(np.array([theta]))
+    at = {k: _pt(J[k][0]) for k in ("A", "B", "U", "V", "E", "P")}
+    O2, O4 = _pt(g.O2), _pt(g.O4)
+    members = {"ground": [O2, O4], "crank": [O2, at["A"]], "coupler": [at["A"], at["B"]], "rocker": [O4, at["B"]]}
+    top = g.top
+    members[top.u_link].append(at["U"])
+    members[top.v_link].append(at["V"])
+    links = tuple(tuple(members[k]) for k in ("crank", "coupler", "rocker")) + \
+        ((at["U"], at["E"], at["P"]), (at["V"], at["E"]))
+    return LinkagePose(tuple(members["ground"]), links, at["P"])
 
 
 @dataclass(frozen=True)
@@ -52,7 +79,7 @@ class SynthesisPicture:
     targets: tuple[Vec2, ...] = ()
     fitted: tuple[Vec2, ...] = ()
     curve: tuple[Vec2, ...] = ()
-    linkage: Linkage4 | None = None
+    linkage: LinkagePose | None = None
     rays: tuple[tuple[Vec2, Vec2], ...] = ()
     #: the targets' numbers (default 1, 2, ...: a table's row numbers when some rows are not drawn)
     labels: tuple[int, ...] = ()
@@ -65,8 +92,7 @@ class SynthesisPicture:
         """Every world point drawn (to fit the view to)."""
         pts = list(self.targets) + list(self.fitted) + list(self.curve) + [p for r in self.rays for p in r]
         if self.linkage is not None:
-            lk = self.linkage
-            pts += [lk.O2, lk.O4, lk.A, lk.B, lk.P]
+            pts += self.linkage.points()
         return pts
 
 
@@ -74,19 +100,19 @@ def _pt(v: np.ndarray) -> Vec2:
     return (float(v[0]), float(v[1]))
 
 
-def candidate_picture(cand: Candidate | None, targets: tuple[Vec2, ...] = (), samples: int = 361,
+def candidate_picture(cand: Candidate | SixBarCandidate | None, targets: tuple[Vec2, ...] = (), samples: int = 361,
                       labels: tuple[int, ...] = ()) -> SynthesisPicture:
-    """What to draw for ``cand`` (None: the targets only). A path candidate: its pose at the first target, its coupler
-    curve (``samples`` points) and its fitted points; a function generator: its pose at the first input angle, the
-    rays O2 -> A and O4 -> B at every input angle, and the arc of B over the input's motion."""
+    """What to draw for ``cand`` (None: the targets only). A path candidate (a four-bar or a six-bar): its pose at the
+    first target, its path (``samples`` points) and its fitted points; a function generator: its pose at the first
+    input angle, the rays O2 -> A and O4 -> B at every input angle, and the arc of B over the input's motion."""
     if cand is None:
         return SynthesisPicture(targets, labels=labels)
-    g = cand.geometry
-    A, B, P, _ = g.positions(np.array([cand.crank_angles[0]]))
-    linkage = Linkage4(_pt(g.O2), _pt(g.O4), _pt(A[0]), _pt(B[0]), _pt(P[0]))
+    pose = six_bar_pose if isinstance(cand, SixBarCandidate) else four_bar_pose
+    linkage = pose(cand, float(cand.crank_angles[0]))  # type: ignore[arg-type]
     if cand.kind != "function":
         return SynthesisPicture(targets, tuple(_pt(p) for p in cand.fitted),
                                 tuple(_pt(p) for p in cand.coupler_curve(samples)), linkage, labels=labels)
+    g = cand.geometry
     Aj, Bj, _, _ = g.positions(cand.crank_angles)
     rays = tuple((_pt(g.O2), _pt(a)) for a in Aj) + tuple((_pt(g.O4), _pt(b)) for b in Bj)
     _, Bs, _, ok = g.positions(np.linspace(cand.crank_angles[0], cand.crank_angles[-1], samples))
@@ -196,12 +222,15 @@ def _paint_rays(view: QGraphicsView, painter: QPainter, rays: tuple[tuple[Vec2, 
         painter.drawText(QRectF(c.x() - 10, c.y() - 8, 20, 16), Qt.AlignmentFlag.AlignCenter, str(k))
 
 
-def _paint_linkage(view: QGraphicsView, painter: QPainter, lk: Linkage4) -> None:
-    O2, O4, A, B, P = (_px(view, p) for p in (lk.O2, lk.O4, lk.A, lk.B, lk.P))
+def _paint_linkage(view: QGraphicsView, painter: QPainter, lk: LinkagePose) -> None:
+    """Ground pivots (hatched triangles, joined by a dashed line), each link as a thick bar or a shaded polygon,
+    white joint circles, the traced point filled."""
     ground = QColor(GROUND_COLOR)
+    pivots = [_px(view, p) for p in lk.ground]
     painter.setPen(QPen(ground, 1.0, Qt.PenStyle.DashLine))
-    painter.drawLine(O2, O4)
-    for o in (O2, O4):  # a ground pivot: a hatched triangle under the pin
+    for a, b in zip(pivots, pivots[1:]):
+        painter.drawLine(a, b)
+    for o in pivots:  # a ground pivot: a hatched triangle under the pin
         h = GROUND_PX
         tri = QPolygonF([o, o + QPointF(-h / 2, h), o + QPointF(h / 2, h)])
         painter.setPen(QPen(ground, 1.2))
@@ -209,23 +238,26 @@ def _paint_linkage(view: QGraphicsView, painter: QPainter, lk: Linkage4) -> None
         painter.drawPolygon(tri)
         painter.drawLine(o + QPointF(-h * 0.75, h), o + QPointF(h * 0.75, h))
     link = QColor(LINK_COLOR)
-    coupler = QPolygonF([A, B, P])
-    painter.setPen(QPen(link, 1.5))
-    painter.setBrush(QBrush(QColor(31, 78, 156, 45)))
-    painter.drawPolygon(coupler)
-    pen = QPen(link, 3.0)
-    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-    painter.setPen(pen)
-    painter.drawLine(O2, A)
-    painter.drawLine(O4, B)
-    painter.drawLine(A, B)
+    P = _px(view, lk.P)
+    joints: list[QPointF] = list(pivots)
+    for member in lk.links:
+        pts = [_px(view, p) for p in member]
+        if len(pts) > 2:
+            painter.setPen(QPen(link, 1.5))
+            painter.setBrush(QBrush(QColor(31, 78, 156, 45)))
+            painter.drawPolygon(QPolygonF(pts))
+        pen = QPen(link, 3.0)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        painter.setPen(pen)
+        painter.drawLine(pts[0], pts[1])
+        joints += [p for p in pts if p != P]
     painter.setPen(QPen(link, 1.5))
     painter.setBrush(QBrush(QColor("white")))
-    for j in (O2, O4, A, B):
+    for j in joints:
         painter.drawEllipse(j, JOINT_PX, JOINT_PX)
     painter.setBrush(QBrush(QColor(CURVE_COLOR)))
     painter.setPen(QPen(QColor(CURVE_COLOR), 1.0))
     painter.drawEllipse(P, JOINT_PX, JOINT_PX)
 
 
-__all__ = ["Linkage4", "SynthesisPicture", "candidate_picture", "fit_picture", "paint_synthesis", "picture_in_view"]
+__all__ = ["LinkagePose", "SynthesisPicture", "four_bar_pose", "six_bar_pose", "candidate_picture", "fit_picture", "paint_synthesis", "picture_in_view"]

@@ -1,4 +1,4 @@
-"""*Analysis → Synthesize four-bar…*: prescribed timing typed in the targets' table, function generation (a function
+"""*Analysis → Synthesize linkage…*: prescribed timing typed in the targets' table, function generation (a function
 y = f(x) at Chebyshev points, or typed angle pairs), the refusals shown on their cells and in the headline, and the
 dialog's state kept across mode switches, closing and reopening; no undo step from any of it.
 
@@ -35,7 +35,7 @@ TIMING_DEG = np.array([17.0, 55.5, 101.25, 140.0, 199.75, 236.0, 290.5])
 
 
 def open_dialog(qtbot: Any, window: Any) -> SynthesisDialog:
-    window.act_synthesize_four_bar.trigger()
+    window.act_synthesize_linkage.trigger()
     dialog = window.synthesis_dialog
     qtbot.waitExposed(dialog)
     dialog.move(window.geometry().right() - dialog.width() - 20, window.geometry().top() + 60)
@@ -268,7 +268,7 @@ def test_state_is_kept_across_modes_and_close_reopen_without_undo_steps(qtbot: A
     assert dialog.targets_table.rows() == path_rows and dialog.timing_check.isChecked()
     QTest.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
     assert not dialog.isVisible()
-    window.act_synthesize_four_bar.trigger()
+    window.act_synthesize_linkage.trigger()
     again = window.synthesis_dialog
     assert again is dialog and again.isVisible()
     assert again.mode == PATH and again.targets_table.rows() == path_rows and again.tolerance_edit.text() == "2e-4"

@@ -1,4 +1,4 @@
-"""*Analysis → Synthesize four-bar…*: targets picked by real clicks on the canvas (over the four-bar sample's links:
+"""*Analysis → Synthesize linkage…*: targets picked by real clicks on the canvas (over the four-bar sample's links:
 the clicks must neither select nor move anything, nor add undo steps), the search on a worker thread with its
 candidates drawn as they arrive, Stop, Open as model, and bad input as a message.
 
@@ -40,7 +40,7 @@ def sample_targets() -> np.ndarray:
 def open_dialog(qtbot: Any, window: Any, sample: bool = True) -> SynthesisDialog:
     if sample:
         assert window.open_file(str(SAMPLES / "four_bar.json"), ask=False)
-    window.act_synthesize_four_bar.trigger()
+    window.act_synthesize_linkage.trigger()
     dialog = window.synthesis_dialog
     qtbot.waitExposed(dialog)
     dialog.move(window.geometry().right() - dialog.width() - 20, window.geometry().top() + 60)
@@ -215,7 +215,7 @@ def test_screenshot_of_the_panel_with_targets_and_a_candidate(qtbot: Any, window
         dialog.synth_button.click()
     picture = dialog.picture
     assert picture.linkage is not None
-    pts = np.array(list(picture.curve) + [picture.linkage.O2, picture.linkage.O4])
+    pts = np.array(list(picture.curve) + list(picture.linkage.ground))
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     canvas, vp = window.canvas, window.canvas.viewport().rect()
     scale = 0.8 * min(vp.width() / (hi[0] - lo[0]), vp.height() / (hi[1] - lo[1]))
