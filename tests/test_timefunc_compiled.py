@@ -227,3 +227,20 @@ def test_time_dependent_runs_step_compiled_and_equal_the_numpy_path(which: str) 
     r_ref = np.concatenate([b.reactions for b in numpy_run.frames])
     assert np.abs(r - r_ref).max() < 1e-9 * np.abs(r_ref).max()
     assert abs(ours.state.stats["steps"] - numpy_run.state.stats["steps"]) <= 1
+
+
+def test_speed_suite_rows_for_time_dependent_models() -> None:
+    """The speed suite's time-dependent rows (core.bench.speed.time_load_rows) on a tiny chain and one driven
+    sample: the ratio row with its target, the sample row with its numpy figure and whether it stepped compiled
+    (yes with numba), both runs finished and equal; no time is asserted (speed claims live in the benchmark's
+    output)."""
+    from mechstudio.core.bench.speed import TIME_LOAD_TARGET, time_load_rows
+    rows, notes = time_load_rows(repeats=1, t_end=0.1, n=3, samples=("belt_drive",))
+    chain, sample = rows
+    assert chain["case"] == "planar chain N=3 time-varying load" and chain["status"] == "finished"
+    assert chain["target_ratio"] == TIME_LOAD_TARGET and chain["met"] in ("yes", "NO")
+    assert chain["varying_over_constant"] > 0 and chain["rhs"] > 0 and chain["constant_rhs"] > 0
+    assert sample["case"] == "belt_drive compiled vs numpy" and sample["status"] == "finished"
+    assert sample["compiled_step"] == ("yes" if COMPILED else "no")
+    assert sample["q_difference"] < 1e-9
+    assert "time-dependent rows" in notes[0]

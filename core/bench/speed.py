@@ -53,7 +53,7 @@ varying load's, ``constant_cpu_s`` the constant one's, ``varying_over_constant``
 the time function evaluated by compiled code inside the compiled DOP853 step, ``mechstudio.core.systems.planar_time``)
 and ``per_rhs_ratio`` the same per right-hand side (the two loads give slightly different step counts). Rows
 ``<sample> compiled vs numpy``: driven samples whose drivers depend on t (the cam follower, the belt drive, the
-driven slider-crank; ``TIME_SAMPLES``) with the compiled kernels (``kernels="numba"``) and the numpy path,
+driven slider-crank) and the gear train (no driver; ``TIME_SAMPLES``) with the compiled kernels (``kernels="numba"``) and the numpy path,
 alternately, best of ``repeats``: ``cpu_s`` (compiled), ``numpy_cpu_s``, ``numpy_over_compiled`` and
 ``compiled_step`` (whether the run took the compiled DOP853 step), with the largest difference of the final
 coordinates of the two runs (``q_difference``: the integrator's tolerance, not round-off, separates them).
@@ -88,8 +88,8 @@ LOOP_EXPONENT_TARGET = 1.3
 TIME_LOAD_CONSTANT = 0.2
 TIME_LOAD_VARYING = {"type": "expression", "expression": "0.2*sin(3*t) + 0.05*cos(7*t)*exp(-t/2)"}
 TIME_LOAD_TARGET = 1.3
-#: driven samples (time-dependent drivers) timed compiled against the numpy path
-TIME_SAMPLES = ("cam_follower", "belt_drive", "slider_crank_driven")
+#: samples timed compiled against the numpy path: driven ones (time-dependent drivers) and the gear train
+TIME_SAMPLES = ("cam_follower", "belt_drive", "slider_crank_driven", "gear_train")
 TARGETS = {"rolling_disk": 100.0, "rolling_disk_accelerating_plane": 100.0, "planar chain N=10": 5.0,
            "planar chain N=30": 1.0}
 
@@ -343,8 +343,8 @@ def time_load_rows(repeats: int = 3, t_end: float = 2.0, n: int = 10,
                                            .max()),
                      "status": traj.status.value})
     notes = [f"time-dependent rows: torque {TIME_LOAD_CONSTANT} N m against {TIME_LOAD_VARYING['expression']} N m "
-             f"on link 1 of the {n}-link chain (target: varying <= {TIME_LOAD_TARGET} x constant), and driven samples "
-             f"with the compiled kernels against the numpy path (the model file's settings); best process CPU time of "
+             f"on link 1 of the {n}-link chain (target: varying <= {TIME_LOAD_TARGET} x constant), and samples "
+             f"({', '.join(samples)}) with the compiled kernels against the numpy path (the model file's settings); best process CPU time of "
              f"{max(1, repeats)} rounds, all cases alternating in this process"]
     return rows, notes
 
