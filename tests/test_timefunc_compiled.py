@@ -1,4 +1,4 @@
-"""Compiled time functions (core.model.timefunc_kernels, core.systems.planar_time) against the sympy-lambdified
+"""Compiled time functions (core.model.timefunc_programs, core.systems.planar_time) against the sympy-lambdified
 ones, and time-dependent models on the compiled DOP853 step against the numpy path.
 
 Independent references: ``sympy.lambdify`` of the same trees (``TimeFunction.value/rate/accel``, the evaluation
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from mechstudio.core.jit import numba_module
-from mechstudio.core.model import timefunc_kernels
+from mechstudio.core.model import timefunc_programs
 from mechstudio.core.model.timefunc import ExpressionError, function_names, time_function
-from mechstudio.core.model.timefunc_kernels import OPERATIONS, NotCompilable, cached_programs, program, run_program
+from mechstudio.core.model.timefunc_programs import OPERATIONS, NotCompilable, cached_programs, program, run_program
 from mechstudio.core.systems import planar_time
 
 #: expressions covering every operation of OPERATIONS and every function the parser allows, in their values
@@ -40,9 +40,9 @@ COMPILED = numba_module() is not None
 def evaluators() -> list[object]:
     """The Python evaluator, and the compiled one when numba is available."""
     out: list[object] = [run_program]
-    compiled = timefunc_kernels.compiled()
+    compiled = planar_time.kernels()
     if compiled is not None:
-        out.append(compiled)
+        out.append(compiled[1])
     return out
 
 
@@ -79,7 +79,7 @@ def test_every_operation_is_exercised() -> None:
     for text in EXPRESSIONS.values():
         for p in time_function({"type": "expression", "expression": text}).programs():
             used.update(int(op) for op in p.code[0::2])
-    assert used == set(range(len(OPERATIONS))), {name for name, k in timefunc_kernels.OPCODES.items()
+    assert used == set(range(len(OPERATIONS))), {name for name, k in timefunc_programs.OPCODES.items()
                                                   if k not in used}
 
 
@@ -91,7 +91,7 @@ def test_file_forms_compile_too(spec: object) -> None:
     f = time_function(spec)
     for t in TIMES[:5]:
         for p, want in zip(f.programs(), (f.value(t), f.rate(t), f.accel(t))):
-            assert _close(timefunc_kernels.evaluate(p, t), want)
+            assert _close(timefunc_programs.evaluate(p, t), want)
 
 
 def test_heaviside_at_zero_and_sign_match_lambdify() -> None:
@@ -100,7 +100,7 @@ def test_heaviside_at_zero_and_sign_match_lambdify() -> None:
     for text, t in (("abs(t - 1)", 1.0), ("max(t, 2 - t)", 1.0), ("min(t, 1)*t", 1.0)):
         f = time_function({"type": "expression", "expression": text})
         for p, want in zip(f.programs(), (f.value(t), f.rate(t), f.accel(t))):
-            assert timefunc_kernels.evaluate(p, t) == want, text
+            assert timefunc_programs.evaluate(p, t) == want, text
 
 
 def test_programs_are_cached_by_canonical_text() -> None:
@@ -135,10 +135,10 @@ def test_domain_errors_are_not_finite_never_raised_by_the_compiled_evaluator(tex
     to the Python path, which reports the error); the Python evaluator may raise like math."""
     f = time_function({"type": "expression", "expression": text})
     p = f.programs()[0]
-    compiled = timefunc_kernels.compiled()
+    compiled = planar_time.kernels()
     if compiled is None:
         pytest.skip("the compiled evaluator needs numba")
-    assert not math.isfinite(compiled(p.code, 0, len(p.code), p.consts, t, np.empty(p.depth)))
+    assert not math.isfinite(compiled[1](p.code, 0, len(p.code), p.consts, t, np.empty(p.depth)))
 
 
 @pytest.mark.parametrize("text, message", [("sin(x)", "unknown name 'x'"), ("foo(t)", "unknown function 'foo'"),

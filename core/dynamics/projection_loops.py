@@ -603,7 +603,7 @@ def timed_kernel() -> Callable[..., Any] | None:
     times = planar_time.kernels()
     if built is None or times is None:
         return None
-    globals().update(k_packed_loop_rhs=built["packed_rhs"], _time_arrays=times)
+    globals().update(k_packed_loop_rhs=built["packed_rhs"], _time_arrays=times[0])
     return compile_helper(k_packed_loop_rhs_timed)
 
 

@@ -474,7 +474,7 @@ def timed_kernel() -> Callable[..., Any] | None:
         return None
     g = globals()
     g["k_packed_rhs"] = built[2]
-    g["_time_arrays"] = times
+    g["_time_arrays"] = times[0]
     return compile_helper(k_packed_rhs_timed)
 
 

@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from mechstudio.core.model.timefunc_kernels import Program, cached_programs, lambdify_functions
+from mechstudio.core.model.timefunc_programs import Program, cached_programs, lambdify_functions
 
 if TYPE_CHECKING:
     import sympy as sp
@@ -226,7 +226,7 @@ class TimeFunction:
     ``spec`` is the JSON value as written in the file (kept for lossless saving); ``expr`` is the sympy
     expression of t, ``rate_expr`` and ``accel_expr`` its first and second derivatives. Call :meth:`value`,
     :meth:`rate`, :meth:`accel` with t in seconds; :meth:`programs` gives the compiled form of the three
-    (``mechstudio.core.model.timefunc_kernels``).
+    (``mechstudio.core.model.timefunc_programs``).
     """
 
     spec: Any
@@ -254,7 +254,7 @@ class TimeFunction:
         return self.spec
 
     def programs(self) -> tuple[Program, Program, Program] | None:
-        """The compiled programs of (f, f', f'') (``mechstudio.core.model.timefunc_kernels``), or None when a node of
+        """The compiled programs of (f, f', f'') (``mechstudio.core.model.timefunc_programs``), or None when a node of
         the tree has no compiled form; built once per expression (cached by its canonical text, ``sympy.srepr``)."""
         sp, T = _sympy(), _tables()[0]
         rate = self.rate_expr if self.rate_expr is not None else sp.diff(self.expr, T)
@@ -285,7 +285,7 @@ def _expr_from_spec(spec: Any) -> sp.Expr:
 
 
 #: functions that derivatives of abs, min and max contain, in floating point (DiracDelta taken as 0: the
-#: derivative almost everywhere): declared once, with the compiled evaluation (``timefunc_kernels.OPERATIONS``)
+#: derivative almost everywhere): declared once, with the compiled evaluation (``timefunc_programs.OPERATIONS``)
 LAMBDIFY_MODULES = [lambdify_functions(), "math"]
 
 

@@ -1,6 +1,6 @@
 """A planar system's time arrays (``PlanarSystem.time_arrays``: f(t) and f''(t) per holonomic row, xi, applied
 forces and torques) evaluated inside compiled code, from the compiled programs of its time functions
-(``mechstudio.core.model.timefunc_kernels``).
+(``mechstudio.core.model.timefunc_programs``).
 
 So a model with time-varying drivers or loads runs the compiled DOP853 step (``mechstudio.core.integrate.dop853_kernels``)
 like a model without: its right-hand side of (t, y, I, F) computes the time arrays itself, instead of taking them
@@ -11,7 +11,7 @@ arrays (``projection_sparse.SparsePath.timed_data``, ``projection_loops.LoopPath
 they start (i0 in I, f0 in F):
 
 * TI = [mh, m, L, T, S, depth, S slots (destination, index, start, end), code], start and end relative to
-  the code's first entry (``timefunc_kernels.concatenate``);
+  the code's first entry (``timefunc_programs.concatenate``);
 * TF = [f (mh), f'' (mh), xi (m), loads (2 L), torques (T): the values of the functions that do not depend on t,
   constants of the programs].
 
@@ -30,9 +30,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mechstudio.core.jit import compile_helper, kernel_set
-from mechstudio.core.model import timefunc_kernels
-from mechstudio.core.model.timefunc_kernels import concatenate, run_program
+from mechstudio.core.jit import compile_helper, kernel_set, numba_module
+from mechstudio.core.model.timefunc_programs import concatenate, run_program
 
 #: slot destinations (module docstring)
 FVAL, XI, FACCEL, LOAD, TORQUE = 0, 1, 2, 3, 4
@@ -107,21 +106,21 @@ _run_program = run_program  # the compiled evaluator is bound by kernels()
 
 
 @kernel_set
-def kernels() -> Callable[..., Any] | None:
-    """:func:`time_arrays_packed` compiled (with the compiled evaluator of ``timefunc_kernels``), or None without
-    numba."""
+def kernels() -> tuple[Callable[..., Any], Callable[..., float]] | None:
+    """(:func:`time_arrays_packed`, ``timefunc_programs.run_program``) compiled, or None without numba. The
+    evaluator is generated source without a file, so it is compiled without a disk cache of its own: the cached
+    :func:`time_arrays_packed` contains it, and its cache folder follows ``timefunc_programs`` through
+    ``mechstudio.core.jit``'s source digest (this module imports it)."""
     global _run_program
-    evaluator = timefunc_kernels.compiled()
-    if evaluator is None:
-        return None
-    _run_program = evaluator
-    return compile_helper(time_arrays_packed)
+    nb = numba_module()
+    _run_program = nb.njit(nogil=True)(run_program)
+    return compile_helper(time_arrays_packed), _run_program
 
 
 def unpacked(t: float, I: np.ndarray, F: np.ndarray, i0: int, f0: int) -> tuple:
     """:func:`time_arrays_packed` compiled, or in Python without numba."""
     compiled = kernels()
-    return (compiled if compiled is not None else time_arrays_packed)(float(t), I, F, int(i0), int(f0))
+    return (compiled[0] if compiled is not None else time_arrays_packed)(float(t), I, F, int(i0), int(f0))
 
 
 __all__ = ["DERIVATIVE", "FACCEL", "FVAL", "HEADER", "LOAD", "TORQUE", "XI", "kernels", "pack", "time_arrays_packed",
