@@ -244,3 +244,24 @@ def test_speed_suite_rows_for_time_dependent_models() -> None:
     assert sample["compiled_step"] == ("yes" if COMPILED else "no")
     assert sample["q_difference"] < 1e-9
     assert "time-dependent rows" in notes[0]
+
+
+@needs_numba
+@pytest.mark.parametrize("text, t_end", [("0.1*sqrt(0.7 - t)", 0.9), ("1/(t - 0.3)", 0.5)])
+def test_a_time_function_failing_during_a_run_gives_the_numpy_path_message(text: str, t_end: float) -> None:
+    """A torque that leaves its domain during the run (sqrt of a negative number past t = 0.7 s) or has a pole
+    (t = 0.3 s): on the compiled step the run ends FAILED with the numpy path's message, after the same frames
+    (the compiled right-hand side declines the step with a non-finite value, and scipy's Python step reports)."""
+    from mechstudio.core.bench.speed import chain_with_torque
+    from mechstudio.core.model.io import model_from_data
+    from mechstudio.core.run.driver import Driver
+    from mechstudio.core.simulate import SimulationSettings
+    from mechstudio.core.systems.compile import compile_model
+    system = compile_model(model_from_data(chain_with_torque(3, {"type": "expression", "expression": text})))
+    ends = []
+    for kernels in ("numba", "numpy"):
+        driver = Driver(system, SimulationSettings(t_end=t_end, dt=0.01, options={"kernels": kernels}))
+        frames = sum(len(b.t) for b in driver.blocks())
+        ends.append((driver.status.value, driver.message, frames))
+    assert ends[0] == ends[1]
+    assert ends[0][0] == "failed" and 0 < ends[0][2] < round(t_end / 0.01)
