@@ -45,9 +45,22 @@ default, ``mechstudio.core.dynamics.projection_loops``) and, for N <= ``LOOP_DEN
 accuracy of the run: ``b0_error_m`` / ``b0_velocity_error`` (B0 against the one-degree-of-freedom energy
 reference, as the iftomm suite), ``energy_drift`` and ``max_violation`` (as above). The notes give the growth
 exponents log(cpu(N2) / cpu(N1)) / log(N2 / N1) from 10 to 40 and from 40 to 100 (target <= 1.3).
+
+Time-dependent models (rows ``planar chain N=10 time-varying load``, :func:`time_load_rows`): the 10-link chain
+above with a torque on its first link, constant (``TIME_LOAD_CONSTANT``) or varying (``TIME_LOAD_VARYING``), the
+two run alternately in this process, best CPU time of ``repeats`` rounds each, 2 s simulated. ``cpu_s`` is the
+varying load's, ``constant_cpu_s`` the constant one's, ``varying_over_constant`` their ratio (target <= 1.3:
+the time function evaluated by compiled code inside the compiled DOP853 step, ``mechstudio.core.systems.planar_time``)
+and ``per_rhs_ratio`` the same per right-hand side (the two loads give slightly different step counts). Rows
+``<sample> compiled vs numpy``: driven samples whose drivers depend on t (the cam follower, the belt drive, the
+driven slider-crank) and the gear train (no driver; ``TIME_SAMPLES``) with the compiled kernels (``kernels="numba"``) and the numpy path,
+alternately, best of ``repeats``: ``cpu_s`` (compiled), ``numpy_cpu_s``, ``numpy_over_compiled`` and
+``compiled_step`` (whether the run took the compiled DOP853 step), with the largest difference of the final
+coordinates of the two runs (``q_difference``: the integrator's tolerance, not round-off, separates them).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from pathlib import Path
@@ -59,7 +72,9 @@ from mechstudio.core.bench import BenchTable, machine_description
 from mechstudio.core.bench.iftomm import measure_nfourbar
 from mechstudio.core.bench.iftomm_models import nfourbar_model
 from mechstudio.core.bench.minimal_chain import MinimalChain, simulate
+from mechstudio.core.integrate.scipy_ivp import CompiledDOP853Stepper
 from mechstudio.core.model.io import load_model, model_from_data
+from mechstudio.core.run.driver import Driver
 from mechstudio.core.simulate import SimulationSettings, initial_state
 from mechstudio.core.simulate import run as run_model
 from mechstudio.core.systems.compile import compile_model
@@ -69,6 +84,12 @@ RATIO_CHAINS = (10, 30, 60)  # chains timed against the scipy baseline; the expo
 LOOP_SIZES = (10, 40, 100)  # A02 chains timed with the sparse route of closed loops
 LOOP_DENSE_UP_TO = 40  # and with the dense route up to this N (at N = 100 it costs ~12 s a run on the 2-core host)
 LOOP_EXPONENT_TARGET = 1.3
+#: the torque [N m] on the first link of the chain of the time-dependent rows, constant and varying
+TIME_LOAD_CONSTANT = 0.2
+TIME_LOAD_VARYING = {"type": "expression", "expression": "0.2*sin(3*t) + 0.05*cos(7*t)*exp(-t/2)"}
+TIME_LOAD_TARGET = 1.3
+#: samples timed compiled against the numpy path: driven ones (time-dependent drivers) and the gear train
+TIME_SAMPLES = ("cam_follower", "belt_drive", "slider_crank_driven", "gear_train")
 TARGETS = {"rolling_disk": 100.0, "rolling_disk_accelerating_plane": 100.0, "planar chain N=10": 5.0,
            "planar chain N=30": 1.0}
 
@@ -268,8 +289,78 @@ def loop_rows(sizes: tuple[int, ...] = LOOP_SIZES, repeats: int = 3, t_end: floa
     return rows, notes
 
 
+def chain_with_torque(n: int, torque: Any) -> dict[str, Any]:
+    """The benchmark chain of ``n`` links with an applied torque ``torque`` (a time function's file form) on its
+    first link."""
+    data = planar_chain_data(n)
+    data["forces"] = [{"name": "drive", "type": "applied_torque", "body": "link1", "torque": torque}]
+    return data
+
+
+def time_load_rows(repeats: int = 3, t_end: float = 2.0, n: int = 10,
+                   samples: tuple[str, ...] = TIME_SAMPLES) -> tuple[list[dict[str, Any]], list[str]]:
+    """(rows, notes): the chain with a constant and a time-varying load, and driven samples compiled against
+    numpy (module docstring)."""
+    settings = SimulationSettings(t_end=t_end, dt=0.01, formulation="projection", integrator="dop853", rtol=1e-8,
+                                  atol=1e-10, correction=True)
+    cases: dict[str, tuple[Any, Any, SimulationSettings]] = {}
+    for name, torque in (("constant", TIME_LOAD_CONSTANT), ("varying", TIME_LOAD_VARYING)):
+        system = compile_model(model_from_data(chain_with_torque(n, torque)))
+        cases[name] = (system, initial_state(system), settings)
+    for sample in samples:
+        model = load_model(SAMPLES / f"{sample}.json")
+        system = compile_model(model)
+        for kernels in ("numba", "numpy"):
+            cases[f"{sample}/{kernels}"] = (system, initial_state(system),
+                                            SimulationSettings.from_model(model, options={"kernels": kernels}))
+    best: dict[str, tuple[float, Any]] = {}
+    for _ in range(max(1, repeats)):  # alternately: the same load on the host for all
+        for key, (system, init, st) in cases.items():
+            c0 = time.process_time()
+            traj = run_model(system, st, q0=init.q, v0=init.v)
+            cpu = time.process_time() - c0
+            if key not in best or cpu < best[key][0]:
+                best[key] = (cpu, traj)
+    (cpu_c, traj_c), (cpu_v, traj_v) = best["constant"], best["varying"]
+    rhs_c, rhs_v = int(traj_c.stats["rhs_evaluations"]), int(traj_v.stats["rhs_evaluations"])
+    ratio = cpu_v / cpu_c if cpu_c > 0 else math.inf
+    rows: list[dict[str, Any]] = [{
+        "case": f"planar chain N={n} time-varying load", "n": cases["varying"][0].n, "m": cases["varying"][0].m,
+        "t_end": t_end, "cpu_s": cpu_v, "constant_cpu_s": cpu_c, "varying_over_constant": ratio,
+        "per_rhs_ratio": (cpu_v / rhs_v) / (cpu_c / rhs_c) if rhs_v and rhs_c and cpu_c > 0 else math.inf,
+        "rhs": rhs_v, "constant_rhs": rhs_c, "steps": int(traj_v.stats.get("steps", 0)),
+        "energy_drift": balance_drift(traj_v.frames), "status": traj_v.status.value,
+        "target_ratio": TIME_LOAD_TARGET, "met": "yes" if ratio <= TIME_LOAD_TARGET else "NO"}]
+    for sample in samples:
+        (cpu, traj), (cpu_np, traj_np) = best[f"{sample}/numba"], best[f"{sample}/numpy"]
+        system = cases[f"{sample}/numba"][0]
+        rows.append({"case": f"{sample} compiled vs numpy", "n": system.n, "m": system.m,
+                     "t_end": cases[f"{sample}/numba"][2].t_end, "cpu_s": cpu, "numpy_cpu_s": cpu_np,
+                     "numpy_over_compiled": cpu_np / cpu if cpu > 0 else math.inf,
+                     "rhs": int(traj.stats["rhs_evaluations"]), "compiled_step": compiled_step(system, cases[
+                         f"{sample}/numba"][2]),
+                     "q_difference": float(np.abs(np.asarray(traj.frames.q[-1]) - np.asarray(traj_np.frames.q[-1]))
+                                           .max()),
+                     "status": traj.status.value})
+    notes = [f"time-dependent rows: torque {TIME_LOAD_CONSTANT} N m against {TIME_LOAD_VARYING['expression']} N m "
+             f"on link 1 of the {n}-link chain (target: varying <= {TIME_LOAD_TARGET} x constant), and samples "
+             f"({', '.join(samples)}) with the compiled kernels against the numpy path (the model file's settings); best process CPU time of "
+             f"{max(1, repeats)} rounds, all cases alternating in this process"]
+    return rows, notes
+
+
+def compiled_step(system: Any, settings: SimulationSettings) -> str:
+    """"yes" when a run of ``system`` with ``settings`` takes the compiled DOP853 step at its start (the
+    formulation offers its compiled right-hand side), else "no"."""
+    driver = Driver(system, dataclasses.replace(settings, t_end=min(settings.t_end, 2 * settings.dt)))
+    for _ in driver.blocks():
+        pass
+    stepper = getattr(driver.state, "stepper", None)
+    return "yes" if isinstance(getattr(stepper, "inner", None), CompiledDOP853Stepper) else "no"
+
+
 def run(quick: bool = False, repeats: int | None = None, chains: tuple[int, ...] = (1, 3, 10, 30),
-        samples: bool = True, baseline: bool = True, loops: bool = True) -> BenchTable:
+        samples: bool = True, baseline: bool = True, loops: bool = True, time_loads: bool = True) -> BenchTable:
     """The "speed" table (see module docstring); ``quick``: shorter runs, one repeat."""
     reps = repeats if repeats is not None else (1 if quick else 3)
     _warm_up()
@@ -289,6 +380,10 @@ def run(quick: bool = False, repeats: int | None = None, chains: tuple[int, ...]
         ratio_rows, ratio_notes = baseline_rows(repeats=reps, t_end=0.5 if quick else 2.0, accuracy=not quick)
         rows += ratio_rows
         notes += ratio_notes
+    if time_loads:
+        time_table, time_notes = time_load_rows(repeats=reps, t_end=0.5 if quick else 2.0)
+        rows += time_table
+        notes += time_notes
     if loops:
         loop_table, loop_notes = (loop_rows(sizes=(10, 40), repeats=reps, t_end=0.5, dense_up_to=10) if quick
                                   else loop_rows(repeats=reps))

@@ -586,8 +586,9 @@ class ProjectionFormulation(Formulation):
     def compiled_rhs(self) -> CompiledRHS | None:
         """:meth:`rhs_augmented` compiled (``Formulation.compiled_rhs``) when the fused path of the system has a
         compiled right-hand side of (t, y, I, F) (``projection_spatial.FusedPath.compiled_rhs``, the rolling
-        disks), or the sparse O(N) path has one (``projection_sparse.SparsePath.compiled_rhs``: planar models
-        that do not depend on t); None otherwise."""
+        disks), or the sparse O(N) path or the sparse route of closed loops has one
+        (``projection_sparse.SparsePath.compiled_rhs``, ``projection_loops.LoopPath.compiled_rhs``: planar models,
+        their time functions compiled by ``mechstudio.core.systems.planar_time``); None otherwise."""
         if self._fused is None or self.V2 is None:
             return None
 

@@ -68,10 +68,12 @@ from mechstudio.core.jit import compile_helper, kernel_set
 from mechstudio.core.kinematics.assembly import RANK_RTOL
 from mechstudio.core.numerics import dense_kernels
 from mechstudio.core.numerics.dense_kernels import cholesky, cholesky_solve, lu_inplace, lu_solve, mm, mv
-from mechstudio.core.systems import planar_kernels
+from mechstudio.core.systems import planar_kernels, planar_time
 
 #: status codes of the kernels (module docstring)
 STATUS_CU_DEGENERATE, STATUS_S_DEGENERATE, STATUS_REDUCED_MASS, STATUS_SINGULAR_W = 1, 2, 3, 4
+#: a time function's value is not finite at t (the compiled right-hand side of (t, y, I, F) declines the step)
+STATUS_TIME = projection_sparse.STATUS_TIME
 #: full row rank is taken only when the estimate of sigma_min(C_u) / sigma_max(C) exceeds this (RANK_RTOL x 1000)
 RANK_MARGIN = 1e3 * RANK_RTOL
 #: a pivot of the refresh's elimination at or below this times the largest entry of C counts as zero
@@ -496,9 +498,10 @@ def k_loop_refresh(Cv, xi, lp, n, iterations):  # noqa: ANN001, ANN201
 
 
 # --- packed data (``mechstudio.core.dynamics.packed_planar``) and its tail ----------------------------------------
-# I = [the packed system data and plan (packed_planar.pack); tail]: the tail's 9 entries are (start of V2^T in F,
-# k, n, start of the time arrays in F, #holonomic rows, #rows, #loads, #torques, first segment of the plan).
-TAIL = 9
+# I = [the packed system data and plan (packed_planar.pack); for the compiled DOP853 step the compiled time
+# functions (core.systems.planar_time); tail]: the tail's 6 entries are (start of V2^T in F, k, n, start of the
+# time functions in I and in F (0 without), first segment of the plan).
+TAIL = 6
 
 
 def unpack_loop_plan(I, F):  # noqa: ANN001, ANN201
@@ -518,21 +521,6 @@ def unpack_basis(I, F):  # noqa: ANN001, ANN201
     return F[at:at + k * n].reshape((k, n))
 
 
-def unpack_time(I, F):  # noqa: ANN001, ANN201
-    """(f(t), f''(t), xi, loads (L, 2), torques) stored by :meth:`LoopPath.timed_data` (t-independent models)."""
-    L = I.shape[0]
-    at, mh, m, nl, nt = I[L - TAIL + 3], I[L - TAIL + 4], I[L - TAIL + 5], I[L - TAIL + 6], I[L - TAIL + 7]
-    fval = F[at:at + mh]
-    at += mh
-    faccel = F[at:at + mh]
-    at += mh
-    xi = F[at:at + m]
-    at += m
-    load_f = F[at:at + 2 * nl].reshape((nl, 2))
-    at += 2 * nl
-    return fval, faccel, xi, load_f, F[at:at + nt]
-
-
 def k_packed_loop_rhs(y, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
     """:func:`k_loop_rhs` with the data packed."""
     return k_loop_rhs(y, unpack_loop_plan(I, F), unpack_basis(I, F), unpack_geometry(I, F), unpack_forces(I, F),
@@ -541,8 +529,12 @@ def k_packed_loop_rhs(y, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN00
 
 def k_packed_loop_rhs_timed(t, y, I, F):  # noqa: ANN001, ANN201
     """:func:`k_packed_loop_rhs` as a function of (t, [y; W], I, F) for the compiled DOP853 step
-    (``mechstudio.core.integrate.dop853_kernels``), for models whose time arrays are constant."""
-    fval, faccel, xi, load_f, torque = unpack_time(I, F)
+    (``mechstudio.core.integrate.dop853_kernels``): the time arrays at t from the compiled time functions
+    (``mechstudio.core.systems.planar_time``); STATUS_TIME when one is not finite (the Python path then reports it)."""
+    L = I.shape[0]
+    ok, fval, faccel, xi, load_f, torque = _time_arrays(t, I, F, I[L - TAIL + 3], I[L - TAIL + 4])
+    if not ok:
+        return STATUS_TIME, np.zeros(y.shape[0])
     return k_packed_loop_rhs(y[:-1].copy(), I, F, fval, faccel, xi, load_f, torque)
 
 
@@ -573,7 +565,8 @@ _newton_done: Callable[..., Any] | None = None
 HELPERS = ("band_lu", "band_lu_solve", "band_lu_solve_t", "norm2", "factor_cu", "solve_cu", "solve_cu_t",
            "null_basis", "loop_geometry", "loop_velocity", "loop_accelerations", "loop_growth",
            "banded_min_norm_step", "recorded_state")
-PACKED_HELPERS = ("unpack_loop_plan", "unpack_basis", "unpack_time")
+PACKED_HELPERS = ("unpack_loop_plan", "unpack_basis")
+_time_arrays = planar_time.time_arrays_packed  # the compiled one bound by timed_kernel()
 
 
 @kernel_set
@@ -607,9 +600,10 @@ def kernels() -> dict[str, Callable[..., Any]] | None:
 def timed_kernel() -> Callable[..., Any] | None:
     """:func:`k_packed_loop_rhs_timed` compiled (called by the compiled DOP853 step), or None without numba."""
     built = kernels()
-    if built is None:
+    times = planar_time.kernels()
+    if built is None or times is None:
         return None
-    globals()["k_packed_loop_rhs"] = built["packed_rhs"]
+    globals().update(k_packed_loop_rhs=built["packed_rhs"], _time_arrays=times[0])
     return compile_helper(k_packed_loop_rhs_timed)
 
 
@@ -752,26 +746,28 @@ class LoopPath:
             I, F = packed_planar.pack(self.geo, self.frc, self.react, flat)
             first_plan = int(I[0]) - len(flat)
             k, n = self.V2T.shape
-            tail = np.array([len(F), k, n, 0, 0, 0, 0, 0, first_plan], np.int64)
+            tail = np.array([len(F), k, n, 0, 0, first_plan], np.int64)
             self._data = (np.ascontiguousarray(np.concatenate((I, tail))),
                           np.ascontiguousarray(np.concatenate((F, self.V2T.ravel()))))
         return self._data
 
     def timed_data(self) -> tuple[np.ndarray, np.ndarray]:
-        """(I, F) for the compiled DOP853 step: :meth:`data` with the constant time arrays appended."""
+        """(I, F) for the compiled DOP853 step: :meth:`data` with the compiled time functions of the system
+        (``PlanarSystem.packed_time``) inserted before the tail, which says where they start."""
         if self._timed is None:
             I, F = self.data()
-            fval, faccel, xi, load_f, torque = self.system.time_arrays(0.0)
-            I = I.copy()
+            TI, TF = self.system.packed_time()
             L = len(I)
-            I[L - TAIL + 3:L - 1] = (len(F), len(fval), len(xi), len(load_f), len(torque))
-            F = np.concatenate((F, fval, faccel, xi, np.ravel(load_f), torque)).astype(float)
-            self._timed = (np.ascontiguousarray(I), np.ascontiguousarray(F))
+            tail = I[L - TAIL:].copy()
+            tail[3:5] = (L - TAIL, len(F))
+            self._timed = (np.ascontiguousarray(np.concatenate((I[:L - TAIL], TI, tail))),
+                           np.ascontiguousarray(np.concatenate((F, TF))))
         return self._timed
 
     def compiled_rhs(self) -> Callable[..., Any] | None:
-        """The compiled right-hand side of (t, [y; W], I, F) when the data are packed and nothing depends on t."""
-        if not self.packed or not self.system.time_independent():
+        """The compiled right-hand side of (t, [y; W], I, F) when the data are packed and every time function of
+        the model has its compiled form (``PlanarSystem.packed_time``)."""
+        if not self.packed or self.system.packed_time() is None:
             return None
         return timed_kernel()
 

@@ -15,7 +15,8 @@ one compiled call, on the system's compiled terms (``mechstudio.core.systems.pla
   (``PlanarSystem.reactions``), the kinetic and potential energies and ||N||_2.
 
 Every planar element has its compiled form, so the path applies to every planar system; the time functions of
-drivers and loads are evaluated once per t in Python (``PlanarSystem.time_arrays``). Whenever a kernel reports
+drivers and loads are evaluated once per t in Python (``PlanarSystem.time_arrays``; inside the compiled DOP853
+step of the sparse paths by their compiled programs, ``mechstudio.core.systems.planar_time``). Whenever a kernel reports
 trouble (status != 0) the caller redoes the evaluation on the generic path, which raises the right
 :class:`~core.dynamics.base.SolverFailure` or chooses new dependent coordinates. The generic path stays the
 specification: tests/test_performance_equivalence.py checks both give the same numbers.

@@ -41,7 +41,7 @@ import scipy.linalg as sla
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-from mechstudio.core.systems import planar_kernels
+from mechstudio.core.systems import planar_kernels, planar_time
 from mechstudio.core.dynamics import packed_planar, projection_fused, projection_planar
 from mechstudio.core.dynamics.packed_planar import unpack_forces, unpack_geometry, unpack_plan, unpack_reactions
 from mechstudio.core.dynamics.correction import CHOL_PIVOT_RTOL, MAX_ITER, POSITION_TOL, VELOCITY_TOL
@@ -49,6 +49,9 @@ from mechstudio.core.jit import compile_helper, kernel_set
 
 #: status of a sparse kernel when W (or W_h, or C_u C_u^T) is numerically singular: the dense path takes over
 STATUS_SINGULAR_W = 4
+#: status of the compiled right-hand side of (t, y, I, F) when a time function's value is not finite at t (the
+#: step is then taken on the Python path, whose evaluation of the function reports why)
+STATUS_TIME = 9
 #: the least Cholesky pivot ratio of C_u C_u^T (a varying C_u): below it, cond(C_u)^2 would cost more than
 #: 1e6 eps in q'_u, and the dense path (an LU of C_u) runs instead
 VELOCITY_PIVOT_MIN = 1e-3
@@ -255,27 +258,15 @@ def k_packed_rhs(y, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, AN
                         (fval, faccel, xi, load_f, torque))
 
 
-def _time_tail(I, F):  # noqa: ANN001, ANN201
-    """(f(t), f''(t), xi, loads (L, 2), torques) of a model whose time arrays do not depend on t, appended to the
-    packed data by :meth:`SparsePath.timed_data`: F's tail, sized by I's last five entries (start of the tail in
-    F, #holonomic rows, #rows, #loads, #torques)."""
-    k = I.shape[0]
-    at, mh, m, nl, nt = I[k - 5], I[k - 4], I[k - 3], I[k - 2], I[k - 1]
-    fval = F[at:at + mh]
-    at += mh
-    faccel = F[at:at + mh]
-    at += mh
-    xi = F[at:at + m]
-    at += m
-    load_f = F[at:at + 2 * nl].reshape((nl, 2))
-    at += 2 * nl
-    return fval, faccel, xi, load_f, F[at:at + nt]
-
-
 def k_packed_rhs_timed(t, y, I, F):  # noqa: ANN001, ANN201
     """:func:`k_packed_rhs` as a function of (t, [y; W], I, F) for the compiled DOP853 step
-    (``mechstudio.core.integrate.dop853_kernels``), for models whose time arrays are constant (:func:`_time_tail`)."""
-    fval, faccel, xi, load_f, torque = _time_tail(I, F)
+    (``mechstudio.core.integrate.dop853_kernels``): the time arrays at t from the compiled time functions appended by
+    :meth:`SparsePath.timed_data` (``mechstudio.core.systems.planar_time``, located by I's last two entries);
+    STATUS_TIME when one is not finite (the Python path then reports it)."""
+    L = I.shape[0]
+    ok, fval, faccel, xi, load_f, torque = _time_arrays(t, I, F, I[L - 2], I[L - 1])
+    if not ok:
+        return STATUS_TIME, np.zeros(y.shape[0])
     return k_packed_rhs(y[:-1].copy(), I, F, fval, faccel, xi, load_f, torque)
 
 
@@ -358,6 +349,7 @@ _potential, _reactions = planar_kernels.k_potential, planar_kernels.k_reactions
 _scalars: Callable[..., Any] | None = None
 
 _norm: Callable[..., Any] | None = None  # bound with the shared helpers (projection_fused)
+_time_arrays = planar_time.time_arrays_packed  # the compiled one bound by timed_kernel()
 
 HELPERS = ("band_gram", "band_cholesky", "band_solve", "csr_mv", "csr_tmv", "gram_solve", "lu_sparse_solve",
            "sparse_velocity", "sparse_accelerations", "_min_norm")
@@ -477,9 +469,12 @@ def timed_kernel() -> Callable[..., Any] | None:
     built = kernels()
     if built is None:
         return None
+    times = planar_time.kernels()
+    if times is None:
+        return None
     g = globals()
     g["k_packed_rhs"] = built[2]
-    g["_time_tail"] = compile_helper(_time_tail)
+    g["_time_arrays"] = times[0]
     return compile_helper(k_packed_rhs_timed)
 
 
@@ -499,18 +494,19 @@ class SparsePath:
 
     def compiled_rhs(self) -> Callable[..., Any] | None:
         """The compiled right-hand side of (t, [y; W], I, F) (:func:`k_packed_rhs_timed`) for the compiled DOP853
-        step when the data are packed and nothing in the model depends on t; None otherwise."""
-        if not self.packed or not self.system.time_independent():
+        step when the data are packed and every time function of the model has its compiled form
+        (``PlanarSystem.packed_time``); None otherwise."""
+        if not self.packed or self.system.packed_time() is None:
             return None
         return timed_kernel()
 
     def timed_data(self) -> tuple[np.ndarray, np.ndarray]:
-        """(I, F) for :func:`k_packed_rhs_timed`: the packed data with the constant time arrays appended."""
+        """(I, F) for :func:`k_packed_rhs_timed`: the packed data with the compiled time functions appended
+        (``mechstudio.core.systems.planar_time``) and, last in I, where they start in I and in F."""
         if self._timed is None:
-            fval, faccel, xi, load_f, torque = self.system.time_arrays(0.0)
-            tail = np.array([len(self.F), len(fval), len(xi), len(load_f), len(torque)], np.int64)
-            F = np.concatenate((self.F, fval, faccel, xi, np.ravel(load_f), torque)).astype(float)
-            self._timed = (np.ascontiguousarray(np.concatenate((self.I, tail))), np.ascontiguousarray(F))
+            TI, TF = self.system.packed_time()
+            I = np.concatenate((self.I, TI, np.array([len(self.I), len(self.F)], np.int64)))
+            self._timed = (np.ascontiguousarray(I), np.ascontiguousarray(np.concatenate((self.F, TF))))
         return self._timed
 
     def rhs(self, y: np.ndarray, t: float) -> tuple[int, np.ndarray]:

@@ -30,6 +30,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from mechstudio.core.model.timefunc_programs import Program, cached_programs, lambdify_functions
+
 if TYPE_CHECKING:
     import sympy as sp
 
@@ -52,6 +54,11 @@ def _tables() -> tuple[Any, dict[str, Callable[..., Any]], dict[str, Any]]:
         "abs": sp.Abs, "atan2": sp.atan2, "min": sp.Min, "max": sp.Max,
     }
     return sp.Symbol("t", real=True), functions, {"pi": sp.pi, "e": sp.E}
+
+
+def function_names() -> tuple[str, ...]:
+    """The names of the functions an expression may call (sorted), as a file writes them."""
+    return tuple(sorted(_tables()[1]))
 
 
 def __getattr__(name: str) -> Any:
@@ -217,7 +224,9 @@ class TimeFunction:
     """A scalar function of time with its first two derivatives, compiled from a file description.
 
     ``spec`` is the JSON value as written in the file (kept for lossless saving); ``expr`` is the sympy
-    expression of t. Call :meth:`value`, :meth:`rate`, :meth:`accel` with t in seconds.
+    expression of t, ``rate_expr`` and ``accel_expr`` its first and second derivatives. Call :meth:`value`,
+    :meth:`rate`, :meth:`accel` with t in seconds; :meth:`programs` gives the compiled form of the three
+    (``mechstudio.core.model.timefunc_programs``).
     """
 
     spec: Any
@@ -225,6 +234,8 @@ class TimeFunction:
     _f: Callable[[float], float] = field(compare=False, repr=False)
     _df: Callable[[float], float] = field(compare=False, repr=False)
     _ddf: Callable[[float], float] = field(compare=False, repr=False)
+    rate_expr: sp.Expr | None = field(default=None, compare=False, repr=False)
+    accel_expr: sp.Expr | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_constant(self) -> bool:
@@ -241,6 +252,14 @@ class TimeFunction:
 
     def to_json(self) -> Any:
         return self.spec
+
+    def programs(self) -> tuple[Program, Program, Program] | None:
+        """The compiled programs of (f, f', f'') (``mechstudio.core.model.timefunc_programs``), or None when a node of
+        the tree has no compiled form; built once per expression (cached by its canonical text, ``sympy.srepr``)."""
+        sp, T = _sympy(), _tables()[0]
+        rate = self.rate_expr if self.rate_expr is not None else sp.diff(self.expr, T)
+        accel = self.accel_expr if self.accel_expr is not None else sp.diff(rate, T)
+        return cached_programs(sp.srepr(self.expr), (self.expr, rate, accel))
 
 
 def _expr_from_spec(spec: Any) -> sp.Expr:
@@ -266,10 +285,8 @@ def _expr_from_spec(spec: Any) -> sp.Expr:
 
 
 #: functions that derivatives of abs, min and max contain, in floating point (DiracDelta taken as 0: the
-#: derivative almost everywhere)
-_PIECEWISE_FLOAT = {"sign": lambda x: float((x > 0) - (x < 0)), "DiracDelta": lambda x, *k: 0.0,
-                    "Heaviside": lambda x, h0=0.5: 1.0 if x > 0 else 0.0 if x < 0 else h0}
-LAMBDIFY_MODULES = [_PIECEWISE_FLOAT, "math"]
+#: derivative almost everywhere): declared once, with the compiled evaluation (``timefunc_programs.OPERATIONS``)
+LAMBDIFY_MODULES = [lambdify_functions(), "math"]
 
 
 def _compile(expr: sp.Expr) -> Callable[[float], float]:
@@ -304,7 +321,7 @@ def time_function(spec: Any) -> TimeFunction:
         if sum(1 for _ in sp.preorder_traversal(d1)) > MAX_DERIVATIVE_NODES:
             raise ExpressionTooLarge(f"the derivative is too large (more than {MAX_DERIVATIVE_NODES} terms)")
         d2 = sp.diff(d1, T)
-        f = TimeFunction(spec, expr, _compile(expr), _compile(d1), _compile(d2))
+        f = TimeFunction(spec, expr, _compile(expr), _compile(d1), _compile(d2), d1, d2)
         for t in (0.0, 0.5):
             for what, value in (("function", f.value), ("first derivative", f.rate),
                                 ("second derivative", f.accel)):

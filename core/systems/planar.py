@@ -60,6 +60,7 @@ from mechstudio.core.systems.planar_kernels import (GEOMETRY_LAYOUT, PlanarForce
                                                     PlanarTime, checked_fields, couple_reactions, coupling_forces,
                                                     empty_array)
 from mechstudio.core.model.timefunc import motion_evaluator
+from mechstudio.core.systems import planar_time
 from mechstudio.core.systems.base import ConstrainedSystem, ConstraintInfo
 from mechstudio.core.types import FloatArray
 
@@ -711,7 +712,26 @@ class PlanarSystem(ConstrainedSystem):
         self._n_timed, self._n_functions = len(timed), len(functions)
         self._time_base = fval
         self._time_cache: tuple | None = None
+        slots: list[tuple[int, int, Any]] = []  # (destination, index, function) of planar_time.pack
+        for r, f in timed:
+            slots += [(planar_time.FVAL, r, f), (planar_time.XI, r, f), (planar_time.FACCEL, r, f)]
+        slots += [(planar_time.LOAD, 2 * i + c, f) for i, (_, _, comps) in enumerate(self.loads)
+                  for c, f in enumerate(comps[:2])]
+        slots += [(planar_time.TORQUE, i, f) for i, (_, f) in enumerate(self.torques)]
+        self._time_slots = [s for s in slots if not getattr(s[2], "is_constant", True)]
+        self._packed_time: list[Any] = []
         return tuple(geo), tuple(frc), tuple(react)
+
+    def packed_time(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(TI, TF): the time arrays of :meth:`time_arrays` as compiled programs for compiled code
+        (``mechstudio.core.systems.planar_time``: the values of the functions that do not depend on t, a program per
+        function that does), or None when one of them has no compiled form; build-once data."""
+        self.fused_data()
+        if not self._packed_time:  # build-once data (see "Sharing" in the module docstring)
+            base = tuple(np.array(a, dtype=float) for a in self.time_arrays(0.0))
+            counts = (self.m_holonomic, self.m, len(self.loads), len(self.torques))
+            self._packed_time = [planar_time.pack(counts, base, self._time_slots)]
+        return self._packed_time[0]
 
     def time_independent(self) -> bool:
         """True when nothing in the model depends on t (every driver and load a constant): the time arrays of
