@@ -21,11 +21,45 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.model.document import GROUND
-from mechstudio.core.numerics.orientation import Euler313, cross3, matrix_to_quat, quat_E, quat_G, quat_to_matrix
+from mechstudio.core.elements.primitives.spatial_rows import cross_rows
+from mechstudio.core.numerics.orientation import Euler313, cross3, matrix_to_quat, quat_G, quat_to_matrix
 from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray
 
 COORDS = ("x", "y", "z", "q0", "q1", "q2", "q3")
+_EYE3 = np.eye(3)
+#: G(p) = p @ _G_FORM, reshaped (3, 4): the linear map p -> G(p) of quat_G
+_G_FORM = quat_G(np.eye(4)).reshape(4, 12)
+
+
+def e_times(p: FloatArray, s: FloatArray) -> FloatArray:
+    """E(p) s = -s0 v + p0 v_s + v x v_s for batches (n, 4), v = p[1:], v_s = s[1:] (quat_E without the matrix)."""
+    v, vs = p[:, 1:], s[:, 1:]
+    return -s[:, :1] * v + p[:, :1] * vs + cross_rows(v, vs)
+
+
+def g_times(p: FloatArray, s: FloatArray) -> FloatArray:
+    """G(p) s = -s0 v + p0 v_s - v x v_s for batches (n, 4) (quat_G without the matrix)."""
+    v, vs = p[:, 1:], s[:, 1:]
+    return -s[:, :1] * v + p[:, :1] * vs - cross_rows(v, vs)
+
+
+def e_transpose_times(p: FloatArray, n: FloatArray) -> FloatArray:
+    """E(p)^T n = (-v.n, p0 n - v x n) for batches (n, 4), (n, 3)."""
+    v = p[:, 1:]
+    out = np.empty(p.shape)
+    out[:, 0] = -np.sum(v * n, 1)
+    out[:, 1:] = p[:, :1] * n - cross_rows(v, n)
+    return out
+
+
+def g_transpose_times(p: FloatArray, m: FloatArray) -> FloatArray:
+    """G(p)^T m = (-v.m, p0 m + v x m) for batches (n, 4), (n, 3)."""
+    v = p[:, 1:]
+    out = np.empty(p.shape)
+    out[:, 0] = -np.sum(v * m, 1)
+    out[:, 1:] = p[:, :1] * m + cross_rows(v, m)
+    return out
 
 
 class MaximalBodies(ConstrainedSystem):
@@ -67,10 +101,10 @@ class MaximalBodies(ConstrainedSystem):
         return Q[:, :3], Q[:, 3:]
 
     def omegas(self, q: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """(world, body) angular velocities (n, 3) of the coordinates and rates."""
+        """(world, body) angular velocities (n, 3) of the coordinates and rates: 2 E(p) p', 2 G(p) p'."""
         _, p = self.split(q)
         _, pd = self.split(v)
-        return 2 * np.einsum("kij,kj->ki", quat_E(p), pd), 2 * np.einsum("kij,kj->ki", quat_G(p), pd)
+        return 2 * e_times(p, pd), 2 * g_times(p, pd)
 
     # --- loads ------------------------------------------------------------------------------------------------
     def body_loads(self, A: FloatArray, w: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
@@ -107,13 +141,13 @@ class MaximalBodies(ConstrainedSystem):
     # --- dynamics ---------------------------------------------------------------------------------------------
     def mass_matrix(self, q: FloatArray, t: float) -> FloatArray:
         _, p = self.split(q)
-        G = quat_G(p)
+        G = (p @ _G_FORM).reshape(self.nb, 3, 4)  # G(p), linear in p
         Mpp = 4 * np.swapaxes(G, 1, 2) @ self.Jb @ G + 4 * self.alpha[:, None, None] * p[:, :, None] * p[:, None, :]
         M = np.zeros((self.n, self.n))
-        for k in range(self.nb):
-            o = 7 * k
-            M[o:o + 3, o:o + 3] = self.mass[k] * np.eye(3)
-            M[o + 3:o + 7, o + 3:o + 7] = Mpp[k]
+        blocks = M.reshape(self.nb, 7, self.nb, 7)  # a view: blocks[k, :, k, :] is body k's diagonal block
+        k = np.arange(self.nb)
+        blocks[k, :3, k, :3] = self.mass[:, None, None] * _EYE3
+        blocks[k, 3:, k, 3:] = Mpp
         return M
 
     def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
@@ -122,8 +156,7 @@ class MaximalBodies(ConstrainedSystem):
         A = quat_to_matrix(p)
         w, wb = self.omegas(q, v)
         F, n = self.total_loads(A, p, w, t)
-        hp = (2 * np.einsum("kji,kj->ki", quat_E(p), n)
-              - 4 * np.einsum("kji,kj->ki", quat_G(pd), np.einsum("kij,kj->ki", self.Jb, wb))
+        hp = (2 * e_transpose_times(p, n) - 4 * g_transpose_times(pd, np.einsum("kij,kj->ki", self.Jb, wb))
               - 4 * (self.alpha * np.sum(pd * pd, 1))[:, None] * p)
         return np.concatenate([F, hp], 1).ravel()
 
@@ -178,4 +211,4 @@ class MaximalBodies(ConstrainedSystem):
         return r[k] + quat_to_matrix(p[k:k + 1])[0] @ (np.asarray(point, float)[:3] - self.com[k])
 
 
-__all__ = ["COORDS", "MaximalBodies"]
+__all__ = ["COORDS", "MaximalBodies", "e_times", "e_transpose_times", "g_times", "g_transpose_times"]

@@ -51,7 +51,7 @@ theta' rho' / rho, rho' = 2 (c c' + s s'). The system's gamma = -(Phi_q q')_q q'
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -209,24 +209,322 @@ class Pair:
         return got
 
 
+class Equation(NamedTuple):
+    """One scalar of a joint, declared by the world vectors it is made of (names: ``h1``, ``f1``, ``g1`` of body i,
+    ``h2``, ``f2``, ``g2`` of body j, ``d`` = P_j - P_i):
+
+    * ``component``: operands (X, k), the k-th world component of X;
+    * ``dot``: operands (X, Y), X . Y;
+    * ``angle``: operands ((Xs, Ys), (Xc, Yc)), atan2(Xs . Ys, Xc . Yc).
+
+    :func:`evaluate` evaluates it for one joint (the reference), :class:`RowBatch` for many at once."""
+    kind: str
+    operands: tuple
+
+
 #: each row label's equation (module docstring)
-ROW_EQUATIONS: dict[str, Callable[[Pair], Scalar]] = {
-    "x": lambda P: component(P.vector("d"), 0),
-    "y": lambda P: component(P.vector("d"), 1),
-    "z": lambda P: component(P.vector("d"), 2),
-    "perp1": lambda P: dot(P.vector("f1"), P.vector("h2")),
-    "perp2": lambda P: dot(P.vector("g1"), P.vector("h2")),
-    "line1": lambda P: dot(P.vector("f1"), P.vector("d")),
-    "line2": lambda P: dot(P.vector("g1"), P.vector("d")),
-    "twist": lambda P: dot(P.vector("g1"), P.vector("f2")),
-    "cross": lambda P: dot(P.vector("h1"), P.vector("h2")),
+ROW_EQUATIONS: dict[str, Equation] = {
+    "x": Equation("component", ("d", 0)),
+    "y": Equation("component", ("d", 1)),
+    "z": Equation("component", ("d", 2)),
+    "perp1": Equation("dot", ("f1", "h2")),
+    "perp2": Equation("dot", ("g1", "h2")),
+    "line1": Equation("dot", ("f1", "d")),
+    "line2": Equation("dot", ("g1", "d")),
+    "twist": Equation("dot", ("g1", "f2")),
+    "cross": Equation("dot", ("h1", "h2")),
 }
 
 #: joint coordinates: the rotation angle about h_i [rad] and the slide along h_i [m] (module docstring)
-JOINT_COORDINATES: dict[str, Callable[[Pair], Scalar]] = {
-    "angle": lambda P: angle(dot(P.vector("f2"), P.vector("g1")), dot(P.vector("f2"), P.vector("f1"))),
-    "slide": lambda P: dot(P.vector("h1"), P.vector("d")),
+JOINT_COORDINATES: dict[str, Equation] = {
+    "angle": Equation("angle", (("f2", "g1"), ("f2", "f1"))),
+    "slide": Equation("dot", ("h1", "d")),
 }
+
+
+def evaluate(eq: Equation, P: Pair) -> Scalar:
+    """The scalar of equation ``eq`` for one joint's pair ``P``, one vector at a time (the reference of
+    :class:`RowBatch`)."""
+    if eq.kind == "component":
+        name, k = eq.operands
+        return component(P.vector(name), k)
+    if eq.kind == "dot":
+        x, y = eq.operands
+        return dot(P.vector(x), P.vector(y))
+    (xs, ys), (xc, yc) = eq.operands
+    return angle(dot(P.vector(xs), P.vector(ys)), dot(P.vector(xc), P.vector(yc)))
+
+
+def cross_rows(a: FloatArray, b: FloatArray) -> FloatArray:
+    """a x b over the last axis of broadcastable (..., 3) arrays (numpy.cross's axis handling costs more)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = a1 * b2 - a2 * b1
+    out[..., 1] = a2 * b0 - a0 * b2
+    out[..., 2] = a0 * b1 - a1 * b0
+    return out
+
+
+def quad_rows(p: FloatArray, c: FloatArray) -> FloatArray:
+    """A(p) c over the last axis of broadcastable (..., 4), (..., 3) arrays (:func:`quad`)."""
+    w, v = p[..., :1], p[..., 1:]
+    return ((w * w - np.sum(v * v, -1, keepdims=True)) * c + 2 * np.sum(v * c, -1, keepdims=True) * v
+            + 2 * w * cross_rows(v, c))
+
+
+def polar_rows(p: FloatArray, s: FloatArray, c: FloatArray) -> FloatArray:
+    """The polar form B(p, s) c of A(p) c = B(p, p) c (symmetric, bilinear in p and s), so that
+    d(A(p) c)/dt = 2 B(p, p') c; over the last axis of broadcastable arrays."""
+    w, v = p[..., :1], p[..., 1:]
+    ws, vs = s[..., :1], s[..., 1:]
+    return ((w * ws - np.sum(v * vs, -1, keepdims=True)) * c + np.sum(v * c, -1, keepdims=True) * vs
+            + np.sum(vs * c, -1, keepdims=True) * v + w * cross_rows(vs, c) + ws * cross_rows(v, c))
+
+
+class BatchScalars(NamedTuple):
+    """The scalars of a :class:`RowBatch` (R of them, in the order of its terms) at one state: values (R,),
+    Jacobians (R, 14) over [r_i, p_i, r_j, p_j] (the ground's columns zero), rates and biases (R,) (None without
+    rates); :class:`Scalar` for each."""
+    value: FloatArray
+    jac: FloatArray
+    rate: FloatArray | None
+    bias: FloatArray | None
+
+
+class RowBatch:
+    """The scalars of many joints evaluated at once, by index arrays over the body states instead of a Python loop
+    over the joints. Generated from the :class:`Equation` declarations (:data:`ROW_EQUATIONS`,
+    :data:`JOINT_COORDINATES`): nothing here knows a joint type.
+
+    ``joints``: (geometry, body i, body j) per joint (body numbers in file order, -1 the ground); ``terms``: (joint
+    number, equation) per scalar, in output order. Compiling them:
+
+    * every body-fixed vector a' (h', f', g') and point s' that a term needs, once per joint, is an *instance*
+      (body, constant c', point or vector): X = A(p) c' (+ r), X' = D(p) p' (+ r'), bias 2 A(p') c';
+    * every world vector a term needs, once per joint, is a *slot*: one instance, or for d the difference of the
+      instances s'_j and s'_i; its Jacobian (3, 14) [r_i, p_i, r_j, p_j] is the instances' [E, D(p)] or [0, D(p)];
+    * then all ``component`` terms at once, all ``dot`` terms (those of the ``angle`` terms included) at once, and
+      all ``angle`` terms at once from their dots, with the formulas of the module docstring.
+
+    :meth:`scalars` gives values, Jacobians, rates and biases at one state (the last state's are kept: the
+    projection formulation asks for C(q) and then gamma(q, q') at the same q); :meth:`values` gives values and
+    rates at many states at once (frames (F, n)), without Jacobians.
+    """
+
+    def __init__(self, nb: int, joints: list[tuple[JointGeometry, int, int]], terms: list[tuple[int, Equation]]):
+        self.nb = nb
+        instances: dict[tuple[int, str], int] = {}
+        body: list[int] = []
+        const: list[FloatArray] = []
+        point: list[bool] = []
+        side: list[int] = []
+        moving: list[bool] = []
+
+        def instance(jn: int, name: str) -> int:
+            key = (jn, name)
+            if key not in instances:
+                geo, i, j = joints[jn]
+                k = i if name.endswith("1") else j
+                instances[key] = len(body)
+                body.append(nb if k < 0 else k)
+                const.append(np.asarray(getattr(geo, name), float))
+                point.append(name.startswith("s"))
+                side.append(0 if name.endswith("1") else 1)
+                moving.append(k >= 0)
+            return instances[key]
+
+        slots: dict[tuple[int, str], int] = {}
+        plus: list[int] = []
+        minus: list[tuple[int, int]] = []  # (slot, instance subtracted)
+
+        def slot(jn: int, name: str) -> int:
+            key = (jn, name)
+            if key not in slots:
+                slots[key] = len(plus)
+                if name == "d":
+                    plus.append(instance(jn, "s2"))
+                    minus.append((slots[key], instance(jn, "s1")))
+                else:
+                    plus.append(instance(jn, name))
+            return slots[key]
+
+        comps: list[tuple[int, int]] = []
+        dots: list[tuple[int, int]] = []
+        angles: list[tuple[int, int]] = []
+        where: list[tuple[int, int]] = []  # (kind 0 component / 1 dot / 2 angle, index in its kind)
+        for jn, eq in terms:
+            if eq.kind == "component":
+                name, k = eq.operands
+                where.append((0, len(comps)))
+                comps.append((slot(jn, name), int(k)))
+            elif eq.kind == "dot":
+                x, y = eq.operands
+                where.append((1, len(dots)))
+                dots.append((slot(jn, x), slot(jn, y)))
+            elif eq.kind == "angle":
+                (xs, ys), (xc, yc) = eq.operands
+                where.append((2, len(angles)))
+                angles.append((len(dots), len(dots) + 1))
+                dots += [(slot(jn, xs), slot(jn, ys)), (slot(jn, xc), slot(jn, yc))]
+            else:
+                raise ValueError(f"unknown equation kind {eq.kind!r}")
+        offset = (0, len(comps), len(comps) + len(dots))
+        self.order = np.array([offset[kind] + n for kind, n in where], dtype=np.int64)
+        ii = lambda rows, col: np.array([r[col] for r in rows], dtype=np.int64)  # noqa: E731
+        self.c_slot, self.c_comp = ii(comps, 0), ii(comps, 1)
+        self.d_x, self.d_y = ii(dots, 0), ii(dots, 1)
+        self.a_s, self.a_c = ii(angles, 0), ii(angles, 1)
+        self.body = np.array(body, dtype=np.int64)
+        self.const = np.array(const, float).reshape(-1, 3)
+        self.point = np.array(point, float)[:, None]
+        self.plus = np.array(plus, dtype=np.int64)
+        self.minus_slot, self.minus = ii(minus, 0), ii(minus, 1)
+        self.plus_side = np.array(side, dtype=np.int64)[self.plus]
+        self.minus_side = np.array(side, dtype=np.int64)[self.minus]
+        mov = np.array(moving, float)[:, None, None]
+        self.moving = mov
+        self.skew_const = np.zeros((len(body), 3, 3))
+        c = self.const
+        self.skew_const[:, 0, 1], self.skew_const[:, 0, 2] = -c[:, 2], c[:, 1]
+        self.skew_const[:, 1, 0], self.skew_const[:, 1, 2] = c[:, 2], -c[:, 0]
+        self.skew_const[:, 2, 0], self.skew_const[:, 2, 1] = -c[:, 1], c[:, 0]
+        self.point_jac = np.zeros((len(body), 3, 7))  # [E, 0] of points of moving bodies
+        self.point_jac[:, :, :3] = np.eye(3) * (self.point[:, :, None] * mov)
+        self.n_terms = len(terms)
+        self.n_slots = len(plus)
+        self._positions: tuple[bytes, BatchPositions] | None = None
+        self._rates: tuple[bytes, BatchScalars] | None = None
+
+    # --- states -----------------------------------------------------------------------------------------------
+    def states(self, q: FloatArray, rates: bool = False) -> FloatArray:
+        """(..., nb + 1, 7): the bodies' (r, p) (or (r', p') with ``rates``) of q (..., 7 nb), the ground last."""
+        lead = q.shape[:-1]
+        S = np.zeros(lead + (self.nb + 1, 7))
+        S[..., :self.nb, :] = q.reshape(lead + (self.nb, 7))
+        if not rates:
+            S[..., self.nb, 3] = 1.0
+        return S
+
+    def slots(self, x: FloatArray) -> FloatArray:
+        """Slot vectors (..., L, 3) of instance vectors (..., N, 3) (a slot d: P_j - P_i)."""
+        out = x[..., self.plus, :]
+        if len(self.minus):
+            out[..., self.minus_slot, :] -= x[..., self.minus, :]
+        return out
+
+    # --- evaluation -------------------------------------------------------------------------------------------
+    def values(self, q: FloatArray, v: FloatArray | None = None) -> tuple[FloatArray, FloatArray | None]:
+        """(values, rates) (..., R) of the terms at states q, v (..., 7 nb); rates None without v."""
+        X = self.states(q)[..., self.body, :]
+        p = X[..., 3:]
+        pos = self.combine_positions(self.slots(quad_rows(p, self.const) + self.point * X[..., :3]), None)
+        if v is None:
+            return pos.value, None
+        Xd = self.states(v, rates=True)[..., self.body, :]
+        sr = self.slots(2 * polar_rows(p, Xd[..., 3:], self.const) + self.point * Xd[..., :3])
+        return pos.value, self.combine_rates(pos, sr, None)[0]
+
+    def positions(self, q: FloatArray) -> "BatchPositions":
+        """Values and Jacobians of the terms at one state q (7 nb,) (the last state's are kept)."""
+        key = q.tobytes()
+        got = self._positions
+        if got is not None and got[0] == key:
+            return got[1]
+        X = self.states(q)[self.body]
+        r, p = X[:, :3], X[:, 3:]
+        w, u = p[:, :1], p[:, 1:]
+        c = self.const
+        uxc = cross_rows(u, c)
+        uc = np.sum(u * c, 1, keepdims=True)
+        iv = (w * w - np.sum(u * u, 1, keepdims=True)) * c + 2 * uc * u + 2 * w * uxc + self.point * r
+        D = np.empty((len(c), 3, 4))  # D(p) = d(A(p) c)/dp (module docstring)
+        D[:, :, 0] = 2 * (w * c + uxc)
+        D[:, :, 1:] = 2 * (uc[:, :, None] * _EYE3 + u[:, :, None] * c[:, None, :] - c[:, :, None] * u[:, None, :]
+                           - w[:, :, None] * self.skew_const)
+        J7 = self.point_jac.copy()
+        J7[:, :, 3:] = D * self.moving
+        sj = np.zeros((self.n_slots, 3, 2, 7))
+        sj[np.arange(self.n_slots), :, self.plus_side, :] = J7[self.plus]
+        if len(self.minus):
+            sj[self.minus_slot, :, self.minus_side, :] -= J7[self.minus]
+        out = self.combine_positions(self.slots(iv), sj.reshape(self.n_slots, 3, 14), D)
+        for a in (out.value, out.jac):
+            a.flags.writeable = False  # shared with the next caller at the same state
+        self._positions = (key, out)
+        return out
+
+    def scalars(self, q: FloatArray, v: FloatArray | None = None) -> BatchScalars:
+        """Values, Jacobians, rates and biases of the terms at one state (q, v (7 nb,)); the last result is kept."""
+        pos = self.positions(q)
+        assert pos.jac is not None
+        if v is None:
+            return BatchScalars(pos.value, pos.jac, None, None)
+        key = q.tobytes() + v.tobytes()
+        got = self._rates
+        if got is not None and got[0] == key:
+            return got[1]
+        Xd = self.states(v, rates=True)[self.body]
+        pd = Xd[:, 3:]
+        assert pos.D is not None
+        sr = self.slots(np.einsum("nij,nj->ni", pos.D, pd) + self.point * Xd[:, :3])
+        rate, bias = self.combine_rates(pos, sr, self.slots(2 * quad_rows(pd, self.const)))
+        assert bias is not None
+        rate.flags.writeable = bias.flags.writeable = False
+        out = BatchScalars(pos.value, pos.jac, rate, bias)
+        self._rates = (key, out)
+        return out
+
+    def combine_positions(self, sv: FloatArray, sj: FloatArray | None, D: FloatArray | None = None
+                          ) -> "BatchPositions":
+        """The terms' values (..., R) and Jacobians (R, 14) (None without ``sj``) from the slots' values
+        (..., L, 3) and Jacobians (L, 3, 14): the formulas of the module docstring, each kind at once."""
+        cs, ck, dx, dy, a_s, a_c = self.c_slot, self.c_comp, self.d_x, self.d_y, self.a_s, self.a_c
+        Xv, Yv = sv[..., dx, :], sv[..., dy, :]
+        dv = np.sum(Xv * Yv, -1)
+        sa, ca = dv[..., a_s], dv[..., a_c]
+        rho = sa * sa + ca * ca
+        value = np.concatenate([sv[..., cs, ck], dv, np.arctan2(sa, ca)], -1)[..., self.order]
+        jac = None
+        if sj is not None:
+            dj = np.einsum("ri,rij->rj", Yv, sj[dx]) + np.einsum("ri,rij->rj", Xv, sj[dy])
+            aj = (ca[:, None] * dj[a_s] - sa[:, None] * dj[a_c]) / rho[:, None]
+            jac = np.concatenate([sj[cs, ck], dj, aj], 0)[self.order]
+        return BatchPositions(value, jac, D, Xv, Yv, sa, ca, rho)
+
+    def combine_rates(self, pos: "BatchPositions", sr: FloatArray, sb: FloatArray | None
+                      ) -> tuple[FloatArray, FloatArray | None]:
+        """The terms' rates and biases (..., R) (biases None without ``sb``) from the slots' rates and biases
+        (..., L, 3) and the positions' intermediates."""
+        cs, ck, dx, dy, a_s, a_c = self.c_slot, self.c_comp, self.d_x, self.d_y, self.a_s, self.a_c
+        Xv, Yv, sa, ca, rho = pos.Xv, pos.Yv, pos.sa, pos.ca, pos.rho
+        Xr, Yr = sr[..., dx, :], sr[..., dy, :]
+        dr = np.sum(Xr * Yv + Xv * Yr, -1)
+        ar = (ca * dr[..., a_s] - sa * dr[..., a_c]) / rho
+        rate = np.concatenate([sr[..., cs, ck], dr, ar], -1)[..., self.order]
+        if sb is None:
+            return rate, None
+        Xb, Yb = sb[..., dx, :], sb[..., dy, :]
+        db = np.sum(Xb * Yv + Xv * Yb + 2 * Xr * Yr, -1)
+        drho = 2 * (ca * dr[..., a_c] + sa * dr[..., a_s])
+        ab = (ca * db[..., a_s] - sa * db[..., a_c]) / rho - ar * drho / rho
+        return rate, np.concatenate([sb[..., cs, ck], db, ab], -1)[..., self.order]
+
+
+class BatchPositions(NamedTuple):
+    """A :class:`RowBatch`'s terms at one state's positions: values, Jacobians (None where not asked) and the
+    intermediates their rates need (D(p) of the instances; dot operands, the angles' sine and cosine parts)."""
+    value: FloatArray
+    jac: FloatArray | None
+    D: FloatArray | None
+    Xv: FloatArray
+    Yv: FloatArray
+    sa: FloatArray
+    ca: FloatArray
+    rho: FloatArray
+
+
+_EYE3 = np.eye(3)
 
 
 def wrap(x: float) -> float:
@@ -234,6 +532,7 @@ def wrap(x: float) -> float:
     return float(np.arctan2(np.sin(x), np.cos(x)))
 
 
-__all__ = ["BodyState", "GROUND_STATE", "JOINT_COORDINATES", "JOINT_ROWS", "JointGeometry", "PAIR_COLUMNS", "Pair",
-           "ROW_EQUATIONS", "Scalar", "Vector", "angle", "axis_frame", "body_vector", "component", "dot", "dquad",
-           "quad", "wrap"]
+__all__ = ["BatchPositions", "BatchScalars", "BodyState", "Equation", "GROUND_STATE", "JOINT_COORDINATES", "JOINT_ROWS", "JointGeometry",
+           "PAIR_COLUMNS", "Pair", "ROW_EQUATIONS", "RowBatch", "Scalar", "Vector", "angle", "axis_frame",
+           "body_vector", "component", "cross_rows", "dot", "dquad", "evaluate", "polar_rows", "quad", "quad_rows",
+           "wrap"]
