@@ -156,7 +156,7 @@ class MaximalBodies(ConstrainedSystem):
         A = quat_to_matrix(p)
         w, wb = self.omegas(q, v)
         F, n = self.total_loads(A, p, w, t)
-        hp = (2 * e_transpose_times(p, n) - 4 * g_transpose_times(pd, np.einsum("kij,kj->ki", self.Jb, wb))
+        hp = (2 * e_transpose_times(p, n) - 4 * g_transpose_times(pd, (self.Jb @ wb[:, :, None])[:, :, 0])
               - 4 * (self.alpha * np.sum(pd * pd, 1))[:, None] * p)
         return np.concatenate([F, hp], 1).ravel()
 
@@ -164,7 +164,7 @@ class MaximalBodies(ConstrainedSystem):
     def kinetic_energy(self, q: FloatArray, v: FloatArray, t: float) -> float:
         rd, _ = self.split(v)
         _, wb = self.omegas(q, v)
-        return float(0.5 * self.mass @ np.sum(rd * rd, 1) + 0.5 * np.einsum("ki,kij,kj->", wb, self.Jb, wb))
+        return float(0.5 * self.mass @ np.sum(rd * rd, 1) + 0.5 * np.sum(wb * (self.Jb @ wb[:, :, None])[:, :, 0]))
 
     def gravity_potential(self, q: FloatArray) -> float:
         """-sum m g . r [J]."""

@@ -55,7 +55,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mechstudio.core.numerics.orientation import cross3
+from mechstudio.core.numerics.orientation import QUAT_MATRIX_FORM, cross3
 from mechstudio.core.types import FloatArray
 
 #: columns of a pair's Jacobian: [r_i (3), p_i (4), r_j (3), p_j (4)]
@@ -259,7 +259,7 @@ def cross_rows(a: FloatArray, b: FloatArray) -> FloatArray:
     """a x b over the last axis of broadcastable (..., 3) arrays (numpy.cross's axis handling costs more)."""
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out = np.empty(a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape))
     out[..., 0] = a1 * b2 - a2 * b1
     out[..., 1] = a2 * b0 - a0 * b2
     out[..., 2] = a0 * b1 - a1 * b0
@@ -384,13 +384,13 @@ class RowBatch:
         self.minus_side = np.array(side, dtype=np.int64)[self.minus]
         mov = np.array(moving, float)[:, None, None]
         self.moving = mov
-        self.skew_const = np.zeros((len(body), 3, 3))
-        c = self.const
-        self.skew_const[:, 0, 1], self.skew_const[:, 0, 2] = -c[:, 2], c[:, 1]
-        self.skew_const[:, 1, 0], self.skew_const[:, 1, 2] = c[:, 2], -c[:, 0]
-        self.skew_const[:, 2, 0], self.skew_const[:, 2, 1] = -c[:, 1], c[:, 0]
+        # D(p)_ka = 2 sum_b p_b Q_abk(c) with A(p) c = sum_ab p_a p_b Q_abk(c) (QUAT_MATRIX_FORM): per instance
+        # the (4, 12) matrix taking p to D(p) (ravelled k-major)
+        Q = QUAT_MATRIX_FORM.reshape(4, 4, 3, 3) @ self.const.T  # (a, b, k, instance)
+        self.dquad_form = np.ascontiguousarray(2 * Q.transpose(3, 1, 2, 0).reshape(len(body), 4, 12))
         self.point_jac = np.zeros((len(body), 3, 7))  # [E, 0] of points of moving bodies
         self.point_jac[:, :, :3] = np.eye(3) * (self.point[:, :, None] * mov)
+        self.comp_flat = 3 * self.c_slot + self.c_comp  # component terms in the slots' (..., 3 L, K)
         self.n_terms = len(terms)
         self.n_slots = len(plus)
         self._positions: tuple[bytes, BatchPositions] | None = None
@@ -407,10 +407,11 @@ class RowBatch:
         return S
 
     def slots(self, x: FloatArray) -> FloatArray:
-        """Slot vectors (..., L, 3) of instance vectors (..., N, 3) (a slot d: P_j - P_i)."""
-        out = x[..., self.plus, :]
+        """Slot vectors (..., L, 3, K) of instance vectors (..., N, 3, K) (K: value, rate, bias; a slot d:
+        P_j - P_i)."""
+        out = x[..., self.plus, :, :]
         if len(self.minus):
-            out[..., self.minus_slot, :] -= x[..., self.minus, :]
+            out[..., self.minus_slot, :, :] -= x[..., self.minus, :, :]
         return out
 
     # --- evaluation -------------------------------------------------------------------------------------------
@@ -418,12 +419,13 @@ class RowBatch:
         """(values, rates) (..., R) of the terms at states q, v (..., 7 nb); rates None without v."""
         X = self.states(q)[..., self.body, :]
         p = X[..., 3:]
-        pos = self.combine_positions(self.slots(quad_rows(p, self.const) + self.point * X[..., :3]), None)
+        value = quad_rows(p, self.const) + self.point * X[..., :3]
         if v is None:
-            return pos.value, None
+            return self.combine(self.slots(value[..., None]))[..., 0], None
         Xd = self.states(v, rates=True)[..., self.body, :]
-        sr = self.slots(2 * polar_rows(p, Xd[..., 3:], self.const) + self.point * Xd[..., :3])
-        return pos.value, self.combine_rates(pos, sr, None)[0]
+        rate = 2 * polar_rows(p, Xd[..., 3:], self.const) + self.point * Xd[..., :3]
+        out = self.combine(self.slots(np.stack((value, rate), -1)))
+        return out[..., 0], out[..., 1]
 
     def positions(self, q: FloatArray) -> "BatchPositions":
         """Values and Jacobians of the terms at one state q (7 nb,) (the last state's are kept)."""
@@ -432,32 +434,34 @@ class RowBatch:
         if got is not None and got[0] == key:
             return got[1]
         X = self.states(q)[self.body]
-        r, p = X[:, :3], X[:, 3:]
-        w, u = p[:, :1], p[:, 1:]
-        c = self.const
-        uxc = cross_rows(u, c)
-        uc = np.sum(u * c, 1, keepdims=True)
-        iv = (w * w - np.sum(u * u, 1, keepdims=True)) * c + 2 * uc * u + 2 * w * uxc + self.point * r
-        D = np.empty((len(c), 3, 4))  # D(p) = d(A(p) c)/dp (module docstring)
-        D[:, :, 0] = 2 * (w * c + uxc)
-        D[:, :, 1:] = 2 * (uc[:, :, None] * _EYE3 + u[:, :, None] * c[:, None, :] - c[:, :, None] * u[:, None, :]
-                           - w[:, :, None] * self.skew_const)
+        D = (X[:, None, 3:] @ self.dquad_form).reshape(-1, 3, 4)  # D(p) = d(A(p) c)/dp, linear in p
+        iv = 0.5 * (D @ X[:, 3:, None])[:, :, 0] + self.point * X[:, :3]  # A(p) c = D(p) p / 2 (degree 2)
         J7 = self.point_jac.copy()
         J7[:, :, 3:] = D * self.moving
         sj = np.zeros((self.n_slots, 3, 2, 7))
         sj[np.arange(self.n_slots), :, self.plus_side, :] = J7[self.plus]
         if len(self.minus):
             sj[self.minus_slot, :, self.minus_side, :] -= J7[self.minus]
-        out = self.combine_positions(self.slots(iv), sj.reshape(self.n_slots, 3, 14), D)
-        for a in (out.value, out.jac):
-            a.flags.writeable = False  # shared with the next caller at the same state
+        sj = sj.reshape(self.n_slots, 3, 14)
+        sv = self.slots(iv[:, :, None])
+        value = self.combine(sv)[:, 0]
+        # Jacobians: components, dots X^T Y_q + Y^T X_q, angles (c s_q - s c_q) / rho
+        Xv, Yv = sv[self.d_x].swapaxes(1, 2), sv[self.d_y].swapaxes(1, 2)  # (Rd, 1, 3)
+        dj = (Yv @ sj[self.d_x] + Xv @ sj[self.d_y])[:, 0]
+        parts = [sj[self.c_slot, self.c_comp], dj]
+        if len(self.a_s):
+            dv = (Xv @ Yv.swapaxes(1, 2))[:, 0, 0]
+            sa, ca = dv[self.a_s, None], dv[self.a_c, None]
+            parts.append((ca * dj[self.a_s] - sa * dj[self.a_c]) / (sa * sa + ca * ca))
+        jac = np.concatenate(parts, 0)[self.order]
+        value.flags.writeable = jac.flags.writeable = False  # shared with the next caller at the same state
+        out = BatchPositions(value, jac, D, iv)
         self._positions = (key, out)
         return out
 
     def scalars(self, q: FloatArray, v: FloatArray | None = None) -> BatchScalars:
         """Values, Jacobians, rates and biases of the terms at one state (q, v (7 nb,)); the last result is kept."""
         pos = self.positions(q)
-        assert pos.jac is not None
         if v is None:
             return BatchScalars(pos.value, pos.jac, None, None)
         key = q.tobytes() + v.tobytes()
@@ -466,65 +470,68 @@ class RowBatch:
             return got[1]
         Xd = self.states(v, rates=True)[self.body]
         pd = Xd[:, 3:]
-        assert pos.D is not None
-        sr = self.slots(np.einsum("nij,nj->ni", pos.D, pd) + self.point * Xd[:, :3])
-        rate, bias = self.combine_rates(pos, sr, self.slots(2 * quad_rows(pd, self.const)))
-        assert bias is not None
+        inst = np.empty((len(pd), 3, 3))  # value, rate D(p) p' (+ r'), bias 2 A(p') c = D(p') p'
+        inst[:, :, 0] = pos.iv
+        inst[:, :, 1:2] = pos.D @ pd[:, :, None]
+        inst[:, :, 1] += self.point * Xd[:, :3]
+        inst[:, :, 2:] = (pd[:, None, :] @ self.dquad_form).reshape(-1, 3, 4) @ pd[:, :, None]
+        both = self.combine(self.slots(inst))
+        rate, bias = both[:, 1], both[:, 2]
         rate.flags.writeable = bias.flags.writeable = False
         out = BatchScalars(pos.value, pos.jac, rate, bias)
         self._rates = (key, out)
         return out
 
-    def combine_positions(self, sv: FloatArray, sj: FloatArray | None, D: FloatArray | None = None
-                          ) -> "BatchPositions":
-        """The terms' values (..., R) and Jacobians (R, 14) (None without ``sj``) from the slots' values
-        (..., L, 3) and Jacobians (L, 3, 14): the formulas of the module docstring, each kind at once."""
-        cs, ck, dx, dy, a_s, a_c = self.c_slot, self.c_comp, self.d_x, self.d_y, self.a_s, self.a_c
-        Xv, Yv = sv[..., dx, :], sv[..., dy, :]
-        dv = np.sum(Xv * Yv, -1)
-        sa, ca = dv[..., a_s], dv[..., a_c]
-        rho = sa * sa + ca * ca
-        value = np.concatenate([sv[..., cs, ck], dv, np.arctan2(sa, ca)], -1)[..., self.order]
-        jac = None
-        if sj is not None:
-            dj = np.einsum("ri,rij->rj", Yv, sj[dx]) + np.einsum("ri,rij->rj", Xv, sj[dy])
-            aj = (ca[:, None] * dj[a_s] - sa[:, None] * dj[a_c]) / rho[:, None]
-            jac = np.concatenate([sj[cs, ck], dj, aj], 0)[self.order]
-        return BatchPositions(value, jac, D, Xv, Yv, sa, ca, rho)
+    def combine(self, S: FloatArray) -> FloatArray:
+        """The terms (..., R, K) from the slots (..., L, 3, K), K = 1 (values), 2 (and rates) or 3 (and biases):
+        the formulas of the module docstring, each kind of term at once. A dot's value, rate and bias are the
+        products X_a . Y_b (a, b over value, rate, bias) weighted by :data:`DOT_PRODUCTS`."""
+        K = S.shape[-1]
+        M = S[..., self.d_x, :, :].swapaxes(-1, -2) @ S[..., self.d_y, :, :]  # (..., Rd, K, K): X_a . Y_b
+        dots = M.reshape(M.shape[:-2] + (K * K,)) @ DOT_PRODUCTS[K]
+        parts = [S.reshape(S.shape[:-3] + (-1, K))[..., self.comp_flat, :], dots]
+        if len(self.a_s):
+            sa, ca = dots[..., self.a_s, :], dots[..., self.a_c, :]
+            s0, c0 = sa[..., 0], ca[..., 0]
+            ang = [np.arctan2(s0, c0)]
+            if K > 1:
+                rho = s0 * s0 + c0 * c0
+                rate = (c0 * sa[..., 1] - s0 * ca[..., 1]) / rho
+                ang.append(rate)
+                if K > 2:
+                    drho = 2 * (c0 * ca[..., 1] + s0 * sa[..., 1])
+                    ang.append((c0 * sa[..., 2] - s0 * ca[..., 2]) / rho - rate * drho / rho)
+            parts.append(np.stack(ang, -1))
+        return np.concatenate(parts, -2)[..., self.order, :]
 
-    def combine_rates(self, pos: "BatchPositions", sr: FloatArray, sb: FloatArray | None
-                      ) -> tuple[FloatArray, FloatArray | None]:
-        """The terms' rates and biases (..., R) (biases None without ``sb``) from the slots' rates and biases
-        (..., L, 3) and the positions' intermediates."""
-        cs, ck, dx, dy, a_s, a_c = self.c_slot, self.c_comp, self.d_x, self.d_y, self.a_s, self.a_c
-        Xv, Yv, sa, ca, rho = pos.Xv, pos.Yv, pos.sa, pos.ca, pos.rho
-        Xr, Yr = sr[..., dx, :], sr[..., dy, :]
-        dr = np.sum(Xr * Yv + Xv * Yr, -1)
-        ar = (ca * dr[..., a_s] - sa * dr[..., a_c]) / rho
-        rate = np.concatenate([sr[..., cs, ck], dr, ar], -1)[..., self.order]
-        if sb is None:
-            return rate, None
-        Xb, Yb = sb[..., dx, :], sb[..., dy, :]
-        db = np.sum(Xb * Yv + Xv * Yb + 2 * Xr * Yr, -1)
-        drho = 2 * (ca * dr[..., a_c] + sa * dr[..., a_s])
-        ab = (ca * db[..., a_s] - sa * db[..., a_c]) / rho - ar * drho / rho
-        return rate, np.concatenate([sb[..., cs, ck], db, ab], -1)[..., self.order]
+
+def _dot_products() -> dict[int, FloatArray]:
+    """Weights W (K^2, K) with (X . Y, (X . Y)', bias) = sum_ab (X_a . Y_b) W[a K + b] for K = 1, 2, 3:
+    value X.Y; rate X'.Y + X.Y'; bias X_b.Y + X.Y_b + 2 X'.Y' (module docstring)."""
+    out = {}
+    for K in (1, 2, 3):
+        W = np.zeros((K, K, K))
+        W[0, 0, 0] = 1.0
+        if K > 1:
+            W[1, 0, 1] = W[0, 1, 1] = 1.0
+        if K > 2:
+            W[2, 0, 2] = W[0, 2, 2] = 1.0
+            W[1, 1, 2] = 2.0
+        out[K] = W.reshape(K * K, K)
+    return out
+
+
+#: the products' weights of :meth:`RowBatch.combine`
+DOT_PRODUCTS = _dot_products()
 
 
 class BatchPositions(NamedTuple):
-    """A :class:`RowBatch`'s terms at one state's positions: values, Jacobians (None where not asked) and the
-    intermediates their rates need (D(p) of the instances; dot operands, the angles' sine and cosine parts)."""
+    """A :class:`RowBatch`'s terms at one state's positions: values, Jacobians, and what their rates need:
+    D(p) (N, 3, 4) and A(p) c' (+ r) (N, 3) of the instances."""
     value: FloatArray
-    jac: FloatArray | None
-    D: FloatArray | None
-    Xv: FloatArray
-    Yv: FloatArray
-    sa: FloatArray
-    ca: FloatArray
-    rho: FloatArray
-
-
-_EYE3 = np.eye(3)
+    jac: FloatArray
+    D: FloatArray
+    iv: FloatArray
 
 
 def wrap(x: float) -> float:
