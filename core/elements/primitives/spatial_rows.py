@@ -314,6 +314,8 @@ class RowBatch:
 
     def __init__(self, nb: int, joints: list[tuple[JointGeometry, int, int]], terms: list[tuple[int, Equation]]):
         self.nb = nb
+        self.joints = list(joints)
+        self.terms = list(terms)
         instances: dict[tuple[int, str], int] = {}
         body: list[int] = []
         const: list[FloatArray] = []
