@@ -74,7 +74,7 @@ def test_batched_rows_equal_the_per_joint_reference(kind):
                 assert a is not None and a.shape == b.shape
                 assert close(a, b)
             # the positions alone (the cache keyed by q), then the rates at other rates
-            batch._positions = batch._rates = None
+            batch.clear_cache()
             assert close(batch.scalars(q).jac, ref[1])
             v2 = -0.5 * v
             assert close(batch.scalars(q, v2).bias, reference(batch, q, v2)[3])

@@ -398,6 +398,10 @@ class RowBatch:
         self._positions: tuple[bytes, BatchPositions] | None = None
         self._rates: tuple[bytes, BatchScalars] | None = None
 
+    def clear_cache(self) -> None:
+        """Forget the kept last state (the next evaluation computes afresh: for timings)."""
+        self._positions = self._rates = None
+
     # --- states -----------------------------------------------------------------------------------------------
     def states(self, q: FloatArray, rates: bool = False) -> FloatArray:
         """(..., nb + 1, 7): the bodies' (r, p) (or (r', p') with ``rates``) of q (..., 7 nb), the ground last."""
