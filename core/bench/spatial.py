@@ -115,8 +115,8 @@ def run(quick: bool = False, repeats: int | None = None) -> BenchTable:
     notes = [machine_description(),
              f"numpy path (kernels='numpy'), each sample with its own file's settings"
              f"{f' but t_end {QUICK_T_END} s' if quick else ''}; cpu_s: process CPU, best of {reps} runs; "
-             "rows_us / reference_rows_us: every joint row (value, Jacobian, rate, bias) batched / one joint at a time, "
-             "interleaved in this process"]
+             "rows_us / reference_rows_us: every joint row (value, Jacobian, rate, bias) batched / one joint at a "
+             "time, interleaved in this process"]
     return BenchTable("spatial: spatial-joint samples in maximal coordinates (numpy path)", rows, notes)
 
 

@@ -21,45 +21,25 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.model.document import GROUND
-from mechstudio.core.elements.primitives.spatial_rows import cross_rows
-from mechstudio.core.numerics.orientation import Euler313, cross3, matrix_to_quat, quat_G, quat_to_matrix
+from mechstudio.core.numerics.orientation import Euler313, cross3, matrix_to_quat, quat_E, quat_G, quat_to_matrix
 from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray
 
 COORDS = ("x", "y", "z", "q0", "q1", "q2", "q3")
 _EYE3 = np.eye(3)
-#: G(p) = p @ _G_FORM, reshaped (3, 4): the linear map p -> G(p) of quat_G
-_G_FORM = quat_G(np.eye(4)).reshape(4, 12)
+#: E(p) = (p @ QUAT_E_FORM).reshape(3, 4) and G(p) likewise: E and G are linear in p (quat_E, quat_G)
+QUAT_E_FORM = quat_E(np.eye(4)).reshape(4, 12)
+QUAT_G_FORM = quat_G(np.eye(4)).reshape(4, 12)
 
 
-def e_times(p: FloatArray, s: FloatArray) -> FloatArray:
-    """E(p) s = -s0 v + p0 v_s + v x v_s for batches (n, 4), v = p[1:], v_s = s[1:] (quat_E without the matrix)."""
-    v, vs = p[:, 1:], s[:, 1:]
-    return -s[:, :1] * v + p[:, :1] * vs + cross_rows(v, vs)
+def quat_E_of(p: FloatArray) -> FloatArray:
+    """E(p) (n, 3, 4) of quaternions (n, 4) by one product (quat_E builds it entry by entry)."""
+    return (p @ QUAT_E_FORM).reshape(-1, 3, 4)
 
 
-def g_times(p: FloatArray, s: FloatArray) -> FloatArray:
-    """G(p) s = -s0 v + p0 v_s - v x v_s for batches (n, 4) (quat_G without the matrix)."""
-    v, vs = p[:, 1:], s[:, 1:]
-    return -s[:, :1] * v + p[:, :1] * vs - cross_rows(v, vs)
-
-
-def e_transpose_times(p: FloatArray, n: FloatArray) -> FloatArray:
-    """E(p)^T n = (-v.n, p0 n - v x n) for batches (n, 4), (n, 3)."""
-    v = p[:, 1:]
-    out = np.empty(p.shape)
-    out[:, 0] = -np.sum(v * n, 1)
-    out[:, 1:] = p[:, :1] * n - cross_rows(v, n)
-    return out
-
-
-def g_transpose_times(p: FloatArray, m: FloatArray) -> FloatArray:
-    """G(p)^T m = (-v.m, p0 m + v x m) for batches (n, 4), (n, 3)."""
-    v = p[:, 1:]
-    out = np.empty(p.shape)
-    out[:, 0] = -np.sum(v * m, 1)
-    out[:, 1:] = p[:, :1] * m + cross_rows(v, m)
-    return out
+def quat_G_of(p: FloatArray) -> FloatArray:
+    """G(p) (n, 3, 4) of quaternions (n, 4) by one product."""
+    return (p @ QUAT_G_FORM).reshape(-1, 3, 4)
 
 
 class MaximalBodies(ConstrainedSystem):
@@ -104,7 +84,8 @@ class MaximalBodies(ConstrainedSystem):
         """(world, body) angular velocities (n, 3) of the coordinates and rates: 2 E(p) p', 2 G(p) p'."""
         _, p = self.split(q)
         _, pd = self.split(v)
-        return 2 * e_times(p, pd), 2 * g_times(p, pd)
+        pd = pd[:, :, None]
+        return 2 * (quat_E_of(p) @ pd)[:, :, 0], 2 * (quat_G_of(p) @ pd)[:, :, 0]
 
     # --- loads ------------------------------------------------------------------------------------------------
     def body_loads(self, A: FloatArray, w: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
@@ -141,7 +122,7 @@ class MaximalBodies(ConstrainedSystem):
     # --- dynamics ---------------------------------------------------------------------------------------------
     def mass_matrix(self, q: FloatArray, t: float) -> FloatArray:
         _, p = self.split(q)
-        G = (p @ _G_FORM).reshape(self.nb, 3, 4)  # G(p), linear in p
+        G = quat_G_of(p)
         Mpp = 4 * np.swapaxes(G, 1, 2) @ self.Jb @ G + 4 * self.alpha[:, None, None] * p[:, :, None] * p[:, None, :]
         M = np.zeros((self.n, self.n))
         blocks = M.reshape(self.nb, 7, self.nb, 7)  # a view: blocks[k, :, k, :] is body k's diagonal block
@@ -154,11 +135,14 @@ class MaximalBodies(ConstrainedSystem):
         _, p = self.split(q)
         _, pd = self.split(v)
         A = quat_to_matrix(p)
-        w, wb = self.omegas(q, v)
-        F, n = self.total_loads(A, p, w, t)
-        hp = (2 * e_transpose_times(p, n) - 4 * g_transpose_times(pd, (self.Jb @ wb[:, :, None])[:, :, 0])
-              - 4 * (self.alpha * np.sum(pd * pd, 1))[:, None] * p)
-        return np.concatenate([F, hp], 1).ravel()
+        E = quat_E_of(p)
+        wb = 2 * (quat_G_of(p) @ pd[:, :, None])  # (nb, 3, 1)
+        F, n = self.total_loads(A, p, 2 * (E @ pd[:, :, None])[:, :, 0], t)
+        hp = (2 * (E.swapaxes(1, 2) @ n[:, :, None]) - 4 * (quat_G_of(pd).swapaxes(1, 2) @ (self.Jb @ wb)))[:, :, 0]
+        out = np.empty((self.nb, 7))
+        out[:, :3] = F
+        out[:, 3:] = hp - 4 * (self.alpha * np.sum(pd * pd, 1))[:, None] * p
+        return out.ravel()
 
     # --- energy -----------------------------------------------------------------------------------------------
     def kinetic_energy(self, q: FloatArray, v: FloatArray, t: float) -> float:
@@ -211,4 +195,4 @@ class MaximalBodies(ConstrainedSystem):
         return r[k] + quat_to_matrix(p[k:k + 1])[0] @ (np.asarray(point, float)[:3] - self.com[k])
 
 
-__all__ = ["COORDS", "MaximalBodies", "e_times", "e_transpose_times", "g_times", "g_transpose_times"]
+__all__ = ["COORDS", "QUAT_E_FORM", "QUAT_G_FORM", "MaximalBodies", "quat_E_of", "quat_G_of"]

@@ -46,7 +46,18 @@ rate Phi' = Phi_q q', bias b with Phi'' = Phi_q q'' + b): for Phi = X . Y,
 and for theta = atan2(s, c), rho = c^2 + s^2: theta_q = (c s_q - s c_q) / rho, b = (c b_s - s b_c) / rho -
 theta' rho' / rho, rho' = 2 (c c' + s s'). The system's gamma = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt is then
 -b (+ f''(t) for a driver row), xi = Phi_t = -f'(t) for a driver row and 0 otherwise.
-(tests/test_spatial_rows.py checks every Jacobian and bias against finite differences.)
+(tests/test_spatial_joints.py checks every Jacobian and bias against finite differences.)
+
+Evaluation. Each row label and joint coordinate is declared once, as an :class:`Equation` over named world vectors
+(:data:`ROW_EQUATIONS`, :data:`JOINT_COORDINATES`). Two evaluations read these declarations:
+
+* :class:`RowBatch`, what the systems use: all terms of all joints at once with index arrays (the body states
+  gathered once per call, D(p) of every body-fixed vector by one batched product with the constant form of A(p)
+  (``QUAT_MATRIX_FORM``), every dot's value, rate and bias as one product); over one state with Jacobians, or over
+  many states (result frames) without;
+* :func:`evaluate` on a :class:`Pair`, one joint and one vector at a time: the reference the batched evaluation is
+  tested against (tests/test_spatial_rows_batched.py, to 1e-13) and timed against (``mechstudio bench --suite
+  spatial``).
 """
 from __future__ import annotations
 
@@ -545,7 +556,7 @@ def wrap(x: float) -> float:
     return float(np.arctan2(np.sin(x), np.cos(x)))
 
 
-__all__ = ["BatchPositions", "BatchScalars", "BodyState", "Equation", "GROUND_STATE", "JOINT_COORDINATES", "JOINT_ROWS", "JointGeometry",
-           "PAIR_COLUMNS", "Pair", "ROW_EQUATIONS", "RowBatch", "Scalar", "Vector", "angle", "axis_frame",
-           "body_vector", "component", "cross_rows", "dot", "dquad", "evaluate", "polar_rows", "quad", "quad_rows",
-           "wrap"]
+__all__ = ["BatchPositions", "BatchScalars", "BodyState", "DOT_PRODUCTS", "Equation", "GROUND_STATE",
+           "JOINT_COORDINATES", "JOINT_ROWS", "JointGeometry", "PAIR_COLUMNS", "Pair", "ROW_EQUATIONS", "RowBatch",
+           "Scalar", "Vector", "angle", "axis_frame", "body_vector", "component", "cross_rows", "dot", "dquad",
+           "evaluate", "polar_rows", "quad", "quad_rows", "wrap"]
