@@ -107,6 +107,8 @@ class MaximalBodies(ConstrainedSystem):
 
     def load_power(self, q: FloatArray, v: FloatArray, t: float) -> float:
         """Power [W] of the applied forces and torques (gravity excluded: it is in the potential)."""
+        if not self.loads and not self.torques:
+            return 0.0
         _, p = self.split(q)
         rd, _ = self.split(v)
         A = quat_to_matrix(p)

@@ -460,17 +460,19 @@ class RowBatch:
         if len(self.minus):
             sj[self.minus_slot, :, self.minus_side, :] -= J7[self.minus]
         sj = sj.reshape(self.n_slots, 3, 14)
-        sv = self.slots(iv[:, :, None])
-        value = self.combine(sv)[:, 0]
-        # Jacobians: components, dots X^T Y_q + Y^T X_q, angles (c s_q - s c_q) / rho
-        Xv, Yv = sv[self.d_x].swapaxes(1, 2), sv[self.d_y].swapaxes(1, 2)  # (Rd, 1, 3)
+        sv = self.slots(iv[:, :, None])[:, :, 0]  # (L, 3)
+        # components; dots X . Y with Jacobians Y^T X_q + X^T Y_q; angles atan2(s, c), (c s_q - s c_q) / rho
+        Xv, Yv = sv[self.d_x, None, :], sv[self.d_y, None, :]  # (Rd, 1, 3)
+        dv = (Xv @ Yv.swapaxes(1, 2))[:, 0, 0]
         dj = (Yv @ sj[self.d_x] + Xv @ sj[self.d_y])[:, 0]
-        parts = [sj[self.c_slot, self.c_comp], dj]
+        values = [sv.ravel()[self.comp_flat], dv]
+        jacs = [sj.reshape(-1, 14)[self.comp_flat], dj]
         if len(self.a_s):
-            dv = (Xv @ Yv.swapaxes(1, 2))[:, 0, 0]
-            sa, ca = dv[self.a_s, None], dv[self.a_c, None]
-            parts.append((ca * dj[self.a_s] - sa * dj[self.a_c]) / (sa * sa + ca * ca))
-        jac = np.concatenate(parts, 0)[self.order]
+            sa, ca = dv[self.a_s], dv[self.a_c]
+            values.append(np.arctan2(sa, ca))
+            jacs.append((ca[:, None] * dj[self.a_s] - sa[:, None] * dj[self.a_c]) / (sa * sa + ca * ca)[:, None])
+        value = np.concatenate(values)[self.order]
+        jac = np.concatenate(jacs, 0)[self.order]
         value.flags.writeable = jac.flags.writeable = False  # shared with the next caller at the same state
         out = BatchPositions(value, jac, D, iv)
         self._positions = (key, out)
@@ -510,15 +512,15 @@ class RowBatch:
         if len(self.a_s):
             sa, ca = dots[..., self.a_s, :], dots[..., self.a_c, :]
             s0, c0 = sa[..., 0], ca[..., 0]
-            ang = [np.arctan2(s0, c0)]
+            ang = np.empty(sa.shape)
+            ang[..., 0] = np.arctan2(s0, c0)
             if K > 1:
                 rho = s0 * s0 + c0 * c0
-                rate = (c0 * sa[..., 1] - s0 * ca[..., 1]) / rho
-                ang.append(rate)
+                rate = ang[..., 1] = (c0 * sa[..., 1] - s0 * ca[..., 1]) / rho
                 if K > 2:
                     drho = 2 * (c0 * ca[..., 1] + s0 * sa[..., 1])
-                    ang.append((c0 * sa[..., 2] - s0 * ca[..., 2]) / rho - rate * drho / rho)
-            parts.append(np.stack(ang, -1))
+                    ang[..., 2] = (c0 * sa[..., 2] - s0 * ca[..., 2]) / rho - rate * drho / rho
+            parts.append(ang)
         return np.concatenate(parts, -2)[..., self.order, :]
 
 
