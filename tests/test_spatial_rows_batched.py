@@ -3,6 +3,9 @@ core/systems/maximal_joints.py) against the one-joint-at-a-time reference of the
 world vector at a time, the formulas of the module docstring; tests/test_spatial_joints.py checks those against
 finite differences), and the body dynamics' matrix-free quaternion products against orientation's E(p), G(p).
 
+With numba (not under MECHSTUDIO_NO_NUMBA) the batch evaluates by its compiled kernel, and the reference tests check
+that; a further test checks the kernel against the numpy path directly.
+
 Both evaluations compute the same sums in a different order, so they agree to a few ulps: bound 1e-13 relative to
 max(1, the largest magnitude) at random states (not on the constraint manifold: the formulas hold everywhere).
 """
@@ -112,3 +115,27 @@ def test_quaternion_forms_equal_the_matrices():
     p = np.random.default_rng(5).normal(size=(6, 4))
     assert np.allclose(quat_E_of(p), quat_E(p), rtol=0, atol=1e-15)
     assert np.allclose(quat_G_of(p), quat_G(p), rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("kind", JOINTS)
+def test_compiled_rows_equal_the_numpy_path(kind):
+    """The numba kernel of the batch (spatial_rows_kernels) against the numpy path, with and without rates."""
+    from mechstudio.core.elements.primitives.spatial_rows_kernels import compiled  # only here: compiles numba
+    from mechstudio.core.jit import kernel_policy, numba_module
+    if numba_module() is None:
+        pytest.skip("numba is not available (or MECHSTUDIO_NO_NUMBA is set)")
+    kernel = compiled()
+    for s in systems(kind):
+        batch = s.rows
+        for seed in range(3):
+            q, v = random_state(s, seed)
+            with kernel_policy("numpy"):
+                batch.clear_cache()
+                ref = batch.scalars(q, v)
+            batch.clear_cache()
+            got = batch.compiled_scalars(kernel, q, v)
+            for a, b in zip(got, ref):
+                assert close(a, b)
+            batch.clear_cache()
+            only = batch.compiled_scalars(kernel, q, None)
+            assert only.rate is None and close(only.value, ref.value) and close(only.jac, ref.jac)

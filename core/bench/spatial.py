@@ -14,7 +14,9 @@ never pays for the compiled kernels, ``mechstudio.core.run.kernels``), assembly 
   (:meth:`~mechstudio.core.elements.primitives.spatial_rows.RowBatch.scalars`, its cache cleared), and
   ``reference_rows_us`` the same by the one-joint-at-a-time reference
   (:func:`~mechstudio.core.elements.primitives.spatial_rows.evaluate`, the evaluation the system used before the
-  batched one); ``reference_over_batched`` their ratio, measured in this process, interleaved, best of 5 rounds.
+  batched one); ``reference_over_batched`` their ratio, measured in this process, interleaved, best of 5 rounds;
+  with numba, ``kernel_rows_us`` the same by the compiled kernel (``spatial_rows_kernels``), which runs on the
+  compiled path of long runs.
 """
 from __future__ import annotations
 
@@ -26,7 +28,9 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.bench import BenchTable, machine_description
+from mechstudio.core.elements.primitives import spatial_rows_kernels
 from mechstudio.core.elements.primitives.spatial_rows import GROUND_STATE, BodyState, Pair, RowBatch, evaluate
+from mechstudio.core.jit import kernel_policy
 from mechstudio.core.model.io import load_model
 from mechstudio.core.run.blas import single_threaded_blas
 from mechstudio.core.simulate import SimulationSettings, initial_state
@@ -49,16 +53,24 @@ def reference_rows(batch: RowBatch, q: FloatArray, v: FloatArray) -> list[Any]:
     return [evaluate(eq, pairs[jn]) for jn, eq in batch.terms]
 
 
-def rows_timing(batch: RowBatch, q: FloatArray, v: FloatArray, rounds: int = 5) -> tuple[float, float]:
-    """(batched, reference) CPU microseconds of one evaluation of every term at (q, v), best of ``rounds``
-    interleaved rounds."""
+def rows_timing(batch: RowBatch, q: FloatArray, v: FloatArray, rounds: int = 5) -> tuple[float, float, float]:
+    """(batched numpy, reference, compiled kernel (nan without numba)) CPU microseconds of one evaluation of every
+    term at (q, v), best of ``rounds`` interleaved rounds."""
     def batched() -> None:
         batch.clear_cache()  # the kept state would make it free
-        batch.scalars(q, v)
+        with kernel_policy("numpy"):
+            batch.scalars(q, v)
 
-    best = [math.inf, math.inf]
+    compiled = spatial_rows_kernels.kernel()
+
+    def kernel() -> None:
+        batch.clear_cache()
+        batch.compiled_scalars(compiled, q, v)
+
+    cases = [batched, lambda: reference_rows(batch, q, v)] + ([kernel] if compiled is not None else [])
+    best = [math.inf, math.inf, math.nan if compiled is None else math.inf]
     for _ in range(rounds):
-        for k, f in enumerate((batched, lambda: reference_rows(batch, q, v))):
+        for k, f in enumerate(cases):
             n = 0
             c0 = time.process_time()
             while True:
@@ -68,7 +80,7 @@ def rows_timing(batch: RowBatch, q: FloatArray, v: FloatArray, rounds: int = 5) 
                 if dt > 0.05:
                     break
             best[k] = min(best[k], 1e6 * dt / n)
-    return best[0], best[1]
+    return best[0], best[1], best[2]
 
 
 def sample_row(name: str, repeats: int, t_end: float | None = None) -> dict[str, Any]:
@@ -101,8 +113,10 @@ def sample_row(name: str, repeats: int, t_end: float | None = None) -> dict[str,
         frames = traj.frames
         mid = len(frames.q) // 2
         q, v = np.asarray(frames.q[mid], float), np.asarray(frames.v[mid], float)
-        fast, slow = rows_timing(batch, q, v)
+        fast, slow, kernel = rows_timing(batch, q, v)
         row.update(rows_us=fast, reference_rows_us=slow, reference_over_batched=slow / fast)
+        if not math.isnan(kernel):
+            row.update(kernel_rows_us=kernel)
     return row
 
 
@@ -115,8 +129,8 @@ def run(quick: bool = False, repeats: int | None = None) -> BenchTable:
     notes = [machine_description(),
              f"numpy path (kernels='numpy'), each sample with its own file's settings"
              f"{f' but t_end {QUICK_T_END} s' if quick else ''}; cpu_s: process CPU, best of {reps} runs; "
-             "rows_us / reference_rows_us: every joint row (value, Jacobian, rate, bias) batched / one joint at a "
-             "time, interleaved in this process"]
+             "rows_us / reference_rows_us (/ kernel_rows_us): every joint row (value, Jacobian, rate, bias) batched "
+             "by numpy / one joint at a time (/ by the compiled kernel), interleaved in this process"]
     return BenchTable("spatial: spatial-joint samples in maximal coordinates (numpy path)", rows, notes)
 
 

@@ -62,10 +62,11 @@ Evaluation. Each row label and joint coordinate is declared once, as an :class:`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from mechstudio.core.elements.primitives import spatial_rows_kernels
 from mechstudio.core.numerics.orientation import QUAT_MATRIX_FORM, cross3
 from mechstudio.core.types import FloatArray
 
@@ -404,6 +405,13 @@ class RowBatch:
         self.point_jac = np.zeros((len(body), 3, 7))  # [E, 0] of points of moving bodies
         self.point_jac[:, :, :3] = np.eye(3) * (self.point[:, :, None] * mov)
         self.comp_flat = 3 * self.c_slot + self.c_comp  # component terms in the slots' (..., 3 L, K)
+        # the same, flat, for the compiled kernel (spatial_rows_kernels): each slot's subtracted instance (-1: none)
+        self.slot_minus = np.full(len(plus), -1, dtype=np.int64)
+        self.slot_minus[self.minus_slot] = self.minus
+        self.slot_minus_side = np.zeros(len(plus), dtype=np.int64)
+        self.slot_minus_side[self.minus_slot] = self.minus_side
+        self.point_flat = np.ascontiguousarray(self.point[:, 0])
+        self.moving_flat = np.ascontiguousarray(self.moving[:, 0, 0])
         self.n_terms = len(terms)
         self.n_slots = len(plus)
         self._positions: tuple[bytes, BatchPositions] | None = None
@@ -479,7 +487,11 @@ class RowBatch:
         return out
 
     def scalars(self, q: FloatArray, v: FloatArray | None = None) -> BatchScalars:
-        """Values, Jacobians, rates and biases of the terms at one state (q, v (7 nb,)); the last result is kept."""
+        """Values, Jacobians, rates and biases of the terms at one state (q, v (7 nb,)); the last result is kept.
+        By the compiled kernel when the kernel policy gives it (spatial_rows_kernels), else by numpy."""
+        compiled = spatial_rows_kernels.kernel()
+        if compiled is not None:
+            return self.compiled_scalars(compiled, q, v)
         pos = self.positions(q)
         if v is None:
             return BatchScalars(pos.value, pos.jac, None, None)
@@ -498,6 +510,24 @@ class RowBatch:
         rate, bias = both[:, 1], both[:, 2]
         rate.flags.writeable = bias.flags.writeable = False
         out = BatchScalars(pos.value, pos.jac, rate, bias)
+        self._rates = (key, out)
+        return out
+
+    def compiled_scalars(self, compiled: Any, q: FloatArray, v: FloatArray | None) -> BatchScalars:
+        """:meth:`scalars` by the compiled kernel ``compiled`` (spatial_rows_kernels.k_row_terms)."""
+        key = q.tobytes() + (b"" if v is None else v.tobytes())
+        got = self._rates
+        if got is not None and got[0] == key:
+            return got[1]
+        S = self.states(q)
+        Sd = self.states(v, rates=True) if v is not None else np.zeros_like(S)
+        value, jac, rate, bias = compiled(S, Sd, v is not None, self.body, self.dquad_form, self.point_flat,
+                                          self.moving_flat, self.plus, self.plus_side, self.slot_minus,
+                                          self.slot_minus_side, self.c_slot, self.c_comp, self.d_x, self.d_y,
+                                          self.a_s, self.a_c, self.order)
+        for a in (value, jac, rate, bias):
+            a.flags.writeable = False
+        out = BatchScalars(value, jac, rate if v is not None else None, bias if v is not None else None)
         self._rates = (key, out)
         return out
 
