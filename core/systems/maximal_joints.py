@@ -28,10 +28,10 @@ their rates.
 
 The ground is fixed (a moving ground is refused by the loader for these joints). Evaluation: every row, driver
 row and loaded coordinate of every joint at once by one
-:class:`~mechstudio.core.elements.primitives.spatial_rows.RowBatch` (index arrays, no loop over the joints; the
-last state's values kept, so that C(q) and then gamma(q, q') and h(q, q') at the same state share the positions),
-the joint coordinates of the result frames by another, over all frames at once. Cost: dense matrices of size 7n
-(meant for models of tens of bodies).
+:class:`~mechstudio.core.elements.primitives.spatial_rows.RowBatch` (index arrays, no loop over the joints, or
+its numba kernel on the compiled path; the last state's values kept, so that C(q) and then gamma(q, q') and
+h(q, q') at the same state share the positions), the joint coordinates of the result frames by another, over all
+frames at once. Cost: dense matrices of size 7n (meant for models of tens of bodies).
 """
 from __future__ import annotations
 
