@@ -24,6 +24,7 @@ SUITES: dict[str, str | Callable[..., "BenchTable"]] = {
     "startup": "mechstudio.core.bench.startup:run",
     "synthesis": "mechstudio.core.bench.synthesis:run",
     "contacts": "mechstudio.core.bench.contacts:run",
+    "spatial": "mechstudio.core.bench.spatial:run",
 }
 
 

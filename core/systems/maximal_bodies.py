@@ -26,6 +26,20 @@ from mechstudio.core.systems.base import ConstrainedSystem
 from mechstudio.core.types import FloatArray
 
 COORDS = ("x", "y", "z", "q0", "q1", "q2", "q3")
+_EYE3 = np.eye(3)
+#: E(p) = (p @ QUAT_E_FORM).reshape(3, 4) and G(p) likewise: E and G are linear in p (quat_E, quat_G)
+QUAT_E_FORM = quat_E(np.eye(4)).reshape(4, 12)
+QUAT_G_FORM = quat_G(np.eye(4)).reshape(4, 12)
+
+
+def quat_E_of(p: FloatArray) -> FloatArray:
+    """E(p) (n, 3, 4) of quaternions (n, 4) by one product (quat_E builds it entry by entry)."""
+    return (p @ QUAT_E_FORM).reshape(-1, 3, 4)
+
+
+def quat_G_of(p: FloatArray) -> FloatArray:
+    """G(p) (n, 3, 4) of quaternions (n, 4) by one product."""
+    return (p @ QUAT_G_FORM).reshape(-1, 3, 4)
 
 
 class MaximalBodies(ConstrainedSystem):
@@ -67,10 +81,11 @@ class MaximalBodies(ConstrainedSystem):
         return Q[:, :3], Q[:, 3:]
 
     def omegas(self, q: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """(world, body) angular velocities (n, 3) of the coordinates and rates."""
+        """(world, body) angular velocities (n, 3) of the coordinates and rates: 2 E(p) p', 2 G(p) p'."""
         _, p = self.split(q)
         _, pd = self.split(v)
-        return 2 * np.einsum("kij,kj->ki", quat_E(p), pd), 2 * np.einsum("kij,kj->ki", quat_G(p), pd)
+        pd = pd[:, :, None]
+        return 2 * (quat_E_of(p) @ pd)[:, :, 0], 2 * (quat_G_of(p) @ pd)[:, :, 0]
 
     # --- loads ------------------------------------------------------------------------------------------------
     def body_loads(self, A: FloatArray, w: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
@@ -92,6 +107,8 @@ class MaximalBodies(ConstrainedSystem):
 
     def load_power(self, q: FloatArray, v: FloatArray, t: float) -> float:
         """Power [W] of the applied forces and torques (gravity excluded: it is in the potential)."""
+        if not self.loads and not self.torques:
+            return 0.0
         _, p = self.split(q)
         rd, _ = self.split(v)
         A = quat_to_matrix(p)
@@ -107,31 +124,33 @@ class MaximalBodies(ConstrainedSystem):
     # --- dynamics ---------------------------------------------------------------------------------------------
     def mass_matrix(self, q: FloatArray, t: float) -> FloatArray:
         _, p = self.split(q)
-        G = quat_G(p)
+        G = quat_G_of(p)
         Mpp = 4 * np.swapaxes(G, 1, 2) @ self.Jb @ G + 4 * self.alpha[:, None, None] * p[:, :, None] * p[:, None, :]
         M = np.zeros((self.n, self.n))
-        for k in range(self.nb):
-            o = 7 * k
-            M[o:o + 3, o:o + 3] = self.mass[k] * np.eye(3)
-            M[o + 3:o + 7, o + 3:o + 7] = Mpp[k]
+        blocks = M.reshape(self.nb, 7, self.nb, 7)  # a view: blocks[k, :, k, :] is body k's diagonal block
+        k = np.arange(self.nb)
+        blocks[k, :3, k, :3] = self.mass[:, None, None] * _EYE3
+        blocks[k, 3:, k, 3:] = Mpp
         return M
 
     def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         _, p = self.split(q)
         _, pd = self.split(v)
         A = quat_to_matrix(p)
-        w, wb = self.omegas(q, v)
-        F, n = self.total_loads(A, p, w, t)
-        hp = (2 * np.einsum("kji,kj->ki", quat_E(p), n)
-              - 4 * np.einsum("kji,kj->ki", quat_G(pd), np.einsum("kij,kj->ki", self.Jb, wb))
-              - 4 * (self.alpha * np.sum(pd * pd, 1))[:, None] * p)
-        return np.concatenate([F, hp], 1).ravel()
+        E = quat_E_of(p)
+        wb = 2 * (quat_G_of(p) @ pd[:, :, None])  # (nb, 3, 1)
+        F, n = self.total_loads(A, p, 2 * (E @ pd[:, :, None])[:, :, 0], t)
+        hp = (2 * (E.swapaxes(1, 2) @ n[:, :, None]) - 4 * (quat_G_of(pd).swapaxes(1, 2) @ (self.Jb @ wb)))[:, :, 0]
+        out = np.empty((self.nb, 7))
+        out[:, :3] = F
+        out[:, 3:] = hp - 4 * (self.alpha * np.sum(pd * pd, 1))[:, None] * p
+        return out.ravel()
 
     # --- energy -----------------------------------------------------------------------------------------------
     def kinetic_energy(self, q: FloatArray, v: FloatArray, t: float) -> float:
         rd, _ = self.split(v)
         _, wb = self.omegas(q, v)
-        return float(0.5 * self.mass @ np.sum(rd * rd, 1) + 0.5 * np.einsum("ki,kij,kj->", wb, self.Jb, wb))
+        return float(0.5 * self.mass @ np.sum(rd * rd, 1) + 0.5 * np.sum(wb * (self.Jb @ wb[:, :, None])[:, :, 0]))
 
     def gravity_potential(self, q: FloatArray) -> float:
         """-sum m g . r [J]."""
@@ -178,4 +197,4 @@ class MaximalBodies(ConstrainedSystem):
         return r[k] + quat_to_matrix(p[k:k + 1])[0] @ (np.asarray(point, float)[:3] - self.com[k])
 
 
-__all__ = ["COORDS", "MaximalBodies"]
+__all__ = ["COORDS", "QUAT_E_FORM", "QUAT_G_FORM", "MaximalBodies", "quat_E_of", "quat_G_of"]

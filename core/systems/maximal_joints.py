@@ -26,8 +26,12 @@ point1 (sign -1, as elsewhere). Joint coordinates are result columns ``joint.<na
 along the run) and ``joint.<name>.slide`` [m]; :meth:`MaximalJointSystem.joint_coordinates` gives them with
 their rates.
 
-The ground is fixed (a moving ground is refused by the loader for these joints). Cost: dense matrices of size 7n
-and a Python loop over the joints per evaluation (meant for models of tens of bodies).
+The ground is fixed (a moving ground is refused by the loader for these joints). Evaluation: every row, driver
+row and loaded coordinate of every joint at once by one
+:class:`~mechstudio.core.elements.primitives.spatial_rows.RowBatch` (index arrays, no loop over the joints, or
+its numba kernel on the compiled path; the last state's values kept, so that C(q) and then gamma(q, q') and
+h(q, q') at the same state share the positions), the joint coordinates of the result frames by another, over all
+frames at once. Cost: dense matrices of size 7n (meant for models of tens of bodies).
 """
 from __future__ import annotations
 
@@ -37,8 +41,8 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.elements import element_type
-from mechstudio.core.elements.primitives.spatial_rows import (GROUND_STATE, JOINT_COORDINATES, JOINT_ROWS, BodyState,
-                                                              JointGeometry, Pair, ROW_EQUATIONS, Scalar, wrap)
+from mechstudio.core.elements.primitives.spatial_rows import (JOINT_COORDINATES, JOINT_ROWS, ROW_EQUATIONS, Equation,
+                                                              JointGeometry, RowBatch, cross_rows)
 from mechstudio.core.model.document import GROUND, Model
 from mechstudio.core.numerics.orientation import Euler313, matrix_to_quat, quat_E, quat_to_matrix
 from mechstudio.core.systems.base import ConstraintInfo
@@ -133,6 +137,7 @@ class MaximalJointSystem(MaximalBodies):
         self.m_nonholonomic = 0
         self.loaded = [(e, d) for e in entries for d in e.drives if d.loaded]
         self._rheonomic = any(not d.driver.is_constant for e in entries for d in e.driven)
+        self.compile_batches()
 
     def body_number(self, name: str) -> int:
         """Index of body ``name`` in file order, -1 for the ground."""
@@ -142,55 +147,89 @@ class MaximalJointSystem(MaximalBodies):
     def rheonomic(self) -> bool:
         return self._rheonomic
 
-    # --- the joints' scalars -----------------------------------------------------------------------------------
-    def body_state(self, k: int, q: FloatArray, v: FloatArray | None) -> BodyState:
-        if k < 0:
-            return GROUND_STATE
-        x = q[7 * k:7 * k + 7]
-        xd = np.zeros(7) if v is None else v[7 * k:7 * k + 7]
-        return BodyState(x[:3], x[3:], xd[:3], xd[3:], True)
+    # --- the joints' scalars, batched --------------------------------------------------------------------------
+    def compile_batches(self) -> None:
+        """The :class:`RowBatch` of every joint row, driver row and loaded coordinate (in that order: the first
+        ``m_joint_rows`` terms are the rows of Phi), of every joint coordinate (for the result columns), and the
+        index arrays that put their Jacobians into C and h."""
+        joints = [(e.geo, e.i, e.j) for e in self.joints]
+        terms: list[tuple[int, Equation]] = []
+        driver_rows: list[int] = []
+        for jn, e in enumerate(self.joints):
+            terms += [(jn, ROW_EQUATIONS[c]) for c in JOINT_ROWS[e.type]]
+            for d in e.driven:
+                driver_rows.append(len(terms))
+                terms.append((jn, JOINT_COORDINATES[d.coordinate]))
+        assert len(terms) == self.m_joint_rows
+        number = {id(e): jn for jn, e in enumerate(self.joints)}
+        terms += [(number[id(e)], JOINT_COORDINATES[d.coordinate]) for e, d in self.loaded]
+        self.rows = RowBatch(self.nb, joints, terms)
+        self.driver_rows = np.array(driver_rows, dtype=np.int64)
+        self.driver_list = [d for e in self.joints for d in e.driven]
+        self.driver_angle = np.array([d.coordinate == "angle" for d in self.driver_list], bool)
+        coords = [(jn, e, d) for jn, e in enumerate(self.joints) for d in e.drives]
+        self.coordinate_names = [f"{e.name}.{d.coordinate}" for _, e, d in coords]
+        self.coordinate_angle = np.array([d.coordinate == "angle" for _, _, d in coords], bool)
+        self.coordinates = RowBatch(self.nb, joints, [(jn, JOINT_COORDINATES[d.coordinate]) for jn, _, d in coords])
+        # columns of every term's Jacobian in C (a row's, term number = row number) and h (a loaded coordinate's):
+        # body i's 7 from Jacobian column 0, body j's from column 7; the ground's none
+        term_joint = np.repeat(np.arange(len(self.joints)), [len(JOINT_ROWS[e.type]) + len(e.driven)
+                                                             for e in self.joints])
+        loaded_joint = np.array([number[id(e)] for e, _ in self.loaded], dtype=np.int64)
+        seven = np.arange(7)
+        self.row_places, self.load_places = [], []  # per side: (terms, their columns (T, 7), Jacobian columns)
+        for side in (0, 1):
+            body_of = np.array([(e.i, e.j)[side] for e in self.joints], dtype=np.int64)
+            for joint_of, places in ((term_joint, self.row_places), (loaded_joint, self.load_places)):
+                body = body_of[joint_of] if len(joint_of) else np.zeros(0, dtype=np.int64)
+                which = np.flatnonzero(body >= 0)
+                places.append((which, 7 * body[which, None] + seven, slice(7 * side, 7 * side + 7)))
+        self.loaded_spring = np.array([d.spring for _, d in self.loaded], float)
+        self.loaded_damping = np.array([d.damping for _, d in self.loaded], float)
+        self.loaded_free = np.array([d.free for _, d in self.loaded], float)
+        self.loaded_angle = np.array([d.coordinate == "angle" for _, d in self.loaded], bool)
+        self.loaded_terms = np.arange(self.m_joint_rows, self.m_joint_rows + len(self.loaded))
+        self.norm_rows = self.m_joint_rows + np.arange(self.nb)
+        self.norm_cols = 7 * np.arange(self.nb)[:, None] + np.arange(3, 7)
+        # reactions: the side of the joint's body2 (body1 for a ground body2), its sign and the point from its com
+        self.joint_first = np.array([e.first for e in self.joints], dtype=np.int64)
+        on2 = np.array([e.j >= 0 for e in self.joints], bool)
+        self.reaction_body = np.array([e.j if e.j >= 0 else e.i for e in self.joints], dtype=np.int64)
+        self.reaction_side = np.where(on2, 1, 0)
+        self.reaction_sign = np.where(on2, 1.0, -1.0)
+        self.reaction_arm = np.array([np.asarray(e.point2 if e.j >= 0 else e.point1, float)[:3]
+                                      - self.com[k] for e, k in zip(self.joints, self.reaction_body)]).reshape(-1, 3)
+        self.body1 = np.array([e.i if e.i >= 0 else self.nb for e in self.joints], dtype=np.int64)
 
-    def pair(self, e: JointEntry, q: FloatArray, v: FloatArray | None) -> Pair:
-        return Pair(e.geo, self.body_state(e.i, q, v), self.body_state(e.j, q, v))
+    def place_rows(self, jac: FloatArray, C: FloatArray) -> None:
+        """Put the joint rows' Jacobians ``jac`` (m_joint_rows, 14) into C (m, n) at their bodies' columns (a row's
+        two bodies' columns are disjoint: assignment)."""
+        for rows, cols, part in self.row_places:
+            C[rows[:, None], cols] = jac[rows, part]
 
-    def joint_scalars(self, q: FloatArray, v: FloatArray | None, t: float
-                      ) -> list[tuple[JointEntry, list[Scalar], list[tuple[AxisDrive, Scalar]]]]:
-        """Per joint: the scalars of its own rows and of its driven coordinates (driver rows: (drive, x))."""
-        out = []
-        for e in self.joints:
-            P = self.pair(e, q, v)
-            own = [ROW_EQUATIONS[c](P) for c in JOINT_ROWS[e.type]]
-            out.append((e, own, [(d, JOINT_COORDINATES[d.coordinate](P)) for d in e.driven]))
-        return out
-
-    def scatter(self, e: JointEntry, jac: FloatArray, out: FloatArray) -> None:
-        """Add a pair's Jacobian row(s) (..., 14) into ``out`` (..., n) at the joint's bodies' columns."""
-        if e.i >= 0:
-            out[..., 7 * e.i:7 * e.i + 7] += jac[..., :7]
-        if e.j >= 0:
-            out[..., 7 * e.j:7 * e.j + 7] += jac[..., 7:]
+    def add_loads(self, weighted: FloatArray, h: FloatArray) -> None:
+        """Add the loaded coordinates' weighted Jacobians (L, 14) (tau x_q) into h (n,) at their bodies' columns."""
+        for which, cols, part in self.load_places:
+            np.add.at(h, cols, weighted[which, part])
 
     # --- constraints -------------------------------------------------------------------------------------------
     def phi(self, q: FloatArray, t: float) -> FloatArray:
         out = np.empty(self.m)
-        for e, own, driven in self.joint_scalars(q, None, t):
-            vals = [s.value for s in own]
-            for d, x in driven:
-                f = d.driver.value(t)
-                vals.append(wrap(x.value - f) if d.coordinate == "angle" else x.value - f)
-            out[e.first:e.first + len(vals)] = vals
+        mj = self.m_joint_rows
+        out[:mj] = self.rows.scalars(q).value[:mj]
+        if len(self.driver_rows):
+            r = self.driver_rows
+            x = out[r] - np.array([d.driver.value(t) for d in self.driver_list])
+            out[r] = np.where(self.driver_angle, np.arctan2(np.sin(x), np.cos(x)), x)
         _, p = self.split(q)
-        out[self.m_joint_rows:] = 0.5 * (np.sum(p * p, 1) - 1.0)
+        out[mj:] = 0.5 * (np.sum(p * p, 1) - 1.0)
         return out
 
     def constraint_matrix(self, q: FloatArray, t: float) -> FloatArray:
         C = np.zeros((self.m, self.n))
-        for e, own, driven in self.joint_scalars(q, None, t):
-            rows = np.array([s.jac for s in own] + [x.jac for _, x in driven])
-            self.scatter(e, rows, C[e.first:e.first + len(rows)])
+        self.place_rows(self.rows.scalars(q).jac[:self.m_joint_rows], C)
         _, p = self.split(q)
-        for k in range(self.nb):
-            C[self.m_joint_rows + k, 7 * k + 3:7 * k + 7] = p[k]
+        C[self.norm_rows[:, None], self.norm_cols] = p
         return C
 
     def phi_q(self, q: FloatArray, t: float) -> FloatArray:
@@ -198,9 +237,8 @@ class MaximalJointSystem(MaximalBodies):
 
     def xi(self, q: FloatArray, t: float) -> FloatArray:
         out = np.zeros(self.m)
-        for e in self.joints:
-            for k, d in enumerate(e.driven):
-                out[e.first + len(JOINT_ROWS[e.type]) + k] = -d.driver.rate(t)
+        if len(self.driver_rows):
+            out[self.driver_rows] = [-d.driver.rate(t) for d in self.driver_list]
         return out
 
     def phi_t(self, q: FloatArray, t: float) -> FloatArray:
@@ -208,88 +246,87 @@ class MaximalJointSystem(MaximalBodies):
 
     def gamma(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         out = np.empty(self.m)
-        for e, own, driven in self.joint_scalars(q, v, t):
-            vals = [-s.bias for s in own] + [d.driver.accel(t) - x.bias for d, x in driven]
-            out[e.first:e.first + len(vals)] = vals
+        mj = self.m_joint_rows
+        bias = self.rows.scalars(q, v).bias
+        assert bias is not None
+        out[:mj] = -bias[:mj]
+        if len(self.driver_rows):
+            out[self.driver_rows] += [d.driver.accel(t) for d in self.driver_list]
         _, pd = self.split(v)
-        out[self.m_joint_rows:] = -np.sum(pd * pd, 1)
+        out[mj:] = -np.sum(pd * pd, 1)
         return out
 
     def eta(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         return -self.gamma(q, v, t)
 
     # --- joint loads -------------------------------------------------------------------------------------------
-    def axis_values(self, q: FloatArray, v: FloatArray | None) -> list[tuple[JointEntry, AxisDrive, Scalar]]:
-        """The loaded joint coordinates (joint, drive, coordinate scalar) at (q, q')."""
-        return [(e, d, JOINT_COORDINATES[d.coordinate](self.pair(e, q, v))) for e, d in self.loaded]
+    def loaded_values(self, q: FloatArray, v: FloatArray | None) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(x - x0 (an angle wrapped to (-pi, pi]), x', x_q (L, 14)) of the loaded joint coordinates at (q, q')
+        (x' zero without v)."""
+        sc = self.rows.scalars(q, v)
+        lt = self.loaded_terms
+        x = sc.value[lt] - self.loaded_free
+        stretch = np.where(self.loaded_angle, np.arctan2(np.sin(x), np.cos(x)), x)
+        rate = sc.rate[lt] if sc.rate is not None else np.zeros(len(lt))
+        return stretch, rate, sc.jac[lt]
 
-    @staticmethod
-    def stretch(d: AxisDrive, x: Scalar) -> float:
-        """x - x0 of a spring (an angle wrapped to (-pi, pi])."""
-        return wrap(x.value - d.free) if d.coordinate == "angle" else x.value - d.free
+    def loads_of(self, t: float) -> FloatArray:
+        """The loads f(t) of the loaded joint coordinates [N m or N]."""
+        return np.array([d.load.value(t) if d.load is not None else 0.0 for _, d in self.loaded], float)
 
     def forces(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         h = super().forces(q, v, t)
-        for e, d, x in self.axis_values(q, v):
-            tau = -d.spring * self.stretch(d, x) - d.damping * x.rate + (d.load.value(t) if d.load is not None
-                                                                         else 0.0)
-            self.scatter(e, tau * x.jac, h)
+        if self.loaded:
+            stretch, rate, jac = self.loaded_values(q, v)
+            tau = -self.loaded_spring * stretch - self.loaded_damping * rate + self.loads_of(t)
+            self.add_loads(tau[:, None] * jac, h)
         return h
 
     def potential_energy(self, q: FloatArray, t: float) -> float:
         e = self.gravity_potential(q)
-        for _, d, x in self.axis_values(q, None):
-            if d.spring:
-                e += 0.5 * d.spring * self.stretch(d, x) ** 2
+        if self.loaded:
+            stretch, _, _ = self.loaded_values(q, None)
+            e += float(0.5 * self.loaded_spring @ (stretch * stretch))
         return e
 
     def nonconservative_power(self, q: FloatArray, v: FloatArray, t: float) -> float:
         P = self.load_power(q, v, t)
-        for _, d, x in self.axis_values(q, v):
-            P += (-d.damping * x.rate + (d.load.value(t) if d.load is not None else 0.0)) * x.rate
+        if self.loaded:
+            _, rate, _ = self.loaded_values(q, v)
+            P += float((-self.loaded_damping * rate + self.loads_of(t)) @ rate)
         return P
 
     # --- results -----------------------------------------------------------------------------------------------
     def reactions(self, q: FloatArray, lam: FloatArray, t: float) -> dict[str, FloatArray]:
         """Force and moment each joint (its driver rows included) applies to its body2, world components, the
         moment about the joint point on body2 (module docstring). The unit-quaternion rows are not reported."""
-        C = self.constraint_matrix(q, t)
+        mj = self.m_joint_rows
+        jac = self.rows.scalars(q).jac[:mj]
+        gen = np.add.reduceat(jac * lam[:mj, None], self.joint_first, axis=0).reshape(-1, 2, 7)
+        g = gen[np.arange(len(self.joints)), self.reaction_side] * self.reaction_sign[:, None]  # (J, 7)
         _, p = self.split(q)
-        out: dict[str, FloatArray] = {}
-        for e, c in zip(self.joints, self.constraints):
-            rows = list(c.rows)
-            gen = C[rows].T @ lam[rows]
-            k, point, sign = e.j, e.point2, 1.0
-            if k < 0:
-                k, point, sign = e.i, e.point1, -1.0
-            g = gen[7 * k:7 * k + 7] * sign
-            force = g[:3]
-            pk = p[k]
-            moment = quat_E(pk[None])[0] @ g[3:] / (2 * pk @ pk)
-            arm = quat_to_matrix(pk[None])[0] @ (np.asarray(point, float)[:3] - self.com[k])
-            out[e.name] = np.concatenate([force, moment - np.cross(arm, force)])
-        return out
-
-    def body1_rotations(self, q: FloatArray, e: JointEntry) -> FloatArray:
-        """A_1 (F, 3, 3) of the joint's body1 over frames q (F, n) (the identity for the ground)."""
-        if e.i < 0:
-            return np.broadcast_to(np.eye(3), (len(q), 3, 3))
-        return quat_to_matrix(q[:, 7 * e.i + 3:7 * e.i + 7])
+        pk = p[self.reaction_body]
+        force = g[:, :3]
+        moment = np.einsum("kij,kj->ki", quat_E(pk), g[:, 3:]) / (2 * np.sum(pk * pk, 1))[:, None]
+        arm = np.einsum("kij,kj->ki", quat_to_matrix(pk), self.reaction_arm)
+        both = np.concatenate([force, moment - cross_rows(arm, force)], 1)
+        return {e.name: both[k] for k, e in enumerate(self.joints)}
 
     def contact_columns(self, q: FloatArray, reactions: FloatArray) -> dict[str, FloatArray]:
         """Extra result columns for frames q (F, n) and reactions (F, n_constraints, 6): each joint's reaction in
         body1's frame (``reaction.<name>.Fx_body1`` ... ``Mz_body1``) and its joint coordinates
         (``joint.<name>.angle`` [rad], unwrapped along the frames; ``joint.<name>.slide`` [m])."""
         q = np.atleast_2d(q)
+        nj = len(self.joints)
+        p1 = self.rows.states(q)[:, self.body1, 3:]  # (F, J, 4), the ground's (1, 0, 0, 0)
+        R1 = quat_to_matrix(p1.reshape(-1, 4)).reshape(len(q), nj, 3, 3)
+        body1 = np.einsum("fjki,fjkc->fjic", R1, reactions[:, :nj, :].reshape(len(q), nj, 2, 3).swapaxes(2, 3))
         cols: dict[str, FloatArray] = {}
         for c_idx, e in enumerate(self.joints):
-            R1 = self.body1_rotations(q, e)
-            F = np.einsum("fji,fj->fi", R1, reactions[:, c_idx, :3])
-            M = np.einsum("fji,fj->fi", R1, reactions[:, c_idx, 3:])
             for a, comp in enumerate(("Fx", "Fy", "Fz")):
-                cols[f"reaction.{e.name}.{comp}_body1"] = F[:, a]
+                cols[f"reaction.{e.name}.{comp}_body1"] = body1[:, c_idx, a, 0]
             for a, comp in enumerate(("Mx", "My", "Mz")):
-                cols[f"reaction.{e.name}.{comp}_body1"] = M[:, a]
+                cols[f"reaction.{e.name}.{comp}_body1"] = body1[:, c_idx, a, 1]
         for name, values in self.joint_coordinates(q).items():
             cols[f"joint.{name}"] = values
         return cols
@@ -299,16 +336,12 @@ class MaximalJointSystem(MaximalBodies):
         cylindrical joint over frames q (F, n); with rates v (F, n) also ``<joint>.angle_rate`` [rad/s] and
         ``<joint>.slide_rate`` [m/s]."""
         q = np.atleast_2d(q)
-        vv = None if v is None else np.atleast_2d(v)
+        values, rates = self.coordinates.values(q, None if v is None else np.atleast_2d(v))
         out: dict[str, FloatArray] = {}
-        for e in self.joints:
-            for d in e.drives:
-                xs = [JOINT_COORDINATES[d.coordinate](self.pair(e, q[f], None if vv is None else vv[f]))
-                      for f in range(len(q))]
-                vals = np.array([x.value for x in xs])
-                out[f"{e.name}.{d.coordinate}"] = np.unwrap(vals) if d.coordinate == "angle" else vals
-                if vv is not None:
-                    out[f"{e.name}.{d.coordinate}_rate"] = np.array([x.rate for x in xs])
+        for k, name in enumerate(self.coordinate_names):
+            out[name] = np.unwrap(values[:, k]) if self.coordinate_angle[k] else values[:, k]
+            if rates is not None:
+                out[f"{name}_rate"] = rates[:, k]
         return out
 
     # --- initial state -----------------------------------------------------------------------------------------
