@@ -381,9 +381,19 @@ class MainWindow(QMainWindow):
         if view3d is not None:
             self.dock_view3d.setWidget(view3d)
             self.dock_view3d.show()
+            scene = getattr(view3d, "scene", None)
+            if scene is not None and hasattr(scene, "pick_listeners"):  # picking follows the document's selection
+                scene.pick_listeners.append(self._on_view3d_pick)
+                self.document.sig_selection_changed.connect(
+                    lambda keys, scene=scene: scene.set_highlight([n for c, n in keys if c == "bodies"]))
+                scene.set_highlight([n for c, n in self.document.selection if c == "bodies"])
         if plots is not None:
             self.dock_plots.setWidget(plots)
             self.dock_plots.show()
+
+    def _on_view3d_pick(self, body: str | None) -> None:
+        """A click in the 3D view: the body under the cursor becomes the selection (none: the selection clears)."""
+        self.document.set_selection([("bodies", body)] if body else [])
 
     def add_time_bar(self, widget: QWidget) -> None:
         """Put the live view's time bar (slider, time readout, speed, progress, status) on a toolbar row of its
