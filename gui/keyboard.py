@@ -25,7 +25,7 @@ from mechstudio.gui.editor.command_palette import CommandPalette, PaletteEnterFi
 
 #: (window attribute, text) of the panels Ctrl+1 ... Ctrl+n go to, in that order (Ctrl+0: the canvas)
 PANELS = (("dock_palette", "Palette"), ("dock_outline", "Outline"), ("dock_inspector", "Properties"),
-          ("dock_tree", "Spherical tree"), ("dock_history", "Undo history"), ("dock_view3d", "3D view"),
+          ("dock_tree", "Spatial tree"), ("dock_history", "Undo history"), ("dock_view3d", "3D view"),
           ("dock_plots", "Plots"))
 PALETTE_KEYS = ("Ctrl+K", "Ctrl+Shift+P")
 

@@ -1,5 +1,5 @@
 """The main window: menus, toolbar, the planar canvas in the centre, palette / outline / inspector / undo
-history / spherical-tree docks, a status bar with the live DOF, redundant constraints and assembly state, and
+history / spatial-tree docks, a status bar with the live DOF, redundant constraints and assembly state, and
 empty docks for the live view (3D view, plots) of the live-simulation issue.
 
 Hook for the live view: :meth:`MainWindow.add_live_view` puts widgets into the "3D view" and "Plots" docks;
@@ -12,7 +12,7 @@ replace it with a recorder instead of clicking modal dialogs.
 
 Layout: the first start fills the screen's available area; :meth:`MainWindow.reset_layout` (*View → Reset
 layout*, also applied on a first start) puts every dock back: palette (a grid of icons with labels) over the
-outline on the left, properties / spherical tree / undo history as tabs over the 3D view on the right, plots
+outline on the left, properties / spatial tree / undo history as tabs over the 3D view on the right, plots
 under the canvas. The toolbars have icon-only buttons of one fixed size (``mechstudio.gui.widgets.toolbar_style``), so a
 changing text ("Undo Move G2", "Resume") lives in the tooltip and never moves the buttons or the time slider.
 File and Simulation share the first toolbar row, the time bar has the second. The last session's window state
@@ -220,7 +220,7 @@ class MainWindow(QMainWindow):
         self.dock_palette = self._dock("Palette", "dock_palette", self.palette, L)
         self.dock_outline = self._dock("Outline", "dock_outline", self.outline, L)
         self.dock_inspector = self._dock("Properties", "dock_inspector", self.inspector, R)
-        self.dock_tree = self._dock("Spherical tree", "dock_tree", self.tree_editor, R)
+        self.dock_tree = self._dock("Spatial tree", "dock_tree", self.tree_editor, R)
         self.dock_history = self._dock("Undo history", "dock_history", self.undo_view, R)
         self.tabifyDockWidget(self.dock_inspector, self.dock_tree)
         self.tabifyDockWidget(self.dock_tree, self.dock_history)
@@ -294,7 +294,7 @@ class MainWindow(QMainWindow):
                                              "Put every panel back where it was at the first start")
         self.act_reassemble = self._action("Re-&assemble", self.reassemble, "Ctrl+R",
                                            "Write the assembled configuration into the model", "act_reassemble")
-        self.act_add_child = self._action("Add spherical &child body", self.tree_editor.add_child)
+        self.act_add_child = self._action("Add &child body (Spatial tree)", self.tree_editor.add_child)
         self.act_quick_start = self._action("&Quick start", self.show_quick_start, S.HelpContents,
                                             "Build and run a four-bar linkage, step by step")
         self.act_shortcuts = self._action("&Keyboard shortcuts", self.show_shortcuts, "Ctrl+/",
@@ -381,9 +381,19 @@ class MainWindow(QMainWindow):
         if view3d is not None:
             self.dock_view3d.setWidget(view3d)
             self.dock_view3d.show()
+            scene = getattr(view3d, "scene", None)
+            if scene is not None and hasattr(scene, "pick_listeners"):  # picking follows the document's selection
+                scene.pick_listeners.append(self._on_view3d_pick)
+                self.document.sig_selection_changed.connect(
+                    lambda keys, scene=scene: scene.set_highlight([n for c, n in keys if c == "bodies"]))
+                scene.set_highlight([n for c, n in self.document.selection if c == "bodies"])
         if plots is not None:
             self.dock_plots.setWidget(plots)
             self.dock_plots.show()
+
+    def _on_view3d_pick(self, body: str | None) -> None:
+        """A click in the 3D view: the body under the cursor becomes the selection (none: the selection clears)."""
+        self.document.set_selection([("bodies", body)] if body else [])
 
     def add_time_bar(self, widget: QWidget) -> None:
         """Put the live view's time bar (slider, time readout, speed, progress, status) on a toolbar row of its
@@ -430,7 +440,7 @@ class MainWindow(QMainWindow):
         if self.palette.isEnabled() != planar:
             self.palette.setEnabled(planar)
             self.dock_palette.setWindowTitle("Palette" if planar else "Palette (planar models only)")
-            self.palette.setToolTip("" if planar else "This is a spatial model: add bodies in the Spherical tree "
+            self.palette.setToolTip("" if planar else "This is a spatial model: add bodies in the Spatial tree "
                                                       "tab. The palette builds planar models (File → New).")
 
     def _on_document_analysis_changed(self, a: Analysis) -> None:

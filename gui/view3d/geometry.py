@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from mechstudio.core.elements import element_type
+from mechstudio.core.elements.spatial_joint import SpatialJointType
 from mechstudio.core.model.document import GROUND, Model
 
 FloatArray = np.ndarray
@@ -148,6 +149,59 @@ class SceneSpec:
     gravity: FloatArray
     extent: float  # rough size of the mechanism [m]
     center: FloatArray
+    axes: list["JointAxis"] = field(default_factory=list)  # the spatial joints' axes (joint_axes)
+
+
+#: colour of each spatial joint type's axis lines (RGBA in [0, 1]); a universal joint's two cross axes share it
+AXIS_COLORS = {"hinge": (0.80, 0.05, 0.30, 1.0), "slider": (0.10, 0.45, 0.90, 1.0),
+               "cylindrical": (0.05, 0.60, 0.50, 1.0), "universal": (0.65, 0.20, 0.75, 1.0),
+               "fixed_joint": (0.40, 0.40, 0.45, 1.0)}
+AXIS_LENGTH = 0.18  # an axis arrow's length, times the mechanism's extent
+SLIDE_LENGTH = 0.2  # half the sliding line of a slider or cylindrical joint, times the extent
+
+
+@dataclass
+class JointAxis:
+    """The axis lines of one spatial joint on one body: segments (k, 2, 3) in that body's frame (the ground's:
+    world), drawn in ``color`` and moved with the body."""
+    joint: str
+    type: str
+    body: str
+    segments: FloatArray
+    color: tuple[float, float, float, float]
+
+
+def arrow(p: FloatArray, a: FloatArray, back: float, forward: float) -> FloatArray:
+    """Segments (3, 2, 3) of an arrow along direction ``a`` through point ``p``: the shaft from p - back a to
+    p + forward a and a two-stroke head at the tip [m]."""
+    e, u, _w = _frame_along(np.asarray(a, float))
+    tip = p + forward * e
+    head = 0.22 * max(forward, back)
+    return np.array([[p - back * e, tip], [tip, tip - head * e + 0.4 * head * u],
+                     [tip, tip - head * e - 0.4 * head * u]])
+
+
+def joint_axes(j: Any, extent: float) -> list[JointAxis]:
+    """The axis lines of spatial joint ``j`` (docs/spatial-joints.md, "In the editor"): a hinge's, a fixed
+    joint's axis as an arrow through point1 along axis1 (on body1); a slider's and a cylindrical joint's sliding
+    line through point1 along axis1; a universal joint's two cross axes, axis1 through point1 on body1 and axis2
+    through point2 on body2. Other joints: none."""
+    et = element_type(j.type, "joints")
+    if not isinstance(et, SpatialJointType) or not j.point1:
+        return []
+    color = AXIS_COLORS.get(j.type, (0.3, 0.3, 0.3, 1.0))
+    L = AXIS_LENGTH * extent
+    p1 = _v3(j.point1)
+    if j.type in ("slider", "cylindrical"):
+        S = SLIDE_LENGTH * extent
+        return [JointAxis(j.name, j.type, j.body1, arrow(p1, _v3(j.axis1), S, S), color)]
+    if j.type == "universal":
+        out = [JointAxis(j.name, j.type, j.body1, arrow(p1, _v3(j.axis1), 0.7 * L, 0.7 * L), color)]
+        if j.point2:
+            out.append(JointAxis(j.name, j.type, j.body2, arrow(_v3(j.point2), _v3(j.axis2), 0.7 * L, 0.7 * L),
+                                 color))
+        return out
+    return [JointAxis(j.name, j.type, j.body1, arrow(p1, _v3(j.axis1), 0.5 * L, L), color)]
 
 
 def _thickness(kind: str, scale: float) -> float:
@@ -382,8 +436,9 @@ def build_scene(model: Model) -> SceneSpec:
     plane = kind == "spatial" and (bool(disk_contacts) or bool(ent.ground_motion.get("velocity"))
                                    or bool(ent.ground_motion.get("acceleration")))
     center = cloud.mean(axis=0)
+    axes = [a for j in ent.joints for a in joint_axes(j, extent)] if kind == "spatial" else []
     return SceneSpec(kind, bodies, ground, np.array(ground_lines, float).reshape(-1, 2, 3), springs, joint_points,
-                     disk_contacts, plane, _v3(ent.gravity), extent, center)
+                     disk_contacts, plane, _v3(ent.gravity), extent, center, axes)
 
 
 # ---- poses -----------------------------------------------------------------------------------------------

@@ -4,9 +4,14 @@
 bodies' meshes in one item posed by a uniform array of body matrices (``mechstudio.gui.view3d.bodies_item``: one draw
 call per frame), a line item per body that has lines (moved by its transform), joints, the ground markers, the
 ground plane with its grid (translated with ``plane_position(t)``), a gravity arrow, springs as coils, optional trails
-of the bodies' centres of mass and optional reaction-force arrows. :meth:`SceneView.set_state` only sets
-transforms and a few vertex arrays, so it is cheap enough for 60 fps. Mouse: left-drag orbits, middle-drag (or
-ctrl+left) pans, the wheel zooms (GLViewWidget's own controls). Planar models get a top camera.
+of the bodies' centres of mass and optional reaction-force arrows, the spatial joints' axes (one line item for all
+of them, moved with their bodies: ``geometry.joint_axes``) and the outline boxes of the highlighted bodies.
+:meth:`SceneView.set_state` only sets transforms and a few vertex arrays (the axes and outlines: one batched numpy
+transform per frame, no loop over their vertices), so it is cheap enough for 60 fps. Mouse: left-drag orbits,
+middle-drag (or ctrl+left) pans, the wheel zooms (GLViewWidget's own controls); a left click without a drag picks
+the body under the cursor (:meth:`SceneLogic.pick`: a ray against the bodies' bounding boxes and then their
+triangles) and calls each of ``pick_listeners`` with its name (None: no body there). Planar models get a top
+camera.
 """
 from __future__ import annotations
 
@@ -24,11 +29,16 @@ from mechstudio.core.model.document import GROUND, Model
 from mechstudio.gui.view3d.bodies_item import LIT_FRAGMENT_SOURCE, MAX_BODIES, BodiesItem
 from mechstudio.gui.view3d.camera_fit import Fit, body_points, pose_fit, reach_fit
 from mechstudio.gui.view3d.geometry import Poser, darker, SceneSpec, build_scene, coil, disk_contact_point, hex_rgba, world
+from mechstudio.gui.view3d.picking import PosedLines, box_edges, pick_body
 
 BACKGROUND = (236, 239, 243)
 TRAIL_COLOR = (0.15, 0.35, 0.85, 0.9)
 ARROW_COLOR = (0.05, 0.6, 0.15, 1.0)
 POINT_TRACE_WIDTH = 2.5  # [px] traces of ticked points
+AXIS_WIDTH = 3.0  # [px] joint axes
+HIGHLIGHT_COLOR = (1.0, 0.55, 0.0, 1.0)  # the outline of a selected body
+HIGHLIGHT_WIDTH = 2.5  # [px]
+CLICK_SLOP_PX = 4  # a press and release closer than this is a click (a pick), farther a drag (orbit, pan)
 FRAMES_PER_BLOCK = 12  # include_frames looks at most at this many frames of a block (and each shown frame)
 
 
@@ -87,6 +97,15 @@ class SceneLogic:
         #: ``callable(t) -> [TraceLine]`` giving the ticked points' traces (gui.simulation.point_traces), or None
         self.point_traces: Any = None
         self._point_trace_items: dict[Any, Any] = {}
+        #: called with the picked body's name (None: a click on no body) after a click in the view
+        self.pick_listeners: list[Any] = []
+        self.highlighted: list[str] = []  # the bodies outlined (the document's selected bodies)
+        self.poses: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # the bodies' frame poses now (origin, R)
+        self.axis_lines: PosedLines | None = None
+        self.axes_item: Any = None
+        self._outline: PosedLines | None = None
+        self.outline_item: Any = None
+        self._press_at: Any = None
 
     # ---- building ----------------------------------------------------------------------------------------
     def set_model(self, model: Model, system: Any = None, q: np.ndarray | None = None, t: float = 0.0) -> None:
@@ -170,6 +189,21 @@ class SceneLogic:
         self.reaction_item.setVisible(False)
         self.reaction_item.setDepthValue(2)
         self.addItem(self.reaction_item)
+        self.poses = {}
+        self.axis_lines, self.axes_item = None, None
+        if spec.axes:
+            self.axis_lines = PosedLines([a.body for a in spec.axes], [a.segments for a in spec.axes],
+                                         [a.color for a in spec.axes])
+            self.axes_item = gl.GLLinePlotItem(pos=self.axis_lines.world({}), mode="lines",
+                                               color=self.axis_lines.colors, width=AXIS_WIDTH, antialias=True)
+            self.axes_item.setDepthValue(2)
+            self.addItem(self.axes_item)
+        self.outline_item = gl.GLLinePlotItem(pos=np.zeros((2, 3)), mode="lines", color=HIGHLIGHT_COLOR,
+                                              width=HIGHLIGHT_WIDTH, antialias=True)
+        self.outline_item.setDepthValue(3)
+        self.outline_item.setVisible(False)
+        self.addItem(self.outline_item)
+        self.set_highlight(self.highlighted)
         self.reset_camera()
         if self.poser is not None and q is not None:
             self.set_state(q, t)
@@ -417,6 +451,11 @@ class SceneLogic:
         spec = self.spec
         assert spec is not None and self.poser is not None
         poses = self.poser.poses(q)
+        self.poses = poses
+        if self.axes_item is not None and self.axis_lines is not None:
+            self.axes_item.setData(pos=self.axis_lines.world(poses))
+        if self._outline is not None and self.outline_item is not None:
+            self.outline_item.setData(pos=self._outline.world(poses))
         if self._reach is None and not spec.plane and self.fit is not None:  # (frames a block check skipped)
             box = self._pose_box(poses)
             if box is not None:
@@ -541,6 +580,60 @@ class SceneLogic:
         self._trail, self._trail_t = [], []
         self.trail_item.setVisible(False) if hasattr(self, "trail_item") else None
 
+    # ---- picking and highlighting ------------------------------------------------------------------------------
+    def ray(self, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
+        """The world ray (origin, unit direction) under the view's pixel (x right, y down; logical pixels)."""
+        w, h = max(self.width(), 1), max(self.height(), 1)
+        M = np.array(self.projectionMatrix((0, 0, w, h), (0, 0, w, h)).copyDataTo()).reshape(4, 4) @ \
+            np.array(self.viewMatrix().copyDataTo()).reshape(4, 4)
+        inv = np.linalg.inv(M)
+        nx, ny = 2.0 * x / w - 1.0, 1.0 - 2.0 * y / h
+        near, far = (inv @ np.array([nx, ny, z, 1.0]) for z in (-1.0, 1.0))
+        a, b = near[:3] / near[3], far[:3] / far[3]
+        d = b - a
+        return a, d / np.linalg.norm(d)
+
+    def pick(self, x: float, y: float) -> str | None:
+        """The body under the view's pixel (x, y) in the pose shown, or None (``picking.pick_body``)."""
+        if self.spec is None or not self.poses:
+            return None
+        origin, direction = self.ray(x, y)
+        meshes = {bv.name: bv.mesh for bv in self.spec.bodies if not bv.mesh.empty}
+        return pick_body(origin, direction, meshes, self.poses, margin=0.01 * self.spec.extent)
+
+    def set_highlight(self, names: list[str]) -> None:
+        """Outline the bodies ``names`` (their meshes' boxes, moved with them); [] outlines none."""
+        self.highlighted = list(names)
+        if self.outline_item is None or self.spec is None:
+            return
+        meshes = {bv.name: bv.mesh for bv in self.spec.bodies if not bv.mesh.empty}
+        shown = [n for n in self.highlighted if n in meshes]
+        if not shown:
+            self._outline = None
+            self.outline_item.setVisible(False)
+            return
+        pad = 0.01 * self.spec.extent
+        self._outline = PosedLines(shown, [box_edges(meshes[n].vertices, pad) for n in shown],
+                                   [HIGHLIGHT_COLOR] * len(shown))
+        self.outline_item.setData(pos=self._outline.world(self.poses))
+        self.outline_item.setVisible(True)
+
+    def mousePressEvent(self, ev: Any) -> None:  # noqa: N802 - Qt API
+        self._press_at = ev.position() if ev.button() == Qt.MouseButton.LeftButton else None
+        super().mousePressEvent(ev)
+
+    def mouseReleaseEvent(self, ev: Any) -> None:  # noqa: N802 - Qt API
+        start, self._press_at = self._press_at, None
+        super().mouseReleaseEvent(ev)
+        if start is None or ev.button() != Qt.MouseButton.LeftButton:
+            return
+        pos = ev.position()
+        if abs(pos.x() - start.x()) + abs(pos.y() - start.y()) > CLICK_SLOP_PX:
+            return  # a drag (orbit)
+        name = self.pick(pos.x(), pos.y())
+        for listener in list(self.pick_listeners):
+            listener(name)
+
     # ---- GL context ----------------------------------------------------------------------------------------
     def paint(self, *args: Any, **kwargs: Any) -> None:
         _ensure_shaders_for_current_context()
@@ -608,9 +701,10 @@ class SceneWindow(SceneLogic, GLViewMixin, QOpenGLWindow):
         if not getattr(self, "_user_camera", False):
             self.reset_camera()
 
-    def mousePressEvent(self, ev: Any) -> None:
-        self._user_camera = True  # the user took over the camera: resizes no longer re-fit it
-        super().mousePressEvent(ev)
+    def mouseMoveEvent(self, ev: Any) -> None:  # noqa: N802 - Qt API
+        if ev.buttons() != Qt.MouseButton.NoButton:
+            self._user_camera = True  # the user took over the camera (a drag): resizes no longer re-fit it
+        super().mouseMoveEvent(ev)
 
     def update(self, *args: Any) -> None:
         """QPaintDeviceWindow.update for Python callers (the GL items ask for it when moved), held back while

@@ -338,6 +338,11 @@ class Inspector(QScrollArea):
             if isinstance(f, Number) and f.default is None:  # optional (unset: e.g. no friction)
                 self._optional_number_row(form, f, ptr, item.get(f.key))
                 continue
+            if f.editor == "time_function" and f.default is None:  # optional (unset: e.g. a joint not driven)
+                self._optional_number_row(form, f, ptr, item.get(f.key))
+                if f.key in item:
+                    self._time_function_rows(form, f"  {f.key}", ptr, item[f.key], unit=f.unit)
+                continue
             if f.key in item:
                 value = item[f.key]
             elif f.offered:
@@ -410,7 +415,9 @@ class Inspector(QScrollArea):
     def _optional_number_row(self, form: QFormLayout, f: Field, ptr: str, value: Any) -> None:
         """An optional number whose absence means something (no friction: ``friction_static`` omitted): a check
         box (``field:<ptr>:set``) that writes the field (its lower bound, or 0.5 for a friction coefficient) or
-        removes it, one undo step each, and the number's field while it is written."""
+        removes it, one undo step each, and the number's field while it is written. The same for an optional
+        time function (a joint's driver or load: omitted, the joint is free or unloaded): the box writes the
+        constant 0, and the function's rows follow while it is written."""
         box = QCheckBox()
         box.setObjectName(f"field:{ptr}:set")
         box.setChecked(value is not None)
@@ -419,7 +426,9 @@ class Inspector(QScrollArea):
         lay = QHBoxLayout(row)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(box)
-        if value is not None:
+        if value is not None and f.editor == "time_function":  # its rows follow this one
+            lay.addWidget(QLabel("a function of time (below)"), 1)
+        elif value is not None:
             lay.addWidget(self._spin(ptr, f.key, value, field=f), 1)
         else:
             lay.addWidget(QLabel("none"), 1)

@@ -1,9 +1,22 @@
-"""Spherical-joint tree editor: add a body as a child of the selected body (or the ground) through a spherical
-joint — hinge points, mass, full inertia tensor (with rod / box / cylinder / sphere helpers), initial
-orientation (rotation vector or quaternion) and angular velocity — and add rolling disks.
+"""Spatial tree editor: add a body as a child of the selected body (or the ground) through a spatial joint —
+its type (spherical, hinge, slider, cylindrical, universal, fixed), its axis in the parent's and in the child's
+frame, the joint's spring and damper fields, hinge points, mass, full inertia tensor (with rod / box / cylinder /
+sphere helpers), initial orientation (rotation vector or quaternion) and angular velocity — and add rolling disks.
 
-The form only prepares values; "Add child" pushes one command built with ``mechstudio.core.model.edit.add_tree_body``, which
-writes the same JSON structure as ``sample_models/spherical_chain_3.json``.
+The form only prepares values; "Add child" pushes one command (one undo step) built with
+``mechstudio.core.model.edit.add_tree_body``, which writes the same JSON structure as
+``sample_models/spherical_chain_3.json``; a joint of another type is that spherical joint with its type, axes and
+fields replaced (docs/spatial-joints.md). The joint's number fields (spring, damping, free angle, ...) are built
+from the element type's declared ``fields`` (core/elements/<type>.py), as the inspector builds its rows; drivers and
+loads (time functions) are set in Properties once the joint exists.
+
+Axes: ``axis1`` in the parent's frame (default: the type's declared default, z; x for a universal joint) and
+``axis2`` in the child's frame. By default ``axis2`` follows: it is the same world direction as ``axis1``
+(``A_child^T A_parent axis1``, so it changes with the child's initial orientation); for a universal joint it is
+the perpendicular cross axis ``f`` of ``axis1``'s frame (core/elements/primitives/spatial_rows.axis_frame: y for
+x), turned the same way. A zero axis is refused under the axes. A model with such a joint is run in maximal
+coordinates, where every body needs a rough position: the edit writes ``initial.x, y, z`` of the child (its
+``in`` point on the parent's point) and of every body that had none (its assembled pose).
 
 Every default is a valid body: the inertia starts as the default rod's (length 0.5 m between the default hinges,
 radius :data:`~core.model.edit.TREE_ROD_RADIUS`), and follows the mass while nobody typed another tensor. The
@@ -22,13 +35,26 @@ from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGridLayo
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout,
                                QWidget)
 
+from mechstudio.core.elements import element_type
+from mechstudio.core.elements.fields import Field, Number
+from mechstudio.core.elements.primitives.spatial_rows import axis_frame
 from mechstudio.core.errors import ModelError
 from mechstudio.core.model import GROUND
 from mechstudio.core.model import edit
+from mechstudio.core.model.spatial_joints import uses_maximal_joints
+from mechstudio.core.numerics.orientation import quat_to_matrix
 from mechstudio.gui.document import Document
+from mechstudio.gui.view3d.geometry import Poser
 from mechstudio.gui.widgets.inspector import FieldComboBox, FieldSpinBox  # the wheel acts only with focus
 
 NEW_POINT = "(new point)"
+#: the joint types a child can hang from (element types of core/elements)
+JOINT_TYPES = ("spherical", "hinge", "slider", "cylindrical", "universal", "fixed_joint")
+#: the fields the form sets itself (the joint's ends and axes); the other number fields get their own widgets
+OWN_KEYS = ("body1", "point1", "body2", "point2", "axis1", "axis2")
+#: what the axis is called, per joint type (row labels and messages)
+AXIS_WORDS = {"hinge": "hinge axis", "slider": "sliding axis", "cylindrical": "joint axis",
+              "universal": "cross axis", "fixed_joint": "reference axis"}
 
 
 @dataclass(frozen=True)
@@ -153,13 +179,14 @@ class TreeEditor(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         page = QWidget()
         lay = QVBoxLayout(page)
-        self.info = QLabel("Build a tree of bodies connected by spherical joints (spatial model). Points are in "
-                           "the body frames [m]; the rotation vector (axis × angle, body to world) gives the "
-                           "initial orientation.")
+        self.info = QLabel("Build a spatial mechanism: each child body hangs from its parent (or the ground) by a "
+                           "joint of the type you choose. Points are in the body frames [m]; the rotation vector "
+                           "(axis × angle, body to world) gives the initial orientation. Drivers and loads of a "
+                           "joint are set in Properties once it exists.")
         self.info.setWordWrap(True)
         lay.addWidget(self.info)
 
-        box = QGroupBox("Add child body through a spherical joint")
+        box = QGroupBox("Add child body")
         form = QFormLayout(box)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.forms = [form]  # narrow: every label goes above its field (see resizeEvent)
@@ -170,9 +197,49 @@ class TreeEditor(QScrollArea):
         self.parent_point = FieldComboBox()
         self.parent_point.setObjectName("tree_parent_point")
         self.parent_point.setEditable(True)
-        form.addRow("hinge point on parent", self.parent_point)
+        form.addRow("joint point on parent", self.parent_point)
         self.parent_point_xyz = Vector([0.0, 0.0, 0.0], "m", "tree_parent_point_xyz")
         form.addRow("  new point at", self.parent_point_xyz)
+        self.joint_type = FieldComboBox()
+        self.joint_type.setObjectName("tree_joint_type")
+        for t in JOINT_TYPES:
+            self.joint_type.addItem(element_type(t, "joints").editor.label, t)
+        form.addRow("joint", self.joint_type)
+        self.axis1 = Vector(list(self._default_axes("hinge")[0]), "", "tree_axis1")
+        form.addRow("axis (parent's frame)", self.axis1)
+        self.axis2_follows = QCheckBox("the same world direction (from the orientations)")
+        self.axis2_follows.setObjectName("tree_axis2_follows")
+        self.axis2_follows.setChecked(True)
+        form.addRow(self.axis2_follows)
+        self.axis2 = Vector(list(self._default_axes("hinge")[1]), "", "tree_axis2")
+        form.addRow("axis (child's frame)", self.axis2)
+        self.axis_message = QLabel()
+        self.axis_message.setObjectName("tree_axis_message")
+        self.axis_message.setWordWrap(True)
+        self.axis_message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        self.axis_message.setStyleSheet("color: #c00")
+        form.addRow(self.axis_message)
+        # the number fields of each joint type, from its declared fields (one page per type, the chosen one shown)
+        self.joint_fields: dict[str, dict[str, tuple[Field, QDoubleSpinBox]]] = {}
+        self.joint_pages: dict[str, QWidget] = {}
+        for t in JOINT_TYPES:
+            page_t = QWidget()
+            page_t.setObjectName(f"tree_fields_{t}")
+            f_form = QFormLayout(page_t)
+            f_form.setContentsMargins(0, 0, 0, 0)
+            f_form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+            self.forms.append(f_form)
+            self.joint_fields[t] = {}
+            for f in element_type(t, "joints").fields:
+                if f.key in OWN_KEYS or not isinstance(f, Number) or f.default is None:
+                    continue
+                w = _spin(float(f.default), suffix=f.unit)
+                w.setObjectName(f"tree_field_{t}_{f.key}")
+                w.setToolTip(f.description())
+                f_form.addRow(f.key.replace("_", " "), w)
+                self.joint_fields[t][f.key] = (f, w)
+            form.addRow(page_t)
+            self.joint_pages[t] = page_t
         self.name = QLineEdit()
         self.name.setObjectName("tree_name")
         form.addRow("child name", self.name)
@@ -212,13 +279,13 @@ class TreeEditor(QScrollArea):
         h.addWidget(apply)
         form.addRow("inertia from shape", helper)
         self.in_point = Vector([0.0, 0.0, 0.25], "m", "tree_in_point")
-        form.addRow("hinge 'in'", self.in_point)
+        form.addRow("joint point 'in'", self.in_point)
         self.has_out = QCheckBox("end point 'out' for the next child")
         self.has_out.setObjectName("tree_has_out")
         self.has_out.setChecked(True)
         form.addRow(self.has_out)
         self.out_point = Vector([0.0, 0.0, -0.25], "m", "tree_out_point")
-        form.addRow("hinge 'out'", self.out_point)
+        form.addRow("joint point 'out'", self.out_point)
         self.rotvec = Vector([0.0, 0.0, 0.0], "rad", "tree_rotvec")
         form.addRow("rotation vector", self.rotvec)
         self.quaternion = QLineEdit()
@@ -261,7 +328,16 @@ class TreeEditor(QScrollArea):
         self._helper_fill: list[list[float]] | None = None  # the tensor the helper wrote last
         self.apply_helper()
         self.mass.valueChanged.connect(self._on_mass_changed)
+        self._joint_form = form
+        self._shown_type = ""
+        self.joint_type.currentIndexChanged.connect(lambda _i: self._on_joint_type_changed())
+        self.axis2_follows.toggled.connect(lambda _on: self._update_axes())
+        for w in (*self.axis1.spins, *self.axis2.spins, *self.rotvec.spins):
+            w.valueChanged.connect(lambda _v: self._update_axes())
+        self.quaternion.textChanged.connect(lambda _t: self._update_axes())
+        self.parent_combo.currentTextChanged.connect(lambda _t: self._update_axes())
         self._refresh_choices()
+        self._on_joint_type_changed()
 
     # ---- form ------------------------------------------------------------------------------------------
     def _mirror(self, r: int, c: int, v: float) -> None:
@@ -353,6 +429,118 @@ class TreeEditor(QScrollArea):
         if len(bodies) == 1:
             self.parent_combo.setCurrentText(bodies[0])
 
+    # ---- joint type and axes ----------------------------------------------------------------------------------
+    @staticmethod
+    def _default_axes(joint: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """The declared defaults of ``axis1`` and ``axis2`` of ``joint`` (z and z; x and y for a universal)."""
+        fields = {f.key: f for f in element_type(joint, "joints").fields}
+        return tuple(fields["axis1"].default), tuple(fields["axis2"].default)
+
+    def current_joint_type(self) -> str:
+        return str(self.joint_type.currentData() or "spherical")
+
+    def _on_joint_type_changed(self) -> None:
+        """Show the chosen type's axes and fields; an axis nobody typed takes the new type's default."""
+        joint = self.current_joint_type()
+        old = self._shown_type
+        self._shown_type = joint
+        if joint != "spherical":
+            before = self._default_axes(old)[0] if old and old != "spherical" else self._default_axes("hinge")[0]
+            if tuple(self.axis1.value()) == tuple(before):
+                self.axis1.set_value(list(self._default_axes(joint)[0]))
+        form = self._joint_form
+        axes = joint != "spherical"
+        for w in (self.axis1, self.axis2_follows, self.axis2, self.axis_message):
+            form.setRowVisible(w, axes)
+        words = AXIS_WORDS.get(joint, "axis")
+        for w, frame in ((self.axis1, "parent's frame"), (self.axis2, "child's frame")):
+            label = form.labelForField(w)
+            if label is not None:
+                label.setText(f"{words} ({frame})")
+        self.axis2_follows.setText("perpendicular to the parent's cross axis (from the orientations)"
+                                   if joint == "universal" else "the same world direction (from the orientations)")
+        for t, page_t in self.joint_pages.items():
+            form.setRowVisible(page_t, t == joint and bool(self.joint_fields[t]))
+        self._update_axes()
+
+    def _parent_pose(self, parent: str) -> tuple[np.ndarray, np.ndarray]:
+        """(origin [m], rotation body -> world) of ``parent``'s frame in the document's assembled pose (the
+        ground: the world)."""
+        poses = self._poses()
+        if parent in poses:
+            return poses[parent]
+        return np.zeros(3), np.eye(3)
+
+    def _poses(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Every body's frame pose (origin, rotation) in the document's assembled configuration; {} without one."""
+        a = self.document.analysis
+        if a.system is None or a.q is None or not np.all(np.isfinite(np.asarray(a.q, float))):
+            return {}
+        try:
+            return Poser(a.system).poses(np.asarray(a.q, float))
+        except (AttributeError, KeyError, ValueError, IndexError):  # a system the poser does not know: no poses
+            return {}
+
+    def _child_rotation(self) -> np.ndarray:
+        """The child's initial rotation (body -> world) from the rotation vector or the typed quaternion."""
+        return quat_to_matrix(np.asarray([self._quaternion()], float))[0]
+
+    def _update_axes(self) -> None:
+        """Recompute a following ``axis2`` and say under the axes when one of them is zero."""
+        joint = self.current_joint_type()
+        if joint == "spherical" or not hasattr(self, "_joint_form") or getattr(self, "_updating_axes", False):
+            return
+        self._updating_axes = True
+        try:
+            self._follow_axes(joint)
+        finally:
+            self._updating_axes = False
+
+    def _follow_axes(self, joint: str) -> None:
+        following = self.axis2_follows.isChecked()
+        for s in self.axis2.spins:
+            s.setEnabled(not following)
+        problem = self.axis_problem()
+        if following and problem is None:
+            try:
+                A_c = self._child_rotation()
+            except ValueError:  # a quaternion being typed: axis2 follows once it is complete
+                A_c = None
+            if A_c is not None:
+                _o, A_p = self._parent_pose(self.parent_combo.currentText() or GROUND)
+                h, f, _g = axis_frame(np.asarray(self.axis1.value(), float))
+                world = A_p @ (f if joint == "universal" else h)
+                a2 = A_c.T @ world
+                a2[np.abs(a2) < 1e-12] = 0.0
+                self.axis2.set_value([float(x) for x in a2])
+        self.axis_message.setText(problem or "")
+        self.axis_message.setVisible(bool(problem))
+
+    def axis_problem(self) -> str | None:
+        """Why the typed axes cannot be the joint's (a zero axis), in the form's words; None when they can."""
+        joint = self.current_joint_type()
+        if joint == "spherical":
+            return None
+        words = AXIS_WORDS.get(joint, "axis")
+        for vec, frame in ((self.axis1, "parent's"), (self.axis2, "child's")):
+            if not any(abs(x) > 0 for x in vec.value()):
+                return (f"The {words} in the {frame} frame is zero: a joint axis needs a direction. Type three "
+                        "numbers that are not all zero, e.g. 0 0 1.")
+        return None
+
+    def joint_values(self) -> dict[str, Any]:
+        """The chosen type's number fields that differ from their defaults, as the joint's JSON keys."""
+        return {key: w.value() for key, (f, w) in self.joint_fields[self.current_joint_type()].items()
+                if w.value() != f.default}
+
+    def field_problem(self) -> str | None:
+        """The first joint field the element type refuses (a negative spring, ...), in its words."""
+        for key, (f, w) in self.joint_fields[self.current_joint_type()].items():
+            why = f.value_problem(w.value())
+            if why:
+                return f"The joint's {why}."
+        return None
+
     # ---- actions -----------------------------------------------------------------------------------------
     def _quaternion(self) -> list[float]:
         text = self.quaternion.text().strip()
@@ -375,13 +563,22 @@ class TreeEditor(QScrollArea):
         if not name:
             self.show_message("Give the child body a name.")
             return False
+        joint = self.current_joint_type()
+        problem = self.axis_problem() or self.field_problem()
+        if problem:
+            self.show_message(problem)
+            return False
         try:
             color = edit.next_color(self.document.model)
             child = edit.tree_body(name, self.mass.value(), self.inertia_value(), in_point=self.in_point.value(),
                                    out_point=self.out_point.value() if self.has_out.isChecked() else None,
                                    quaternion=self._quaternion(), omega=self.omega.value(), color=color)
+            plain = joint == "spherical" and not self.joint_values() and not uses_maximal_joints(
+                self.document.model.data)
             new = edit.add_tree_body(self.document.base_model(), parent, point, child,
-                                     parent_point_coords=self.parent_point_xyz.value())
+                                     parent_point_coords=self.parent_point_xyz.value(), validate=plain)
+            if not plain:
+                new = self._with_joint(new, parent, point, name)
         except ModelError as exc:
             self.show_message(user_message(exc))
             return False
@@ -389,10 +586,43 @@ class TreeEditor(QScrollArea):
             self.show_message(f"Cannot add {name}: {exc}")
             return False
         self.show_message("")
-        self.document.push_edit(new, f"Add {name} to {parent}")
+        how = "" if joint == "spherical" else f" by a {element_type(joint, 'joints').editor.label.lower()}"
+        self.document.push_edit(new, f"Add {name} to {parent}{how}")
         self.document.set_selection([("bodies", name)])
         self.name.setText(edit.unique_name(self.document.model, "link", "bodies"))
         return True
+
+    def _with_joint(self, model: Any, parent: str, point: str, name: str) -> Any:
+        """``model`` (the child just hung by a spherical joint, not validated) with the chosen joint: its type,
+        axes and fields, and the rough positions a maximal-coordinate model needs (module docstring)."""
+        joint = self.current_joint_type()
+        values = self.joint_values()
+        poses = self._poses()
+        o_p, A_p = self._parent_pose(parent)
+        A_c = self._child_rotation()
+
+        def fn(d: dict[str, Any]) -> None:
+            j = d["joints"][-1]
+            j["type"] = joint
+            if joint != "spherical":
+                j["axis1"] = [float(x) for x in self.axis1.value()]
+                j["axis2"] = [float(x) for x in self.axis2.value()]
+            j.update(values)
+            if not uses_maximal_joints(d):
+                return
+            pp = (d.get("ground", {}).get("points", {}) if parent == GROUND
+                  else edit.element(d, "bodies", parent).get("points", {}))
+            P = o_p + A_p @ np.asarray(pp.get(point, [0.0, 0.0, 0.0]), float)
+            for b in d.get("bodies", []):
+                init = b.setdefault("initial", {})
+                if b["name"] == name:
+                    origin = P - A_c @ np.asarray(b["points"]["in"], float)
+                elif all(k in init for k in ("x", "y", "z")) or b["name"] not in poses:
+                    continue
+                else:
+                    origin = poses[b["name"]][0]
+                init.update({k: float(v) for k, v in zip(("x", "y", "z"), origin)})
+        return edit.transform(model, fn)
 
     def add_rolling_disk(self) -> bool:
         name = edit.unique_name(self.document.model, "disk", "bodies")

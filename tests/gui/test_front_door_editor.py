@@ -332,7 +332,7 @@ def test_palette_says_it_builds_planar_models(qtbot: Any, active: Any, ui: Any) 
     assert active.palette.isEnabled() and active.dock_palette.windowTitle() == "Palette"
     assert active.open_file(str(SAMPLES / "spherical_chain_3.json"))
     assert not active.palette.isEnabled() and "planar models only" in active.dock_palette.windowTitle()
-    assert "Spherical tree" in active.palette.toolTip()
+    assert "Spatial tree" in active.palette.toolTip()
     before = active.document.model
     ui.palette_drag("bar", 0.0, 0.0)  # a drag from the disabled palette does nothing
     assert active.document.model is before

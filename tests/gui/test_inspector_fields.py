@@ -40,8 +40,18 @@ def spherical_with_moments() -> dict[str, Any]:
     return data
 
 
+#: the spatial joints of maximal-coordinate models: case -> (sample, joint name)
+SPATIAL_JOINT_CASES = {"hinge": ("collar_pendulum", "pivot"), "cylindrical": ("collar_pendulum", "post"),
+                       "fixed_joint": ("collar_pendulum", "weld"), "universal": ("cardan_shaft", "cross1"),
+                       "slider": ("cardan_shaft", "spline")}
+
+
 def case_data(case: str) -> tuple[dict[str, Any], str, int]:
     """(model data, section, index of the element) of a test case."""
+    if case in SPATIAL_JOINT_CASES:
+        sample, joint = SPATIAL_JOINT_CASES[case]
+        data = json.loads((ROOT / "sample_models" / f"{sample}.json").read_text(encoding="utf-8"))
+        return data, "joints", [j["name"] for j in data["joints"]].index(joint)
     if case == "spherical":
         return spherical_with_moments(), "joints", 0
     if case == "spherical_torque":
@@ -53,7 +63,8 @@ def case_data(case: str) -> tuple[dict[str, Any], str, int]:
     return data, section, len(data[section]) - 1
 
 
-CASES = list(ELEMENT_ITEMS) + list(GROUND_VARIANTS) + ["spherical", "spherical_torque", "rolling_disk"]
+CASES = list(ELEMENT_ITEMS) + list(GROUND_VARIANTS) + ["spherical", "spherical_torque", "rolling_disk",
+                                                      *SPATIAL_JOINT_CASES]
 
 
 @pytest.fixture
