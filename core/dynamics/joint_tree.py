@@ -308,7 +308,6 @@ class JointTreeFormulation(Formulation):
                 th[j.first + k] = dr.driver.value(t)
                 thd[j.first + k] = dr.driver.rate(t)
         if reset:  # q(D C2^T) with the sign that reproduces the state's Euler parameters
-            kin = self.kinematics(th, thd, t, need_partials=False)
             for j in self.tree:
                 j.qB2 = quat_of(j.D @ j.C2.T)
             kin = self.kinematics(th, thd, t, need_partials=False)
@@ -396,24 +395,25 @@ class JointTreeFormulation(Formulation):
         return np.concatenate([kin.r, kin.p], 1).ravel(), np.concatenate([kin.v, pd], 1).ravel()
 
     # --- the equations of motion ------------------------------------------------------------------------------
-    def dynamics(self, th: FloatArray, thd: FloatArray, t: float) -> tuple[Kinematics, FloatArray, FloatArray]:
-        """(kinematics, theta'' of every coordinate, the drivers' generalized forces tau_d (driven coordinates'
-        order) [N m or N])."""
+    def equations(self, th: FloatArray, thd: FloatArray, t: float) -> tuple[Kinematics, FloatArray, FloatArray,
+                                                                             FloatArray]:
+        """(kinematics, M, f, theta'' with the driven coordinates' f''(t) and zeros elsewhere) of every coordinate:
+        M theta'' = f + tau on the free coordinates (tau = 0 there), f with the driven coordinates' accelerations
+        already moved to the right-hand side (a0, alpha0 include them)."""
         sysm = self.sys
         kin = self.kinematics(th, thd, t)
         tdd = np.zeros(self.nc)
         for j in self.tree:
             for k, d in j.driven.items():
                 tdd[j.first + k] = d.driver.accel(t)
-        a0, al0 = kin.a0, kin.al0
         if self.drv.size:
-            a0 = a0 + kin.V[:, :, self.drv] @ tdd[self.drv]
-            al0 = al0 + kin.W[:, :, self.drv] @ tdd[self.drv]
+            kin.a0 = kin.a0 + kin.V[:, :, self.drv] @ tdd[self.drv]
+            kin.al0 = kin.al0 + kin.W[:, :, self.drv] @ tdd[self.drv]
         F, n = sysm.body_loads(kin.A, kin.w, t)
         Jw = kin.A @ sysm.Jb @ np.swapaxes(kin.A, 1, 2)
         Jwd = np.einsum("kij,kj->ki", Jw, kin.w)
-        fl = F - sysm.mass[:, None] * a0
-        nl = n - np.einsum("kij,kj->ki", Jw, al0) - np.cross(kin.w, Jwd)
+        fl = F - sysm.mass[:, None] * kin.a0
+        nl = n - np.einsum("kij,kj->ki", Jw, kin.al0) - np.cross(kin.w, Jwd)
         f = np.einsum("kic,ki->c", kin.V, fl) + np.einsum("kic,ki->c", kin.W, nl)
         for j in self.tree:
             for k, d in j.loaded:
@@ -421,26 +421,21 @@ class JointTreeFormulation(Formulation):
                 stretch = wrap(x - d.free) if d.coordinate == "angle" else x - d.free
                 f[j.first + k] += -d.spring * stretch - d.damping * xd + (d.load.value(t) if d.load is not None
                                                                           else 0.0)
-        JW = Jw @ kin.W
-        M = np.einsum("k,kic,kid->cd", sysm.mass, kin.V, kin.V) + np.einsum("kic,kid->cd", kin.W, JW)
+        M = np.einsum("k,kic,kid->cd", sysm.mass, kin.V, kin.V) + np.einsum("kic,kid->cd", kin.W, Jw @ kin.W)
+        return kin, M, f, tdd
+
+    def dynamics(self, th: FloatArray, thd: FloatArray, t: float) -> tuple[Kinematics, FloatArray, FloatArray]:
+        """(kinematics with a0, alpha0 including the driven accelerations, theta'' of every coordinate, the
+        drivers' generalized forces tau_d (driven coordinates' order) [N m or N])."""
+        kin, M, f, tdd = self.equations(th, thd, t)
         fr = self.free
         if self.nf:
             try:
                 tdd[fr] = cho_solve(cho_factor(M[np.ix_(fr, fr)]), f[fr])
             except np.linalg.LinAlgError as exc:
                 raise SolverFailure(f"the joint tree's mass matrix is singular at t = {t:.6g} s ({exc})") from exc
-        tau = M[self.drv] @ tdd - f[self.drv] if self.drv.size else np.zeros(0)
+        tau = M[np.ix_(self.drv, fr)] @ tdd[fr] - f[self.drv] if self.drv.size else np.zeros(0)
         return kin, tdd, tau
-
-    def mass_and_bias(self, th: FloatArray, thd: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
-        """(M, f) of every coordinate (driven ones included, theta'' of the driven coordinates taken as f''(t))
-        for checks: M theta'' = f on the free coordinates."""
-        sysm = self.sys
-        kin = self.kinematics(th, thd, t)
-        Jw = kin.A @ sysm.Jb @ np.swapaxes(kin.A, 1, 2)
-        M = np.einsum("k,kic,kid->cd", sysm.mass, kin.V, kin.V) + np.einsum("kic,kid->cd", kin.W, Jw @ kin.W)
-        _, tdd, _ = self.dynamics(th, thd, t)
-        return M, M @ tdd
 
     # --- Formulation ------------------------------------------------------------------------------------------
     def pack(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
@@ -508,10 +503,14 @@ class JointTreeFormulation(Formulation):
         """q'' of the maximal coordinates at (q, q'): r'' = a, p'' = (E(p')^T omega + E(p)^T omega') / 2."""
         th, thd = self.measure(q, v, t, reset=False)
         kin, tdd, tau = self.dynamics(th, thd, t)
-        a = kin.a0 + kin.V @ tdd
-        al = kin.al0 + kin.W @ tdd
+        free = self.free
+        a = kin.a0 + kin.V[:, :, free] @ tdd[free]
+        al = kin.al0 + kin.W[:, :, free] @ tdd[free]
         pd = 0.5 * np.einsum("kji,kj->ki", quat_E(kin.p), kin.w)
         pdd = 0.5 * (np.einsum("kji,kj->ki", quat_E(pd), kin.w) + np.einsum("kji,kj->ki", quat_E(kin.p), al))
+        # the measured angles may differ from the integrated ones by 2 pi: p of the recursion then has the other sign
+        _, p_state = self.sys.split(q)
+        pdd *= np.where(np.sum(p_state * kin.p, 1) < 0, -1.0, 1.0)[:, None]
         qdd = np.concatenate([a, pdd], 1).ravel()
         return Accelerations(qdd, None, True, info={"theta": th, "theta_rate": thd, "theta_accel": tdd,
                                                     "driver_forces": tau})
