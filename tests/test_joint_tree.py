@@ -25,14 +25,17 @@ MaximalJointSystem without loops) against independent references.
 """
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mechstudio.core.dynamics.base import get_formulation
 from mechstudio.core.dynamics.joint_tree import JointTreeFormulation, is_joint_tree
-from mechstudio.core.model.io import model_from_data
+from mechstudio.core.model.io import load_model, model_from_data
+from mechstudio.core.model.joint_trees import is_spatial_joint_tree, joints_form_tree
 from mechstudio.core.numerics.orientation import quat_to_matrix
 from mechstudio.core.run.initial import initial_state
 from mechstudio.core.run.settings import SimulationSettings
@@ -43,6 +46,7 @@ from joint_tree_models import TOP, gyroscope, mixed_arm, symmetric_top, top_prec
 from spatial_joint_models import collar_pendulum, hinge_pendulum, rssr
 from test_spatial_joints import planar_pendulum
 
+ROOT = Path(__file__).resolve().parents[1]
 CASES = {
     "hinge_pendulum": lambda: hinge_pendulum(math.radians(100.0)),
     "collar_pendulum": lambda: collar_pendulum(t_end=1.0),
@@ -185,3 +189,31 @@ def test_loops_are_refused_and_stay_with_the_projection():
     tr = simulate(model, formulation="wittenburg", t_end=0.1, dt=0.05)
     assert not tr.status.ok and "closes a loop" in tr.message
     assert is_joint_tree(compile_model(model_from_data(mixed_arm())))
+
+
+def test_gyroscope_sample_runs_by_joint_coordinates():
+    """The sample is the test model (spin 60 rad/s, 3 s); its own settings name the wittenburg formulation. 0.3 s:
+    energy constant to 1e-9 J, the outer gimbal precessing."""
+    path = ROOT / "sample_models" / "gyroscope_gimbals.json"
+    data = json.loads(path.read_text())
+    assert data["simulation"]["formulation"] == "wittenburg"
+    assert is_spatial_joint_tree(data)
+    sample = {k: v for k, v in data.items() if k != "description"}
+    assert sample == json.loads(json.dumps(dict(gyroscope(60.0, t_end=3.0, dt=0.01), simulation=data["simulation"])))
+    tr = simulate(load_model(path), t_end=0.3, dt=0.05)
+    assert tr.status.ok, tr.message
+    c = tr.columns()
+    assert np.abs(c["energy.total"] - c["energy.total"][0]).max() < 1e-9
+    assert abs(c["joint.outer_pivot.angle"][-1]) > 1e-3
+
+
+def test_tree_topology_of_documents():
+    samples = ROOT / "sample_models"
+    trees = {name: is_spatial_joint_tree(json.loads((samples / f"{name}.json").read_text()))
+             for name in ("cardan_shaft", "rssr_linkage", "collar_pendulum", "gyroscope_gimbals", "spherical_chain_3",
+                          "pendulum")}
+    assert trees == {"cardan_shaft": False, "rssr_linkage": False, "collar_pendulum": True, "gyroscope_gimbals": True,
+                     "spherical_chain_3": False, "pendulum": False}  # spherical-only trees are Wittenburg's own
+    free = mixed_arm()
+    free["joints"].pop()  # l4 no longer joined
+    assert not joints_form_tree(free)
