@@ -109,6 +109,17 @@ class WittenburgFormulation(Formulation):
 
     kernel_paths = True  # kernels="numba" (the compiled omega_dot, step and output) or "numpy"
 
+    def __new__(cls, system: ConstrainedSystem, **options: Any) -> Any:
+        """A tree of hinge, slider, cylindrical, universal and fixed joints (a MaximalJointSystem) is run by
+        :class:`~mechstudio.core.dynamics.joint_tree.JointTreeFormulation` (minimal joint coordinates)."""
+        if cls is WittenburgFormulation and not isinstance(system, TreeMaximalSystem):
+            # imported here: the joint trees' module (and maximal_joints) only for such models
+            from mechstudio.core.dynamics.joint_tree import JointTreeFormulation
+            from mechstudio.core.systems.maximal_joints import MaximalJointSystem  # see above
+            if isinstance(system, MaximalJointSystem):
+                return JointTreeFormulation(system, **options)
+        return super().__new__(cls)
+
     def __init__(self, system: ConstrainedSystem, **options: Any):
         super().__init__(system, **options)
         if not isinstance(system, TreeMaximalSystem):

@@ -16,6 +16,7 @@ from typing import Any
 
 from mechstudio.core.dynamics.base import FORMULATIONS
 from mechstudio.core.model import Model
+from mechstudio.core.model.joint_trees import is_spatial_joint_tree
 from mechstudio.core.simulate import SimulationSettings
 
 #: the live view keeps every output frame of a run in memory (q, q', q'', reactions, energies per frame)
@@ -52,9 +53,10 @@ def format_seconds(value: float) -> str:
 
 
 def is_tree(model: Model | None) -> bool:
-    """A spatial model with spherical joints: compiled as a tree (Wittenburg's formulation applies)."""
-    return model is not None and model.kind == "spatial" and any(
-        j.get("type") == "spherical" for j in model.data.get("joints", []))
+    """A spatial model with spherical joints, or a tree of spatial joints (hinge, slider, ...): Wittenburg's
+    formulation applies."""
+    return model is not None and model.kind == "spatial" and (any(
+        j.get("type") == "spherical" for j in model.data.get("joints", [])) or is_spatial_joint_tree(model.data))
 
 
 def model_words(model: Model | None) -> str:
@@ -74,8 +76,8 @@ def formulations_for(model: Model | None) -> list[str]:
 def formulation_problem(formulation: str, model: Model | None) -> str | None:
     """Why ``formulation`` does not apply to ``model``, or None."""
     if formulation in TREE_ONLY and model is not None and not is_tree(model):
-        return (f"the {formulation.capitalize()} formulation is for spatial trees of bodies joined by spherical "
-                f"joints, and this is {model_words(model)}: choose another formulation in Simulation → "
+        return (f"the {formulation.capitalize()} formulation is for spatial trees of bodies (spherical joints, or "
+                f"hinge, slider, cylindrical, universal and fixed joints without loops), and this is {model_words(model)}: choose another formulation in Simulation → "
                 "Settings")
     return None
 
