@@ -5,6 +5,10 @@ right-hand-side cost ``rhs_us``, evaluations, process CPU time, real-time factor
 drift) for N = 1, 3, 10, 30, 100 at rtol 1e-8, and adds the wall time and the issue's targets. Each row is the
 best (least CPU time) of ``repeats`` runs, because the machine is shared.
 
+The last row: a 10-hinge chain (joint coordinates, ``mechstudio.core.bench.hinge_chain``) through run() at rtol
+1e-8 against MuJoCo's RK4 at matched end-point accuracy, CPU per simulated second and their ratio (skipped
+without MuJoCo).
+
 Targets (2-core machine): 10-body chain >= 10x real time, 30-body >= 1x.
 
 the 10-body chain through the application's driver (``mechstudio.core.simulate.run``: outputs every 0.01 s with
@@ -24,6 +28,7 @@ import time
 from typing import Any
 
 from mechstudio.core.bench import BenchTable, machine_description
+from mechstudio.core.bench.hinge_chain import versus_mujoco
 from mechstudio.core.bench.tree_chains import chain_row, run_versus_bare, variants_versus_still
 from mechstudio.core.run.blas import single_threaded_blas
 
@@ -82,7 +87,25 @@ def _run(quick: bool, repeats: int | None, sizes: tuple[int, ...], rtol: float) 
              f"{shaking['cpu_over_still_quaternion']:.2f} (target <= {VARIANT_TARGET}: {shaking['met']}), "
              f"Bryant / quaternions = {bryant['cpu_over_still_quaternion']:.2f} (target <= {VARIANT_TARGET}: "
              f"{bryant['met']})"]
+    hinge = hinge_versus_mujoco(quick)
+    if hinge is not None:
+        rows.append(hinge)
+        notes.append(f"hinge chain N=10 (joint coordinates, compiled right-hand side) through run() at rtol "
+                     f"{hinge['ours_rtol']:g}: {hinge['ours_cpu_per_sim_s']:.3f} CPU s per simulated s at end-point "
+                     f"error {hinge['ours_error_m']:.1e} m; MuJoCo RK4 dt {hinge['mujoco_rk4_dt']:g} (the largest "
+                     f"4e-3/2^k at most as large an error: {hinge['mujoco_error_m']:.1e} m) "
+                     f"{hinge['mujoco_cpu_per_sim_s']:.3f} s; ours/MuJoCo = {hinge['ours_over_mujoco_cpu']:.2f}")
     return BenchTable("trees: spherical chains by Wittenburg's equations", rows, notes)
+
+
+def hinge_versus_mujoco(quick: bool) -> dict[str, Any] | None:
+    """The 10-hinge chain against MuJoCo at matched accuracy (``mechstudio.core.bench.hinge_chain``); None without
+    MuJoCo in this environment."""
+    try:
+        import mujoco  # noqa: F401 - only to learn whether the peer engine is installed
+    except ImportError:
+        return None
+    return versus_mujoco(10, alternating=True, t_end=1.0, rtol=1e-8, repeats=1 if quick else 3)
 
 
 if __name__ == "__main__":  # pragma: no cover

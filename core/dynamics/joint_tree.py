@@ -60,8 +60,10 @@ from typing import Any
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
+from mechstudio.core.dynamics import joint_tree_kernels
 from mechstudio.core.dynamics.base import Accelerations, Formulation, SolverFailure
 from mechstudio.core.elements.primitives.spatial_rows import wrap
+from mechstudio.core.integrate.dop853_kernels import CompiledRHS
 from mechstudio.core.numerics.orientation import matrix_to_quat, quat_E, quat_to_matrix
 from mechstudio.core.systems.maximal_joints import AxisDrive, JointEntry, MaximalJointSystem
 from mechstudio.core.types import FloatArray
@@ -191,6 +193,7 @@ class JointTreeFormulation(Formulation):
     "wittenburg" formulation, which hands a :class:`MaximalJointSystem` here."""
 
     name = "wittenburg"
+    kernel_paths = True  # kernels="numba" (the compiled right-hand side, joint_tree_kernels) or "numpy"
 
     def __init__(self, system: MaximalJointSystem, **options: Any):
         super().__init__(system, **options)
@@ -237,6 +240,13 @@ class JointTreeFormulation(Formulation):
         self.nf = len(self.free)
         self.has_chart = any(j.entry.type == "spherical" for j in order)
         self._th_drv = np.zeros(self.nc)
+        # the compiled right-hand side (joint_tree_kernels.k_rhs_joint_tree) where its scope allows (module
+        # docstring of joint_tree_kernels); kernels="numpy" keeps the numpy path
+        self.kernel_scope = (not self.drv.size and not system.loads and not system.torques
+                             and all(d.load is None for j in order for _, d in j.loaded))
+        kernels = str(options.get("kernels", "numba"))
+        self._kernel = joint_tree_kernels.timed_kernel() if kernels == "numba" and self.kernel_scope else None
+        self._kernel_data: tuple[FloatArray, FloatArray] | None = None  # (I, F), renewed at every pack
 
     def _tree_joint(self, e: JointEntry, parent: int, child: int, first: int) -> TreeJoint:
         g = e.geo
@@ -440,6 +450,7 @@ class JointTreeFormulation(Formulation):
     # --- Formulation ------------------------------------------------------------------------------------------
     def pack(self, q: FloatArray, v: FloatArray, t: float) -> FloatArray:
         th, thd = self.measure(q, v, t, reset=True)
+        self._kernel_data = None  # the joints' D changed
         return np.concatenate([th[self.free], thd[self.free]])
 
     def full(self, y: FloatArray, t: float) -> tuple[FloatArray, FloatArray]:
@@ -498,6 +509,51 @@ class JointTreeFormulation(Formulation):
         th, thd = self.full(y, t)
         kin, tdd, tau = self.dynamics(th, thd, t)
         return np.concatenate([thd[self.free], tdd[self.free]]), self.joint_power(th, thd, kin, tau, t)
+
+    def kernel_data(self) -> tuple[FloatArray, FloatArray]:
+        """(I, F) of ``joint_tree_kernels.k_rhs_joint_tree`` with the joints' D of the current pack (that module's
+        docstring; every coordinate free: only in :attr:`kernel_scope`)."""
+        if self._kernel_data is None:
+            sysm, tree = self.sys, self.tree
+            joints = np.array([[j.parent, j.child, int(j.forward), j.first, j.nr, int(j.slide)] for j in tree],
+                              dtype=np.int64)
+            axes = np.full((len(tree), 3), -1, dtype=np.int64)
+            for r, j in enumerate(tree):
+                axes[r, :j.nr] = j.axes
+            lidx = [j.first + k for j in tree for k, _ in j.loaded]
+            lkind = [int(d.coordinate == "angle") for j in tree for _, d in j.loaded]
+            lpar = np.array([[d.spring, d.damping, d.free] for j in tree for _, d in j.loaded], float).reshape(-1, 3)
+            stack = lambda name: np.array([getattr(j, name) for j in tree], float)  # noqa: E731
+            self._kernel_data = joint_tree_kernels.pack_joint_tree((
+                np.array([sysm.nb, self.nc, len(lidx)]), joints, axes, np.array(lidx, np.int64),
+                np.array(lkind, np.int64), stack("C1"), stack("C2"), stack("s1"), stack("s2"), stack("D"),
+                sysm.mass, sysm.Jb, sysm.gravity, lpar))
+        return self._kernel_data
+
+    def rhs_augmented(self, t: float, yy: FloatArray) -> FloatArray:
+        """[y'; P] for the integrators, yy = [y; W]: the compiled kernel when in use, else the base class's."""
+        if self._kernel is not None:
+            I, F = self.kernel_data()
+            status, out = self._kernel(t, np.ascontiguousarray(yy, dtype=float), I, F)
+            if status == 0:
+                self.rhs_evaluations += 1
+                return out
+        return super().rhs_augmented(t, yy)
+
+    def compiled_rhs(self) -> CompiledRHS | None:
+        """:meth:`rhs_augmented` compiled (``Formulation.compiled_rhs``; ``joint_tree_kernels.k_rhs_joint_tree``)
+        for the compiled DOP853 step, in :attr:`kernel_scope` with the kernels in use; None otherwise."""
+        if self._kernel is None:
+            return None
+
+        def counted(n: int) -> None:
+            self.rhs_evaluations += n
+        return CompiledRHS(self._kernel, self.kernel_data, counted)
+
+    def kernel_key(self) -> str | None:
+        """The compiled path's key (``Formulation.kernel_key``): the joint trees' own kernel; None outside
+        :attr:`kernel_scope` (no compiled path to wait for)."""
+        return f"{self.name}-joint-tree" if self.kernel_scope else None
 
     def accelerations(self, q: FloatArray, v: FloatArray, t: float) -> Accelerations:
         """q'' of the maximal coordinates at (q, q'): r'' = a, p'' = (E(p')^T omega + E(p)^T omega') / 2."""
