@@ -56,6 +56,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from mechstudio.core.analysis.synthesis_deadline import check_time
 from mechstudio.core.types import FloatArray
 
 TWO_PI = 2.0 * math.pi
@@ -494,6 +495,7 @@ def newton(system: LoopSystem, x: FloatArray, T: FloatArray, tol: float,
     for k in range(steps):
         if norm <= tol:
             return x, True
+        check_time()
         try:
             dx = np.linalg.lstsq(system.jacobian(x), r, rcond=None)[0]
         except (np.linalg.LinAlgError, ValueError):

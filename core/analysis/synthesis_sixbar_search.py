@@ -60,6 +60,8 @@ SEED_EVALUATIONS = 4000
 SEED_DYADS = 3
 #: residual [normalised length] at which Newton's method counts a least-squares fit as exact
 EXACT_TOL = 1e-11
+#: residual evaluations of the final least-squares fit (per branch pair)
+FINAL_LSQ_EVALUATIONS = 400
 
 
 def sixbar_fitness(kind: str, X: FloatArray, T: FloatArray, delta: FloatArray | None) -> FloatArray:
@@ -121,6 +123,24 @@ def least_squares_item(member: FloatArray, T: FloatArray, delta: FloatArray | No
         return ItemResult(None, note)
     found, why = family.check(system, x, min_link_ratio, traversal.direction if delta is not None else None)
     return ItemResult(found, why)
+
+
+def closest_sixbar(member: FloatArray, T: FloatArray, delta: FloatArray | None, family: SixBarSearchFamily,
+                   min_link_ratio: float) -> SixBarTraversal | None:
+    """The end of a search without an exact six-bar: the member pulled onto the targets by least squares on (S3)
+    (all 15 parameters and the per-target angles free; :data:`FINAL_LSQ_EVALUATIONS`), then Newton's method to
+    round-off, which lands exactly when the fit ended near an exact six-bar; the valid exact traversal, else the
+    least-squares one (None when it is not valid)."""
+    traversal = least_squares_polish(member, T, delta, min_link_ratio, family, max_nfev=FINAL_LSQ_EVALUATIONS)
+    if traversal is None:
+        return None
+    system = family.system(T, delta)
+    x, exact = newton(system, system.state(traversal.geometry, traversal.theta), T, EXACT_TOL, steps=30)
+    if exact:
+        found, _ = family.check(system, x, min_link_ratio, traversal.direction if delta is not None else None)
+        if found is not None:
+            return found
+    return traversal
 
 
 def polish_sixbar_timed(member: FloatArray, T: FloatArray, delta: FloatArray, topology: str,
@@ -252,5 +272,5 @@ def search_sixbar(T: FloatArray, topology: str, executor: Executor, rng: np.rand
     return run_search(plan, executor, rng, budget, on_generation, accept, want)
 
 
-__all__ = ["BASE_POINTS", "MIN_SIXBAR_POINTS", "SIXBAR_BOUNDS", "SixBarSearchFamily", "polish_sixbar",
+__all__ = ["BASE_POINTS", "MIN_SIXBAR_POINTS", "SIXBAR_BOUNDS", "SixBarSearchFamily", "closest_sixbar", "polish_sixbar",
            "polish_sixbar_timed", "search_sixbar", "sixbar_fitness"]
