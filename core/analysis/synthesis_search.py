@@ -441,15 +441,17 @@ class SearchPlan:
 def search_path(T: FloatArray, executor: Executor, rng: np.random.Generator, budget: Budget,
                 on_generation: Callable[[SearchState], bool], delta: FloatArray | None = None,
                 min_link_ratio: float = MIN_LINK_RATIO,
-                accept: Callable[[Traversal, str, int], bool] | None = None, want: int = 1) -> SearchState:
+                accept: Callable[[Traversal, str, int], bool] | None = None, want: int = 1,
+                dyad_fit: bool = True) -> SearchState:
     """Search a four-bar through the normalised targets T (N, 2) (module docstring); ``delta`` (N,) prescribes the
-    crank's rotations from the first target. ``on_generation(state)`` is called after every generation (False
+    crank's rotations from the first target (``dyad_fit`` False: without the timed dyad fit first, for a caller that
+    tried it). ``on_generation(state)`` is called after every generation (False
     cancels). Every traversal found is offered to ``accept(traversal, found_by, evaluations)`` (True: a new one,
     counted); the search ends when ``want`` have been accepted. Returns the final state."""
     if delta is not None:
         plan = SearchPlan(list(PATH_BOUNDS) + [(-math.pi, math.pi)], PopulationFitness(executor, "timed", T, delta),
                           lambda m: ("polished member", polish_timed, (m, T, delta, min_link_ratio)),
-                          first=[("timed dyad fit", timed_fit, (T, delta, min_link_ratio))])
+                          first=[("timed dyad fit", timed_fit, (T, delta, min_link_ratio))] if dyad_fit else [])
     else:
         timings = uniform_timings(T, executor)
 

@@ -155,6 +155,9 @@ def synthesize_sixbar_path(targets: Sequence[Sequence[float]] | FloatArray, topo
     check it (core.analysis.synthesis_deadline), and the last :data:`FINAL_RESERVE` of it (at most
     :data:`FINAL_RESERVE_S`) is kept for the final least-squares polish. Failures are statuses with messages, never
     exceptions."""
+    # differential evolution's Sobol initialisation imports scipy.stats lazily (seconds on a loaded machine): before
+    # the clock of max_time_s starts
+    import scipy.stats.qmc  # noqa: F401
     with single_threaded_blas():
         return sixbar_path(targets, topology, crank_angles, workers, client, seed, tolerance, max_time_s,
                            max_evaluations, min_link_ratio, progress, should_stop)

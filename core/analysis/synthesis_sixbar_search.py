@@ -24,7 +24,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mechstudio.core.analysis.synthesis_fourbar import MIN_LINK_RATIO, continue_to_targets, newton
+from mechstudio.core.analysis.synthesis_fourbar import (MIN_LINK_RATIO, LoopSystem, Traversal, check_traversal,
+                                                        continue_to_targets, newton, timed_states)
+from mechstudio.core.analysis.synthesis_search import EXACT_TOL as FOURBAR_EXACT_TOL
 from mechstudio.core.analysis.synthesis_search import (CONTINUATION_MIN_LINK, Budget, Executor, Item, ItemResult,
                                                        PopulationFitness, SearchPlan, SearchState, add_targets,
                                                        continue_from_curve, least_squares_polish, run_search,
@@ -207,22 +209,56 @@ def fourbar_seed(T: FloatArray, topology: str, seed: int, min_link_ratio: float)
     return ItemResult(None, note)
 
 
+#: the exact timed four-bars of recent subsets (:func:`timed_fourbars`), in this process
+TIMED_FOURBARS: dict[bytes, list[Traversal]] = {}
+TIMED_FOURBARS_KEPT = 8
+
+
+def timed_fourbars(T: FloatArray, delta: FloatArray, min_link_ratio: float) -> list[Traversal]:
+    """The distinct valid four-bars through the targets T (N, 2) with the crank rotations delta (N,) that the timed
+    dyad fit finds (core.analysis.synthesis_fourbar.timed_states: crank dyads (F4) and circle points, then Newton's
+    method): deterministic, so kept per process for the next starts (the same subset every generation)."""
+    key = np.concatenate([T.ravel(), delta, [min_link_ratio]]).tobytes()
+    if key in TIMED_FOURBARS:
+        return TIMED_FOURBARS[key]
+    system = LoopSystem(T, delta)
+    out: list[Traversal] = []
+    for x in timed_states(system, dyads=3, points=3):
+        x, exact = newton(system, x, T, FOURBAR_EXACT_TOL, steps=40)
+        if not exact:
+            continue
+        traversal, _ = check_traversal(system, x, min_link_ratio)
+        if traversal is not None and not any(np.allclose(traversal.geometry.vector(), t.geometry.vector(),
+                                                         rtol=0, atol=1e-7) for t in out):
+            out.append(traversal)
+    if len(TIMED_FOURBARS) >= TIMED_FOURBARS_KEPT:
+        TIMED_FOURBARS.pop(next(iter(TIMED_FOURBARS)))
+    TIMED_FOURBARS[key] = out
+    return out
+
+
 def fourbar_seed_timed(T: FloatArray, delta: FloatArray, topology: str, seed: int,
                        min_link_ratio: float) -> ItemResult:
     """Work item (prescribed timing): a timed four-bar through a spread subset of the targets, a six-bar riding on
     its coupler, its path points at theta_1 + delta_j continued to all targets on the timed equations."""
     rng = np.random.default_rng(seed)
     base = spread_subset(len(T), SEED_POINTS_TIMED)
-    state = search_path(T[base], Executor(), rng, Budget(None, SEED_EVALUATIONS), lambda s: True,
-                        delta=delta[base] - delta[base[0]], min_link_ratio=min_link_ratio)
-    if state.found is None:
-        return ItemResult(None, "no timed four-bar through the subset")
+    Tb, db = T[base], delta[base] - delta[base[0]]
+    fourbars = timed_fourbars(Tb, db, min_link_ratio)
+    if fourbars:
+        found = fourbars[int(rng.integers(len(fourbars)))]
+    else:  # no exact dyad fit: the four-bar's timed search
+        state = search_path(Tb, Executor(), rng, Budget(None, SEED_EVALUATIONS), lambda s: True, delta=db,
+                            min_link_ratio=min_link_ratio, dyad_fit=False)
+        if state.found is None:
+            return ItemResult(None, "no timed four-bar through the subset")
+        found = state.found
     family = SixBarSearchFamily(topology)
     system = family.system(T, delta)
     direction = 1 if delta[-1] > delta[0] else -1
     note = "no riding dyad"
     for _ in range(SEED_DYADS):
-        six, crank = six_on_fourbar(state.found.geometry, state.found.theta, topology, rng)
+        six, crank = six_on_fourbar(found.geometry, found.theta, topology, rng)
         if six is None:
             continue
         theta = crank[0] - delta[base[0]] + delta  # a Watt II's crank keeps the four-bar's timing only roughly
