@@ -2,7 +2,8 @@
 Watt II whose second loop is a parallelogram (link 5 translates), the loop-closure equations (S3) and their Jacobian
 against central differences, the six-bars that trace a four-bar's coupler curve (the search's starts), recovery of
 known six-bars from more targets than a four-bar passes (checked by driving the written model with the kinematic
-solver), and the command's --linkage with its bad input.
+solver), with prescribed crank angles and for a Watt I (budgets in evaluations, so deterministic), the deadline
+inside the work items and cancellation, and the command's --linkage with its bad input.
 
 Tolerances: the closed form uses the same circle intersections as the solver's assembled pose, which the solver
 converges to ||Phi|| <= 1e-12 m: SOLVER_RTOL = 1e-8 of the link scale (tests/sixbar_helpers.py). Residuals of (S3)
@@ -14,12 +15,16 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
+import time
 
 import numpy as np
 import pytest
 
 from cli_helpers import run_cli
-from mechstudio.core.analysis.synthesis_fourbar import FourBarGeometry
+from mechstudio.core.analysis.synthesis_deadline import Deadline, OutOfTime, check_time, working_until
+from mechstudio.core.analysis.synthesis_fourbar import FourBarGeometry, newton
+from mechstudio.core.analysis.synthesis_search import run_item
 from mechstudio.core.analysis.synthesis_sixbar import (TOPOLOGIES, SixBarGeometry, SixBarSystem, check_sixbar,
                                                        normalise_sixbar_state, riding_dyad, watt2_on_drag_link)
 from mechstudio.core.analysis.synthesis_sixbar_path import synthesize_sixbar_path
@@ -159,6 +164,71 @@ def test_command_recovers_a_stephenson_iii_from_ten_points(tmp_path, capsys):
     data = json.loads(out_file.read_text(encoding="utf-8"))
     assert {b["name"] for b in data["bodies"]} == {"crank", "coupler", "rocker", "link5", "link6"}
     assert "U" in next(b for b in data["bodies"] if b["name"] == "coupler")["points"]
+
+
+def test_recovers_a_timed_stephenson_iii_from_six_points(tmp_path):
+    """Prescribed crank angles: the result's crank turns by exactly the given rotations. A budget in evaluations
+    (no time limit) keeps the search deterministic on any machine."""
+    rng = np.random.default_rng(2)
+    _, theta, targets = known_sixbar(rng, "stephenson3", 6)
+    res = synthesize_sixbar_path(targets, "stephenson3", crank_angles=theta - theta[0] + 0.5, seed=2,
+                                 max_time_s=None, max_evaluations=200)
+    assert res.status == Status.CONVERGED, res.message
+    best = res.best
+    np.testing.assert_allclose(np.diff(best.crank_angles), np.diff(theta), rtol=0, atol=1e-9)
+    assert check_sixbar_model(write_model(best, tmp_path), targets, best.crank_angles) <= ACCEPT
+
+
+def test_recovers_a_watt_i_from_eight_points(tmp_path):
+    rng = np.random.default_rng(3)
+    _, _, targets = known_sixbar(rng, "watt1", 8)
+    res = synthesize_sixbar_path(targets, "watt1", seed=3, max_time_s=None, max_evaluations=200)
+    assert res.status == Status.CONVERGED, res.message
+    best = res.best
+    assert best.geometry.topology == "watt1"
+    assert check_sixbar_model(write_model(best, tmp_path), targets, best.crank_angles) <= ACCEPT
+
+
+# --- deadline and cancellation -------------------------------------------------------------------------------------
+
+def test_a_passed_deadline_ends_the_inner_loops_and_nested_deadlines_keep_the_earlier():
+    check_time()  # no deadline in force: nothing happens
+    with working_until(Deadline(time.time() + 3600)):
+        check_time()
+        with working_until(Deadline(None)):  # an inner deadline without a limit keeps the outer one
+            check_time()
+        with working_until(Deadline(time.time() - 1)):
+            with pytest.raises(OutOfTime):
+                check_time()
+        check_time()
+    with working_until(Deadline(None, stop=lambda: True)), pytest.raises(OutOfTime):
+        check_time()
+    # to another process the deadline travels as its instant only
+    sent = pickle.loads(pickle.dumps(Deadline(123.0, stop=lambda: True)))
+    assert sent.at == 123.0 and sent.stop is None
+
+
+def test_a_work_item_past_its_deadline_is_a_failed_item():
+    rng = np.random.default_rng(7)
+    g, theta = random_sixbar(rng, "stephenson3", 6)
+    T = g.coupler_point(theta) + 0.01 * g.link_scale  # not on the path: Newton's method has work to do
+    system = SixBarSystem(T, "stephenson3")
+
+    def item():
+        newton(system, system.state(g, theta), T, 1e-14, steps=50)
+        raise AssertionError("not stopped")
+    res = run_item(item, (), Deadline(time.time() - 1))
+    assert res.traversal is None and res.note == "out of time"
+
+
+def test_should_stop_cancels_the_search_within_its_first_generation():
+    rng = np.random.default_rng(0)
+    _, _, targets = known_sixbar(rng, "watt2", 8)
+    calls = []
+    res = synthesize_sixbar_path(targets, "watt2", seed=0, max_time_s=None,
+                                 should_stop=lambda: calls.append(1) or True)
+    assert res.status == Status.CANCELLED, res.message
+    assert res.generations <= 1 and calls
 
 
 @pytest.mark.parametrize("args, fragment", [

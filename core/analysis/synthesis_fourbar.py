@@ -56,6 +56,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from mechstudio.core.analysis.synthesis_deadline import check_time
 from mechstudio.core.types import FloatArray
 
 TWO_PI = 2.0 * math.pi
@@ -488,12 +489,15 @@ class LoopSystem:
 def newton(system: LoopSystem, x: FloatArray, T: FloatArray, tol: float,
            steps: int = CORRECTOR_STEPS) -> tuple[FloatArray, bool]:
     """Gauss-Newton with least-squares (minimum-norm where underdetermined) steps on (F3) for targets T; success
-    when max |residual| <= tol, failure when a step does not contract the residual by CORRECTOR_CONTRACTION."""
+    when max |residual| <= tol, failure when a step does not contract the residual by CORRECTOR_CONTRACTION.
+    Raises core.analysis.synthesis_deadline.OutOfTime once the deadline in force has passed (as do the other loops
+    here that a work item may spend seconds in)."""
     r = system.residuals(x, T)
     norm = float(np.max(np.abs(r)))
     for k in range(steps):
         if norm <= tol:
             return x, True
+        check_time()
         try:
             dx = np.linalg.lstsq(system.jacobian(x), r, rcond=None)[0]
         except (np.linalg.LinAlgError, ValueError):
@@ -717,6 +721,7 @@ def refine_crank_dyads(X: FloatArray, T: FloatArray, delta: FloatArray, steps: i
     (refined X, rms residual (S,))."""
     X = np.array(X, float)
     for _ in range(steps):
+        check_time()
         v = T[None] - X[:, None, :2] - rotate(np.broadcast_to(X[:, None, 2:4], (len(X),) + T.shape), delta[None])
         dist = np.maximum(np.linalg.norm(v, axis=-1), 1e-300)
         r = dist - X[:, 4:5]
@@ -776,6 +781,7 @@ def refine_circle_points(S: FloatArray, T: FloatArray, phi: FloatArray, steps: i
     TT = np.sum(T * T, -1)
     RtT = rotate(T, -phi)
     for _ in range(steps):
+        check_time()
         s, Cc, k = X[:, :2], X[:, 2:4], X[:, 4]
         RtC = rotate(np.broadcast_to(Cc[:, None, :], (len(X),) + T.shape), -phi[None])
         r = TT[None] + 2 * np.einsum("kni,ki->kn", RtT[None] - RtC, s) - 2 * Cc @ T.T + k[:, None]
@@ -797,6 +803,7 @@ def timed_states(system: LoopSystem, dyads: int = 3, points: int = 3) -> list[Fl
     T, delta = system.T, system.delta
     out = []
     for _, dyad in crank_dyads(T, delta)[:dyads]:
+        check_time()
         O2, Z, e = dyad[:2], dyad[2:4], abs(dyad[4])
         A = O2 + rotate(np.broadcast_to(Z, T.shape), delta)
         to_A = A - T

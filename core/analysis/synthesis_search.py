@@ -44,10 +44,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from scipy.optimize import differential_evolution, least_squares
 
+from mechstudio.core.analysis.synthesis_deadline import Deadline, OutOfTime, check_time, working_until
 from mechstudio.core.analysis.synthesis_fourbar import (MIN_LINK_RATIO, TWO_PI, FourBarGeometry, LoopSystem,
                                                         Traversal, check_traversal, continue_to_targets,
                                                         coupler_points, crank_dyads, newton, normalise_state,
                                                         ordered_assignment, ordered_fit, timed_states)
+from mechstudio.core.run.blas import single_threaded_blas
 from mechstudio.core.types import FloatArray
 
 #: bounds of the population's linkages in normalised units (the targets' bounding box has a larger side of 1)
@@ -128,7 +130,7 @@ def safe_fitness(kind: str, X: FloatArray, T: FloatArray, delta: FloatArray | No
     """``evaluate(kind, X, T, delta)`` (:func:`population_fitness`, or a module-level function of another linkage
     family), a numerical failure giving inf for the chunk (never an exception)."""
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), single_threaded_blas():
             return evaluate(kind, X, T, delta)
     except (np.linalg.LinAlgError, ArithmeticError, ValueError):
         return np.full(len(X), np.inf)
@@ -234,6 +236,7 @@ def add_targets(T: FloatArray, traversal: Any, idx: FloatArray, min_link_ratio: 
         rest = [j for j in range(n) if j not in set(idx.tolist())]
         rest.sort(key=lambda j: (int(np.min(np.abs(idx - j))), j))
         for j in rest:
+            check_time()
             pos = int(np.searchsorted(idx, j))
             th, sense = traversal.theta, traversal.direction
             if 0 < pos < len(idx):
@@ -396,10 +399,18 @@ class SearchState:
 
 @dataclass(frozen=True)
 class Budget:
-    """Stop after ``max_time_s`` seconds of wall time or ``max_evaluations`` fitness evaluations (None: no limit)."""
+    """Stop after ``max_time_s`` seconds of wall time or ``max_evaluations`` fitness evaluations (None: no limit);
+    ``stop()`` (optional, in this process) ends the work items early too (:meth:`deadline`)."""
     max_time_s: float | None
     max_evaluations: int | None
     start: float = field(default_factory=time.perf_counter)
+    stop: Callable[[], bool] | None = None
+
+    def deadline(self) -> Deadline:
+        """The instant (``time.time()``) the time budget ends, and the stop callback: what the work items check
+        (core.analysis.synthesis_deadline)."""
+        at = None if self.max_time_s is None else time.time() + self.max_time_s - (time.perf_counter() - self.start)
+        return Deadline(at, self.stop)
 
     def exhausted(self, evaluations: int) -> str:
         if self.max_time_s is not None and time.perf_counter() - self.start >= self.max_time_s:
@@ -430,15 +441,17 @@ class SearchPlan:
 def search_path(T: FloatArray, executor: Executor, rng: np.random.Generator, budget: Budget,
                 on_generation: Callable[[SearchState], bool], delta: FloatArray | None = None,
                 min_link_ratio: float = MIN_LINK_RATIO,
-                accept: Callable[[Traversal, str, int], bool] | None = None, want: int = 1) -> SearchState:
+                accept: Callable[[Traversal, str, int], bool] | None = None, want: int = 1,
+                dyad_fit: bool = True) -> SearchState:
     """Search a four-bar through the normalised targets T (N, 2) (module docstring); ``delta`` (N,) prescribes the
-    crank's rotations from the first target. ``on_generation(state)`` is called after every generation (False
+    crank's rotations from the first target (``dyad_fit`` False: without the timed dyad fit first, for a caller that
+    tried it). ``on_generation(state)`` is called after every generation (False
     cancels). Every traversal found is offered to ``accept(traversal, found_by, evaluations)`` (True: a new one,
     counted); the search ends when ``want`` have been accepted. Returns the final state."""
     if delta is not None:
         plan = SearchPlan(list(PATH_BOUNDS) + [(-math.pi, math.pi)], PopulationFitness(executor, "timed", T, delta),
                           lambda m: ("polished member", polish_timed, (m, T, delta, min_link_ratio)),
-                          first=[("timed dyad fit", timed_fit, (T, delta, min_link_ratio))])
+                          first=[("timed dyad fit", timed_fit, (T, delta, min_link_ratio))] if dyad_fit else [])
     else:
         timings = uniform_timings(T, executor)
 
@@ -471,7 +484,7 @@ def run_search(plan: SearchPlan, executor: Executor, rng: np.random.Generator, b
         return state.accepted >= want
 
     if plan.first:
-        for (name, _, _), res in zip(plan.first, group_map(executor, plan.first)):
+        for (name, _, _), res in zip(plan.first, group_map(executor, plan.first, budget.deadline())):
             state.items += 1
             if res.traversal is not None and take(res.traversal, name):
                 return state
@@ -479,6 +492,7 @@ def run_search(plan: SearchPlan, executor: Executor, rng: np.random.Generator, b
     polished: list[FloatArray] = []
 
     def callback(intermediate_result: Any) -> bool:
+        check_time()  # a search nested in a work item ends with the item's deadline
         state.generations += 1
         state.evaluations = fitness.evaluations
         pop, energies = intermediate_result.population, intermediate_result.population_energies
@@ -496,7 +510,7 @@ def run_search(plan: SearchPlan, executor: Executor, rng: np.random.Generator, b
             polished.append(member)
             items.append(plan.polish(member))
             count += 1
-        results = group_map(executor, items)
+        results = group_map(executor, items, budget.deadline())
         state.items += len(items)
         for (name, _, _), res in zip(items, results):
             if res.traversal is not None:
@@ -530,27 +544,41 @@ def run_search(plan: SearchPlan, executor: Executor, rng: np.random.Generator, b
     return state
 
 
-def group_map(executor: Executor, items: list[tuple[str, Callable[..., ItemResult], tuple[Any, ...]]]
-              ) -> list[ItemResult]:
-    """Run the work items (name, function, arguments) through the executor, results in the items' order."""
+def group_map(executor: Executor, items: list[tuple[str, Callable[..., ItemResult], tuple[Any, ...]]],
+              deadline: Deadline | None = None) -> list[ItemResult]:
+    """Run the work items (name, function, arguments) through the executor under ``deadline``, results in the
+    items' order."""
     if not items:
         return []
-    return executor.map(run_item, [(fn, args) for _, fn, args in items])
+    return executor.map(run_item, [(fn, args, deadline) for _, fn, args in items])
 
 
-def run_item(fn: Callable[..., ItemResult], args: tuple[Any, ...]) -> ItemResult:
-    """One work item; a numerical failure inside it is a failed item, never an exception."""
+def run_item(fn: Callable[..., ItemResult], args: tuple[Any, ...], deadline: Deadline | None = None) -> ItemResult:
+    """One work item, single-threaded BLAS (small matrices: threads only add wake-ups, core.run.blas); a
+    numerical failure inside it is a failed item, never an exception, and so is the deadline passing
+    (core.analysis.synthesis_deadline)."""
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), single_threaded_blas(), working_until(deadline):
             return fn(*args)
+    except OutOfTime:
+        return ItemResult(None, "out of time")
     except (np.linalg.LinAlgError, ArithmeticError, ValueError) as exc:
         return ItemResult(None, f"numerical failure: {type(exc).__name__}")
 
 
 # --- the best approximation when no exact linkage was found --------------------------------------------------------
 
+def timed_residuals(system: Any) -> Callable[[FloatArray], FloatArray]:
+    """The system's residuals for scipy's least squares, checking the deadline in force at every call."""
+    def residuals(x: FloatArray) -> FloatArray:
+        check_time()
+        return system.residuals(x)
+    return residuals
+
+
 def least_squares_polish(member: FloatArray, T: FloatArray, delta: FloatArray | None,
-                         min_link_ratio: float = MIN_LINK_RATIO, family: Any = FOUR_BAR) -> Any | None:
+                         min_link_ratio: float = MIN_LINK_RATIO, family: Any = FOUR_BAR,
+                         max_nfev: int = 200) -> Any | None:
     """A local least-squares fit (scipy.optimize.least_squares, trust region) of the loop-closure equations from a
     member, for targets no linkage of the family passes through exactly; the accepted traversal or None."""
     system = family.system(T, delta)
@@ -563,8 +591,8 @@ def least_squares_polish(member: FloatArray, T: FloatArray, delta: FloatArray | 
         lower[system.length_index] = min_link_ratio * geometry.link_scale
         x0[system.length_index] = np.maximum(x0[system.length_index], lower[system.length_index] * (1 + 1e-9))
         try:
-            fit = least_squares(system.residuals, x0, jac=system.jacobian, bounds=(lower, np.inf), method="trf",
-                                max_nfev=200)
+            fit = least_squares(timed_residuals(system), x0, jac=system.jacobian, bounds=(lower, np.inf),
+                                method="trf", max_nfev=max_nfev)
         except (np.linalg.LinAlgError, ValueError):
             continue
         traversal, _ = family.check(system, fit.x, min_link_ratio)

@@ -25,19 +25,23 @@ from mechstudio.core.analysis.synthesis import (DEFAULT_TIME_S, DEFAULT_TOLERANC
                                                 executor_for, failed, quiet_numerics)
 from mechstudio.core.analysis.synthesis_fourbar import MIN_LINK_RATIO
 from mechstudio.core.analysis.synthesis_model import DEFAULT_DENSITY, DEFAULT_GRAVITY, DEFAULT_SPEED
-from mechstudio.core.analysis.synthesis_search import (Budget, SearchState, least_squares_polish,
-                                                       member_traversal)
+from mechstudio.core.analysis.synthesis_deadline import OutOfTime, working_until
+from mechstudio.core.analysis.synthesis_search import Budget, SearchState, member_traversal
 from mechstudio.core.analysis.synthesis_sixbar import TOPOLOGIES, SixBarGeometry, SixBarTraversal
 from mechstudio.core.analysis.synthesis_sixbar_model import PATH_POINT, sixbar_model_data
 from mechstudio.core.analysis.synthesis_sixbar_search import (MIN_SIXBAR_POINTS, SixBarSearchFamily,
-                                                              search_sixbar)
+                                                              closest_sixbar, search_sixbar)
 from mechstudio.core.model.io import model_from_data
+from mechstudio.core.run.blas import single_threaded_blas
 from mechstudio.core.types import FloatArray, Status
 
 #: targets a six-bar passes exactly (generically): 15 parameters, each target adds 2 equations and 1 unknown (its
 #: crank angle); with timing 2 equations and no unknown past theta_1
 MAX_EXACT_POINTS = 15
 MAX_EXACT_POINTS_TIMED = 8
+#: the share of max_time_s kept for the final least-squares polish of the best member, and its most [s]
+FINAL_RESERVE = 0.1
+FINAL_RESERVE_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -141,11 +145,30 @@ def synthesize_sixbar_path(targets: Sequence[Sequence[float]] | FloatArray, topo
                            seed: int = 0, tolerance: float = DEFAULT_TOLERANCE,
                            max_time_s: float | None = DEFAULT_TIME_S, max_evaluations: int | None = None,
                            min_link_ratio: float = MIN_LINK_RATIO,
-                           progress: Callable[[SixBarCandidate], bool | None] | None = None) -> SynthesisResult:
+                           progress: Callable[[SixBarCandidate], bool | None] | None = None,
+                           should_stop: Callable[[], bool] | None = None) -> SynthesisResult:
     """A six-bar of ``topology`` (:data:`~mechstudio.core.analysis.synthesis_sixbar.TOPOLOGIES`: watt1, watt2,
     stephenson1, stephenson3) whose path point passes through ``targets`` (N >= 5 points, in order); the other
-    arguments as core.analysis.synthesis.synthesize_path (no dynamic criterion). Failures are statuses with messages,
-    never exceptions."""
+    arguments as core.analysis.synthesis.synthesize_path (no dynamic criterion). ``should_stop()`` (optional, called
+    from inside the work items of this process, so often and cheaply) cancels the search within about a second, as
+    does ``progress`` returning False (at its next call). ``max_time_s`` holds to about a second: the work items
+    check it (core.analysis.synthesis_deadline), and the last :data:`FINAL_RESERVE` of it (at most
+    :data:`FINAL_RESERVE_S`) is kept for the final least-squares polish. Failures are statuses with messages, never
+    exceptions."""
+    # differential evolution's Sobol initialisation imports scipy.stats lazily (seconds on a loaded machine): before
+    # the clock of max_time_s starts
+    import scipy.stats.qmc  # noqa: F401
+    with single_threaded_blas():
+        return sixbar_path(targets, topology, crank_angles, workers, client, seed, tolerance, max_time_s,
+                           max_evaluations, min_link_ratio, progress, should_stop)
+
+
+def sixbar_path(targets: Sequence[Sequence[float]] | FloatArray, topology: str, crank_angles: Sequence[float] | None,
+                workers: int, client: Any | None, seed: int, tolerance: float, max_time_s: float | None,
+                max_evaluations: int | None, min_link_ratio: float,
+                progress: Callable[[SixBarCandidate], bool | None] | None,
+                should_stop: Callable[[], bool] | None) -> SynthesisResult:
+    """:func:`synthesize_sixbar_path` (its arguments, in order)."""
     start = time.perf_counter()
     try:
         if topology not in TOPOLOGIES:
@@ -162,11 +185,16 @@ def synthesize_sixbar_path(targets: Sequence[Sequence[float]] | FloatArray, topo
     frame = Frame.of(T)
     Tn = frame.inward(T)
     rng = np.random.default_rng(seed)
-    budget = Budget(max_time_s, max_evaluations, start)
     family = SixBarSearchFamily(topology)
     best: list[SixBarCandidate] = []
     exact: list[SixBarCandidate] = []
     cancelled = [False]
+
+    def stop_requested() -> bool:
+        return cancelled[0] or (should_stop is not None and bool(should_stop()))
+    reserve = 0.0 if max_time_s is None else min(FINAL_RESERVE * max_time_s, FINAL_RESERVE_S)
+    budget = Budget(None if max_time_s is None else max_time_s - reserve, max_evaluations, start, stop_requested)
+    final = Budget(max_time_s, None, start, stop_requested).deadline()
 
     def report(candidate: SixBarCandidate) -> bool:
         if best and candidate.error >= best[0].error:
@@ -175,6 +203,8 @@ def synthesize_sixbar_path(targets: Sequence[Sequence[float]] | FloatArray, topo
         return progress is None or progress(candidate) is not False
 
     def on_generation(state: SearchState) -> bool:
+        if stop_requested():
+            return False
         if state.best_member is None or (best and best[0].exact):
             return True
         traversal = member_traversal(state.best_member, Tn, delta, family)
@@ -198,7 +228,7 @@ def synthesize_sixbar_path(targets: Sequence[Sequence[float]] | FloatArray, topo
             state = search_sixbar(Tn, topology, executor, rng, budget, on_generation, delta, min_link_ratio, accept)
     except (OSError, RuntimeError, TimeoutError) as exc:  # a local cluster that cannot start
         return failed(f"the Dask cluster could not be used: {exc}", start)
-    state.cancelled = state.cancelled or cancelled[0]
+    state.cancelled = state.cancelled or stop_requested()
     elapsed = time.perf_counter() - start
     common: dict[str, Any] = dict(evaluations=state.evaluations, generations=state.generations, elapsed_s=elapsed,
                                   workers=int(workers))
@@ -214,7 +244,11 @@ def synthesize_sixbar_path(targets: Sequence[Sequence[float]] | FloatArray, topo
         return result(Status.CANCELLED, "cancelled" + (f"; best error so far {best[0].error:.3g}" if best else ""),
                       best[0] if best else None)
     if state.best_member is not None:
-        traversal = least_squares_polish(state.best_member, Tn, delta, min_link_ratio, family)
+        try:
+            with working_until(final):
+                traversal = closest_sixbar(state.best_member, Tn, delta, family, min_link_ratio)
+        except OutOfTime:
+            traversal = None
         if traversal is None:
             traversal = member_traversal(state.best_member, Tn, delta, family)
         if traversal is not None:
@@ -227,6 +261,8 @@ def synthesize_sixbar_path(targets: Sequence[Sequence[float]] | FloatArray, topo
             if not best or fallback.error < best[0].error:
                 best[:1] = [fallback]
     why = state.out_of_budget or "the search ended"
+    if max_time_s is not None and "time budget" in why:  # the search's budget is max_time_s less the reserve
+        why = f"the time budget of {max_time_s:g} s"
     limit = MAX_EXACT_POINTS_TIMED if delta is not None else MAX_EXACT_POINTS
     beyond = (f" (more than {limit} targets{' with timing' if delta is not None else ''} are generically not on one "
               "six-bar's path)" if len(T) > limit else "")

@@ -24,7 +24,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mechstudio.core.analysis.synthesis_fourbar import MIN_LINK_RATIO, continue_to_targets, newton
+from mechstudio.core.analysis.synthesis_fourbar import (MIN_LINK_RATIO, LoopSystem, Traversal, check_traversal,
+                                                        continue_to_targets, newton, timed_states)
+from mechstudio.core.analysis.synthesis_search import EXACT_TOL as FOURBAR_EXACT_TOL
 from mechstudio.core.analysis.synthesis_search import (CONTINUATION_MIN_LINK, Budget, Executor, Item, ItemResult,
                                                        PopulationFitness, SearchPlan, SearchState, add_targets,
                                                        continue_from_curve, least_squares_polish, run_search,
@@ -60,6 +62,8 @@ SEED_EVALUATIONS = 4000
 SEED_DYADS = 3
 #: residual [normalised length] at which Newton's method counts a least-squares fit as exact
 EXACT_TOL = 1e-11
+#: residual evaluations of the final least-squares fit (per branch pair)
+FINAL_LSQ_EVALUATIONS = 400
 
 
 def sixbar_fitness(kind: str, X: FloatArray, T: FloatArray, delta: FloatArray | None) -> FloatArray:
@@ -121,6 +125,24 @@ def least_squares_item(member: FloatArray, T: FloatArray, delta: FloatArray | No
         return ItemResult(None, note)
     found, why = family.check(system, x, min_link_ratio, traversal.direction if delta is not None else None)
     return ItemResult(found, why)
+
+
+def closest_sixbar(member: FloatArray, T: FloatArray, delta: FloatArray | None, family: SixBarSearchFamily,
+                   min_link_ratio: float) -> SixBarTraversal | None:
+    """The end of a search without an exact six-bar: the member pulled onto the targets by least squares on (S3)
+    (all 15 parameters and the per-target angles free; :data:`FINAL_LSQ_EVALUATIONS`), then Newton's method to
+    round-off, which lands exactly when the fit ended near an exact six-bar; the valid exact traversal, else the
+    least-squares one (None when it is not valid)."""
+    traversal = least_squares_polish(member, T, delta, min_link_ratio, family, max_nfev=FINAL_LSQ_EVALUATIONS)
+    if traversal is None:
+        return None
+    system = family.system(T, delta)
+    x, exact = newton(system, system.state(traversal.geometry, traversal.theta), T, EXACT_TOL, steps=30)
+    if exact:
+        found, _ = family.check(system, x, min_link_ratio, traversal.direction if delta is not None else None)
+        if found is not None:
+            return found
+    return traversal
 
 
 def polish_sixbar_timed(member: FloatArray, T: FloatArray, delta: FloatArray, topology: str,
@@ -187,22 +209,56 @@ def fourbar_seed(T: FloatArray, topology: str, seed: int, min_link_ratio: float)
     return ItemResult(None, note)
 
 
+#: the exact timed four-bars of recent subsets (:func:`timed_fourbars`), in this process
+TIMED_FOURBARS: dict[bytes, list[Traversal]] = {}
+TIMED_FOURBARS_KEPT = 8
+
+
+def timed_fourbars(T: FloatArray, delta: FloatArray, min_link_ratio: float) -> list[Traversal]:
+    """The distinct valid four-bars through the targets T (N, 2) with the crank rotations delta (N,) that the timed
+    dyad fit finds (core.analysis.synthesis_fourbar.timed_states: crank dyads (F4) and circle points, then Newton's
+    method): deterministic, so kept per process for the next starts (the same subset every generation)."""
+    key = np.concatenate([T.ravel(), delta, [min_link_ratio]]).tobytes()
+    if key in TIMED_FOURBARS:
+        return TIMED_FOURBARS[key]
+    system = LoopSystem(T, delta)
+    out: list[Traversal] = []
+    for x in timed_states(system, dyads=3, points=3):
+        x, exact = newton(system, x, T, FOURBAR_EXACT_TOL, steps=40)
+        if not exact:
+            continue
+        traversal, _ = check_traversal(system, x, min_link_ratio)
+        if traversal is not None and not any(np.allclose(traversal.geometry.vector(), t.geometry.vector(),
+                                                         rtol=0, atol=1e-7) for t in out):
+            out.append(traversal)
+    if len(TIMED_FOURBARS) >= TIMED_FOURBARS_KEPT:
+        TIMED_FOURBARS.pop(next(iter(TIMED_FOURBARS)))
+    TIMED_FOURBARS[key] = out
+    return out
+
+
 def fourbar_seed_timed(T: FloatArray, delta: FloatArray, topology: str, seed: int,
                        min_link_ratio: float) -> ItemResult:
     """Work item (prescribed timing): a timed four-bar through a spread subset of the targets, a six-bar riding on
     its coupler, its path points at theta_1 + delta_j continued to all targets on the timed equations."""
     rng = np.random.default_rng(seed)
     base = spread_subset(len(T), SEED_POINTS_TIMED)
-    state = search_path(T[base], Executor(), rng, Budget(None, SEED_EVALUATIONS), lambda s: True,
-                        delta=delta[base] - delta[base[0]], min_link_ratio=min_link_ratio)
-    if state.found is None:
-        return ItemResult(None, "no timed four-bar through the subset")
+    Tb, db = T[base], delta[base] - delta[base[0]]
+    fourbars = timed_fourbars(Tb, db, min_link_ratio)
+    if fourbars:
+        found = fourbars[int(rng.integers(len(fourbars)))]
+    else:  # no exact dyad fit: the four-bar's timed search
+        state = search_path(Tb, Executor(), rng, Budget(None, SEED_EVALUATIONS), lambda s: True, delta=db,
+                            min_link_ratio=min_link_ratio, dyad_fit=False)
+        if state.found is None:
+            return ItemResult(None, "no timed four-bar through the subset")
+        found = state.found
     family = SixBarSearchFamily(topology)
     system = family.system(T, delta)
     direction = 1 if delta[-1] > delta[0] else -1
     note = "no riding dyad"
     for _ in range(SEED_DYADS):
-        six, crank = six_on_fourbar(state.found.geometry, state.found.theta, topology, rng)
+        six, crank = six_on_fourbar(found.geometry, found.theta, topology, rng)
         if six is None:
             continue
         theta = crank[0] - delta[base[0]] + delta  # a Watt II's crank keeps the four-bar's timing only roughly
@@ -252,5 +308,5 @@ def search_sixbar(T: FloatArray, topology: str, executor: Executor, rng: np.rand
     return run_search(plan, executor, rng, budget, on_generation, accept, want)
 
 
-__all__ = ["BASE_POINTS", "MIN_SIXBAR_POINTS", "SIXBAR_BOUNDS", "SixBarSearchFamily", "polish_sixbar",
+__all__ = ["BASE_POINTS", "MIN_SIXBAR_POINTS", "SIXBAR_BOUNDS", "SixBarSearchFamily", "closest_sixbar", "polish_sixbar",
            "polish_sixbar_timed", "search_sixbar", "sixbar_fitness"]
