@@ -425,7 +425,7 @@ class SynthesisDialog(QDialog):
             else:
                 search = lambda progress: synthesize_sixbar_path(  # noqa: E731
                     targets, linkage, crank_angles=crank_angles, seed=seed, tolerance=tolerance,
-                    max_time_s=max_time_s, progress=progress)
+                    max_time_s=max_time_s, progress=progress, should_stop=self.worker.stop_requested)
             what = (f"a {self.path_page.linkage_combo.currentText().lower()} through {len(targets)} targets"
                     + (" with timing" if crank_angles is not None else ""))
         self.outcomes[mode] = Outcome()

@@ -65,8 +65,12 @@ class SynthesisWorker(QObject):
             pass
 
     def stop(self) -> None:
-        """Ask the running search to end (at its next progress call)."""
+        """Ask the running search to end (at its next progress call, or its next ``should_stop`` check)."""
         self._stop.set()
+
+    def stop_requested(self) -> bool:
+        """Whether :meth:`stop` was asked of the running search (a search's ``should_stop``)."""
+        return self._stop.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
         if self._thread is not None:

@@ -74,3 +74,23 @@ def test_the_dialog_runs_a_six_bar_and_opens_it(qtbot: Any, window: Any, messeng
     names = {b["name"] for b in window.document.model.data["bodies"]}
     assert {"link5", "link6"} <= names
     window.document.undo_stack.setClean()
+
+
+def test_stop_ends_a_six_bar_search_promptly(qtbot: Any, window: Any) -> None:
+    """Stop ends a six-bar search within seconds (the search checks the worker's stop between its inner steps),
+    keeping the best so far, whatever the budget."""
+    import time
+    window.act_synthesize_linkage.trigger()
+    dialog = window.synthesis_dialog
+    qtbot.waitExposed(dialog)
+    combo = dialog.path_page.linkage_combo
+    combo.setCurrentIndex(combo.findData("watt2"))
+    _, _, targets = known_sixbar(np.random.default_rng(5), "watt2", 10)
+    for x, y in targets:
+        dialog.add_target(float(x), float(y))
+    assert dialog.synthesize()
+    qtbot.wait(3000)
+    clock = time.perf_counter()
+    with qtbot.waitSignal(dialog.sig_finished, timeout=60_000):
+        dialog.stop_button.click()
+    assert time.perf_counter() - clock < 30.0  # a budget of 240 s: the stop, not the budget, ended it
