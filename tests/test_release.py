@@ -53,7 +53,9 @@ def test_the_core_dependencies_hold_no_gui_package_and_the_extras_do() -> None:
     gui = {requirement_name(r) for r in extras["gui"]}
     assert {"pyside6-essentials", "pyqtgraph", "pyopengl", "imageio", "imageio-ffmpeg", "pillow"} <= gui
     assert {requirement_name(r) for r in extras["dashboard"]} == {"bokeh"}
-    assert "mechanism-studio[gui,dashboard]" in extras["dev"]  # make run / make test install everything
+    # make run / make test install everything: the GUI, the dashboard and MuJoCo (the MJCF comparisons)
+    assert "mechanism-studio[gui,dashboard,mujoco]" in extras["dev"]
+    assert {requirement_name(r) for r in extras["mujoco"]} == {"mujoco"}
     assert PYPROJECT["project"]["scripts"] == {"mechstudio": "mechstudio.cli:main"}
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert '-e ".[gui,dev]"' in makefile and "mechstudio warm" in makefile
