@@ -18,6 +18,7 @@ from typing import Any, Iterable, Iterator
 from mechstudio.core.errors import ModelError
 from mechstudio.core.model.document import Model
 from mechstudio.core.model.edit import COLLECTIONS, element_pointer, get_value, join_pointer, names, set_value, split_pointer
+from mechstudio.core.model.io import model_from_data
 
 
 #: the singular of each collection, for messages
@@ -132,9 +133,31 @@ def sweepable_addresses(model: Model) -> list[str]:
 
 
 def apply_values(model: Model, pointers: Iterable[str], values: Iterable[float]) -> Model:
-    """The model with each pointer's value replaced (validated; raises :class:`ModelError` when invalid)."""
-    out = model
+    """The model with each pointer's value replaced, validated as one edit (the document of
+    :func:`~mechstudio.core.model.edit.set_value` applied pointer by pointer; raises :class:`ModelError` when
+    invalid, with the same diagnostics).
+
+    Only the objects on the pointers' paths are copied; the new document shares every other part with ``model``'s
+    (a Model is never mutated: ``mechstudio.core.model.document``), which spares a sweep run the deep copy of the
+    whole document."""
     items = list(zip(pointers, values))
-    for k, (pointer, value) in enumerate(items):
-        out = set_value(out, pointer, float(value), validate=k == len(items) - 1)
-    return out
+    if not items:
+        return model
+    data: Any = dict(model.data)
+    for pointer, value in items:
+        tokens = split_pointer(pointer)
+        if not tokens:
+            raise ValueError("cannot replace the whole document with a parameter value")
+        node = data
+        for tok in tokens[:-1]:
+            key: Any = int(tok) if isinstance(node, list) else tok
+            child = node[key] if isinstance(node, list) or key in node else {}
+            child = list(child) if isinstance(child, list) else dict(child)
+            node[key] = child
+            node = child
+        last = tokens[-1]
+        if isinstance(node, list):
+            node[int(last)] = float(value)
+        else:
+            node[last] = float(value)
+    return model_from_data(data, model.source)
