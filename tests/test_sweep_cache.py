@@ -106,7 +106,7 @@ def test_full_trajectories_are_identical(extra, path, pointers, values):
     settings = SimulationSettings.from_model(base, **OVERRIDES)
     shared = SweepCache(base, settings)
     for k, v in enumerate([values[0]] + values):  # the first run is the donor of the others
-        model = apply_values(base, pointers, v)
+        model = apply_values(base, pointers, v, share=True)
         cached_system = compile_model(model)
         assert shared.adopt(cached_system) == (k > 0 and structure_signature(cached_system) is not None)
         a = run(cached_system, settings)
@@ -170,12 +170,14 @@ def test_apply_values_equals_the_edits_and_leaves_the_base_alone():
     base = model_from_data(data)
     before = base.to_json()
     pointers = ["/bodies/0/mass", "/bodies/1/points/b/0", "/forces/0/damping"]  # the last one is absent: created
-    out = apply_values(base, pointers, [2.0, 3.25, 0.5])
     reference = base
     for p, v in zip(pointers, [2.0, 3.25, 0.5]):
         reference = set_value(reference, p, v)
-    assert out.data == reference.data
-    assert base.to_json() == before
+    for share in (False, True):
+        out = apply_values(base, pointers, [2.0, 3.25, 0.5], share=share)
+        assert out.data == reference.data
+        assert base.to_json() == before
+        assert (out.data["joints"] is base.data["joints"]) == share  # untouched parts shared only with share
 
 
 def test_settings_are_per_run_when_an_address_is_outside_the_elements():

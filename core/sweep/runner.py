@@ -26,7 +26,7 @@ from mechstudio.core.errors import ModelError
 from mechstudio.core.model.document import Model
 from mechstudio.core.model.io import loads_model
 from mechstudio.core.simulate import SimulationSettings, Trajectory, run, simulate
-from mechstudio.core.sweep.address import apply_values
+from mechstudio.core.sweep.address import apply_edits, apply_values
 from mechstudio.core.sweep.cache import RUN_CACHE, SweepCache
 from mechstudio.core.sweep.metrics import Metric, evaluate
 from mechstudio.core.systems.compile import compile_model
@@ -87,12 +87,14 @@ def run_one(spec: RunSpec, model: Model, number: int, values: Sequence[float],
             cancel: Callable[[], bool] | None = None, shared: SweepCache | None = None) -> dict[str, Any]:
     """The row of run ``number`` with parameter ``values`` (in ``spec.addresses`` order); ``cancel()`` True ends
     the run early (status cancelled). ``shared``: the sweep's cache in this worker (its settings and structure
-    objects are reused), or None."""
+    objects are reused, and the values applied by :func:`~mechstudio.core.sweep.address.apply_values`), or None:
+    everything is built for this run (the values applied by :func:`~mechstudio.core.sweep.address.apply_edits`)."""
     clock = time.perf_counter()
     row = blank_row(spec, number, values)
     metrics: dict[str, float] = {}
     try:
-        modified = apply_values(model, spec.pointers, values)
+        modified = (apply_values(model, spec.pointers, values, share=True) if shared is not None
+                    else apply_edits(model, spec.pointers, values))
         system = compile_model(modified)
         settings = shared.settings if shared is not None else None
         if settings is None:
