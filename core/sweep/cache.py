@@ -16,8 +16,8 @@ a run's set-up, ~2 ms: masses, inertias, points, spring constants, driver functi
 in a plain run). When the new system's structure signature equals the donor's, it is handed what the donor's runs
 built from the structure only (``projection.share_structure``: the sparse loop route's pattern, orderings and
 column plans, the number of closed loops) instead of building them again; with another signature (a value that
-changes the structure: an element kind, a coordinate driver that becomes constant, a mass that becomes zero) the
-run builds everything itself, exactly as without the cache, and becomes the donor.
+changes the structure) the run builds everything itself, exactly as without the cache, and becomes the donor; so
+does a run whose donor has built nothing to share (its run stayed on the numpy path: a worker not yet warm).
 
 The structure signature is declared once, from the compiled data rather than from a list of fields: the
 constraint rows (name, type, rows, bodies), the system's kind and sizes, and every *integer* array of the system's
@@ -74,16 +74,17 @@ class SweepCache:
     donor: ConstrainedSystem | None = None
     signature: tuple | None = None
     shared: int = 0  # runs that were handed the donor's structure
-    built: int = 0  # runs that built their own (the first, and those with another structure)
+    built: int = 0  # runs that built their own (the first, those with another structure, and after a donor without)
 
     def adopt(self, system: ConstrainedSystem) -> bool:
-        """Hand ``system`` the donor's structure objects when its signature is the donor's (True), else make it the
-        donor (False)."""
+        """Hand ``system`` the donor's structure objects when its signature is the donor's (True); else, or when
+        the donor has built none (its run stayed on the numpy path, or the loop route does not apply), make
+        ``system`` the donor (False)."""
         signature = structure_signature(system)
         if signature is not None and self.donor is not None and signature == self.signature:
-            projection.share_structure(system, self.donor)
-            self.shared += 1
-            return True
+            if projection.share_structure(system, self.donor):
+                self.shared += 1
+                return True
         self.donor, self.signature = (system, signature) if signature is not None else (None, None)
         self.built += 1
         return False
