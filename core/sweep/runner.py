@@ -117,8 +117,8 @@ def run_one(spec: RunSpec, model: Model, number: int, values: Sequence[float],
 
 def run_batch(spec: RunSpec, runs: Sequence[int], values: Sequence[Sequence[float]],
               cancel: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
-    """Rows of several runs (one Dask task): the base model is parsed once per batch. Once ``cancel()`` is True
-    the remaining runs are not started (their rows say cancelled)."""
+    """Rows of several runs (one Dask task): the base model is parsed once per worker (the run cache; without
+    it, once per batch). Once ``cancel()`` is True the remaining runs are not started (their rows say cancelled)."""
     shared = RUN_CACHE.get(spec.model_json, spec.pointers, spec.overrides) if spec.reuse else None
     model = shared.model if shared is not None else spec.model()
     rows = []
