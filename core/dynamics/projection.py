@@ -673,6 +673,18 @@ def choose_basis_kind(system: ConstrainedSystem, q: FloatArray, t: float, rank: 
 _BY_SYSTEM: "weakref.WeakKeyDictionary[ConstrainedSystem, dict]" = weakref.WeakKeyDictionary()
 
 
+def share_structure(system: ConstrainedSystem, donor: ConstrainedSystem) -> bool:
+    """Let ``system`` reuse what runs of ``donor`` built that depends only on the structure (its number of closed
+    loops, the sparse loop route's pattern, orderings and column plans: ``projection_loops.share_structure``), not
+    the sparse paths of the coordinate basis, whose packed data hold the numbers. For systems that differ only in
+    numbers (the runs of a parameter sweep); the caller checks that. True when the loop route's structure was
+    shared (False: ``donor`` has none, e.g. its runs stayed on the numpy path)."""
+    known = _BY_SYSTEM.get(donor, {})
+    if "loops" in known:
+        _BY_SYSTEM.setdefault(system, {}).setdefault("loops", known["loops"])
+    return projection_loops.share_structure(system, donor)
+
+
 def _sparse_path(system: ConstrainedSystem, q: FloatArray, t: float, Cu: FloatArray | None, u: FloatArray,
                  w: FloatArray) -> "projection_sparse.SparsePath":
     """The sparse path of ``system`` for the dependent coordinates u (a constant C_u given, or None), cached."""

@@ -53,6 +53,7 @@ written (the tests call the plain functions too).
 """
 from __future__ import annotations
 
+import copy
 import math
 import weakref
 from typing import Any, Callable
@@ -652,6 +653,7 @@ class LoopStructure:
         self.choice = (self.perm, _i8(corder), cpos, bands, self.row_ptr, self.row_cols)
         geo, frc, react = self.system_groups = system.fused_data()
         self.dense = not sparse_terms.sparse_kinds_only(geo)
+        self.plans: dict[bytes, tuple] = {}  # columns_plan by u (read-only tuples), filled by LoopPath
 
     def columns_plan(self, u: np.ndarray) -> tuple:
         """The kernels' plan lp = (perm, pos_u, uorder, w, [kl, ku], row_ptr, row_cols, col_ptr, col_rows, col_at,
@@ -687,7 +689,8 @@ class LoopPath:
         self.packed = packed_planar.layout_matches()
         self.lp: tuple | None = None
         self.V2T: np.ndarray | None = None
-        self._columns: dict[bytes, tuple] = {}  # plans by u (a refresh often keeps the same dependent coordinates)
+        # plans by u (a refresh often keeps the same dependent coordinates), shared by the paths of the structure
+        self._columns = structure.plans
         self._data: tuple | None = None  # (I, F) packed
         self._timed: tuple | None = None
 
@@ -805,5 +808,19 @@ def loop_path(system: Any, q: np.ndarray, t: float) -> LoopPath:
     return LoopPath(system, structure)
 
 
+def share_structure(system: Any, donor: Any) -> bool:
+    """Let ``system`` use the :class:`LoopStructure` already built for ``donor``, a system of the same structure
+    (the same pattern of C and the same element kinds: only numbers differ, as between the runs of a parameter
+    sweep; the caller checks that), bound to ``system``'s own element data; False when ``donor`` has none yet."""
+    structure = _STRUCTURES.get(donor)
+    if structure is None:
+        return False
+    if system not in _STRUCTURES:
+        shared = copy.copy(structure)
+        shared.system_groups = system.fused_data()
+        _STRUCTURES[system] = shared
+    return True
+
+
 __all__ = ["ELIMINATION_PIVOT_RTOL", "LoopPath", "LoopStructure", "RANK_MARGIN", "applies", "band_lu",
-           "band_lu_solve", "band_lu_solve_t", "choose_columns", "kernels", "loop_path"]
+           "band_lu_solve", "band_lu_solve_t", "choose_columns", "kernels", "loop_path", "share_structure"]

@@ -6,9 +6,10 @@
 
 Modules: :mod:`~core.sweep.address` (``NAME.FIELD`` -> JSON pointer), :mod:`~core.sweep.design` (``--vary``,
 grid/random/sobol), :mod:`~core.sweep.metrics` (reducers), :mod:`~core.sweep.runner` (one run, one batch; what a
-worker executes), :mod:`~core.sweep.execute` (the Dask driver), :mod:`~core.sweep.warm` (the warm-up worker
-plugin), :mod:`~core.sweep.store` (streamed Parquet with metadata, resume), :mod:`~core.sweep.api` (checking and
-running a whole sweep). Importing this package does not import Dask; running a sweep does.
+worker executes), :mod:`~core.sweep.cache` (what a worker builds once per sweep), :mod:`~core.sweep.execute` (the
+Dask driver), :mod:`~core.sweep.warm` (the warm-up worker plugin), :mod:`~core.sweep.store` (streamed Parquet
+with metadata, resume), :mod:`~core.sweep.api` (checking and running a whole sweep). Importing this package does
+not import Dask; running a sweep does.
 """
 from mechstudio.core.sweep.address import AddressError, resolve, sweepable_fields
 from mechstudio.core.sweep.api import Plan, prepare, run_plan, sweep

@@ -18,6 +18,7 @@ from typing import Any, Iterable, Iterator
 from mechstudio.core.errors import ModelError
 from mechstudio.core.model.document import Model
 from mechstudio.core.model.edit import COLLECTIONS, element_pointer, get_value, join_pointer, names, set_value, split_pointer
+from mechstudio.core.model.io import model_from_data
 
 
 #: the singular of each collection, for messages
@@ -131,8 +132,42 @@ def sweepable_addresses(model: Model) -> list[str]:
     return [a for name in element_names(model) for a in sweepable_fields(model, name)]
 
 
-def apply_values(model: Model, pointers: Iterable[str], values: Iterable[float]) -> Model:
-    """The model with each pointer's value replaced (validated; raises :class:`ModelError` when invalid)."""
+def apply_values(model: Model, pointers: Iterable[str], values: Iterable[float], *, share: bool = False) -> Model:
+    """The model with each pointer's value replaced, validated once (the document of
+    :func:`~mechstudio.core.model.edit.set_value` applied pointer by pointer: :func:`apply_edits`; raises
+    :class:`ModelError` when invalid, with the same diagnostics).
+
+    The document is copied once; with ``share`` only the objects on the pointers' paths are copied and the new
+    document shares every other part with ``model``'s (a Model is never mutated: ``mechstudio.core.model.document``),
+    which spares a sweep run the deep copy of the whole document."""
+    items = list(zip(pointers, values))
+    if not items:
+        return model
+    data: Any = dict(model.data) if share else model.copy_data()
+    for pointer, value in items:
+        tokens = split_pointer(pointer)
+        if not tokens:
+            raise ValueError("cannot replace the whole document with a parameter value")
+        node = data
+        for tok in tokens[:-1]:
+            key: Any = int(tok) if isinstance(node, list) else tok
+            child = node[key] if isinstance(node, list) or key in node else {}
+            if share or not isinstance(node, list) and key not in node:
+                child = list(child) if isinstance(child, list) else dict(child)
+                node[key] = child
+            node = child
+        last = tokens[-1]
+        if isinstance(node, list):
+            node[int(last)] = float(value)
+        else:
+            node[last] = float(value)
+    return model_from_data(data, model.source)
+
+
+def apply_edits(model: Model, pointers: Iterable[str], values: Iterable[float]) -> Model:
+    """What :func:`apply_values` computes, as a chain of :func:`~mechstudio.core.model.edit.set_value` edits (each
+    a deep copy of the document; validated after the last): the uncached path of a sweep run (``RunSpec.reuse``
+    False, the benchmark's baseline)."""
     out = model
     items = list(zip(pointers, values))
     for k, (pointer, value) in enumerate(items):

@@ -7,6 +7,10 @@ exactly the computation of ``mechstudio simulate`` on the modified file saved to
 settings). A ``cancel`` callable (the sweep was stopped) is asked between output frames and ends the run with
 status ``cancelled``.
 
+Runs of a batch share what depends only on the base model and its structure through the worker's
+:data:`~mechstudio.core.sweep.cache.RUN_CACHE` (the parsed model, the settings, the structure objects of the compiled
+system: :mod:`mechstudio.core.sweep.cache`) unless the spec says ``reuse=False``; the numbers computed are the same.
+
 Nothing raises out of a run: an invalid parameter value gives status ``invalid`` with the model's diagnostics,
 a numerical failure the simulation's own status (``failed``, ``singular``, ...) and message, any other
 exception status ``error`` with its type and text; the metrics of such runs are NaN.
@@ -22,7 +26,8 @@ from mechstudio.core.errors import ModelError
 from mechstudio.core.model.document import Model
 from mechstudio.core.model.io import loads_model
 from mechstudio.core.simulate import SimulationSettings, Trajectory, run, simulate
-from mechstudio.core.sweep.address import apply_values
+from mechstudio.core.sweep.address import apply_edits, apply_values
+from mechstudio.core.sweep.cache import RUN_CACHE, SweepCache
 from mechstudio.core.sweep.metrics import Metric, evaluate
 from mechstudio.core.systems.compile import compile_model
 from mechstudio.core.types import Status
@@ -42,12 +47,15 @@ STATUS_ERROR = "error"
 @dataclass(frozen=True)
 class RunSpec:
     """What every run of a sweep shares: the base model (JSON text), the parameters' JSON pointers and
-    column names, the metrics and the simulation setting overrides (None: the file's value)."""
+    column names, the metrics and the simulation setting overrides (None: the file's value); ``reuse``: runs share
+    the worker's cache of what depends only on the model's structure (:mod:`mechstudio.core.sweep.cache`; False
+    builds everything per run, as the benchmark's baseline does)."""
     model_json: str
     addresses: tuple[str, ...]
     pointers: tuple[str, ...]
     metrics: tuple[Metric, ...]
     overrides: dict[str, Any] = field(default_factory=dict)
+    reuse: bool = True
 
     def model(self) -> Model:
         return loads_model(self.model_json, "<sweep model>")
@@ -76,16 +84,24 @@ def probe_run(model: Model, overrides: dict[str, Any]) -> Trajectory:
 
 
 def run_one(spec: RunSpec, model: Model, number: int, values: Sequence[float],
-            cancel: Callable[[], bool] | None = None) -> dict[str, Any]:
+            cancel: Callable[[], bool] | None = None, shared: SweepCache | None = None) -> dict[str, Any]:
     """The row of run ``number`` with parameter ``values`` (in ``spec.addresses`` order); ``cancel()`` True ends
-    the run early (status cancelled)."""
+    the run early (status cancelled). ``shared``: the sweep's cache in this worker (its settings and structure
+    objects are reused, and the values applied by :func:`~mechstudio.core.sweep.address.apply_values`), or None:
+    everything is built for this run (the values applied by :func:`~mechstudio.core.sweep.address.apply_edits`)."""
     clock = time.perf_counter()
     row = blank_row(spec, number, values)
     metrics: dict[str, float] = {}
     try:
-        modified = apply_values(model, spec.pointers, values)
-        traj = run(compile_model(modified), SimulationSettings.from_model(modified, **spec.overrides),
-                   cancel=cancel)
+        modified = (apply_values(model, spec.pointers, values, share=True) if shared is not None
+                    else apply_edits(model, spec.pointers, values))
+        system = compile_model(modified)
+        settings = shared.settings if shared is not None else None
+        if settings is None:
+            settings = SimulationSettings.from_model(modified, **spec.overrides)
+        if shared is not None:
+            shared.adopt(system)
+        traj = run(system, settings, cancel=cancel)
         row["status"], row["message"] = traj.status.value, traj.message
         if traj.status.ok:
             metrics = {metric_column(k): v for k, v in evaluate(spec.metrics, traj.columns()).items()}
@@ -101,9 +117,10 @@ def run_one(spec: RunSpec, model: Model, number: int, values: Sequence[float],
 
 def run_batch(spec: RunSpec, runs: Sequence[int], values: Sequence[Sequence[float]],
               cancel: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
-    """Rows of several runs (one Dask task): the base model is parsed once per batch. Once ``cancel()`` is True
-    the remaining runs are not started (their rows say cancelled)."""
-    model = spec.model()
+    """Rows of several runs (one Dask task): the base model is parsed once per worker (the run cache; without
+    it, once per batch). Once ``cancel()`` is True the remaining runs are not started (their rows say cancelled)."""
+    shared = RUN_CACHE.get(spec.model_json, spec.pointers, spec.overrides) if spec.reuse else None
+    model = shared.model if shared is not None else spec.model()
     rows = []
     for r, v in zip(runs, values):
         if cancel is not None and cancel():
@@ -111,7 +128,7 @@ def run_batch(spec: RunSpec, runs: Sequence[int], values: Sequence[Sequence[floa
             row.update(status=Status.CANCELLED.value, message="the sweep was stopped before this run")
             rows.append(row)
         else:
-            rows.append(run_one(spec, model, r, v, cancel))
+            rows.append(run_one(spec, model, r, v, cancel, shared))
     return rows
 
 
