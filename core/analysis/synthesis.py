@@ -83,8 +83,31 @@ POLISH_ROUNDS = 4
 
 # --- results -------------------------------------------------------------------------------------------------------
 
+class LinkageFit:
+    """What every synthesized linkage (a four-bar :class:`Candidate`, a six-bar) says of its fit from its fields
+    ``error``, ``tolerance`` and ``geometry``."""
+    error: float
+    tolerance: float
+    geometry: Any
+
+    @property
+    def exact(self) -> bool:
+        """Whether the candidate meets the tolerance."""
+        return self.error <= self.tolerance
+
+    @property
+    def link_lengths(self) -> dict[str, float]:
+        """The link lengths by name [length]."""
+        return self.geometry.lengths
+
+    @property
+    def link_scale(self) -> float:
+        """The longest link [length]: the error's unit."""
+        return self.geometry.link_scale
+
+
 @dataclass(frozen=True)
-class Candidate:
+class Candidate(LinkageFit):
     """A synthesized four-bar (world units, the targets' length unit) and how well it fits.
 
     ``kind``: ``path`` or ``function``. ``geometry``: the linkage (core.analysis.synthesis_fourbar.FourBarGeometry).
@@ -107,20 +130,6 @@ class Candidate:
     evaluations: int = 0
     elapsed_s: float = 0.0
     criteria: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def exact(self) -> bool:
-        """Whether the candidate meets the tolerance."""
-        return self.error <= self.tolerance
-
-    @property
-    def link_lengths(self) -> dict[str, float]:
-        """ground, crank, coupler, rocker [length]."""
-        return self.geometry.lengths
-
-    @property
-    def link_scale(self) -> float:
-        return self.geometry.link_scale
 
     @property
     def grashof(self) -> GrashofClass:
@@ -778,5 +787,5 @@ def synthesize_function(input_angles: Sequence[float], output_angles: Sequence[f
                            f"closest has a max output angle error of {best[0].error:.3g} rad", best[0], **common)
 
 
-__all__ = ["CRITERIA", "Candidate", "DEFAULT_TOLERANCE", "FourBarGeometry", "SynthesisResult", "chebyshev_inputs",
-           "function_targets", "rocker_angles", "synthesize_function", "synthesize_path"]
+__all__ = ["CRITERIA", "Candidate", "DEFAULT_TOLERANCE", "FourBarGeometry", "LinkageFit", "SynthesisResult",
+           "chebyshev_inputs", "function_targets", "rocker_angles", "synthesize_function", "synthesize_path"]

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 
-from mechstudio.core.analysis.synthesis import (DEFAULT_TIME_S, DEFAULT_TOLERANCE, Frame, InputProblem,
+from mechstudio.core.analysis.synthesis import (DEFAULT_TIME_S, DEFAULT_TOLERANCE, Frame, InputProblem, LinkageFit,
                                                 SynthesisResult, check_angles, check_options, check_points,
                                                 executor_for, failed, quiet_numerics)
 from mechstudio.core.analysis.synthesis_fourbar import MIN_LINK_RATIO
@@ -45,7 +45,7 @@ FINAL_RESERVE_S = 5.0
 
 
 @dataclass(frozen=True)
-class SixBarCandidate:
+class SixBarCandidate(LinkageFit):
     """A synthesized six-bar (world units) and how well it fits; fields as the four-bar's Candidate: ``geometry``
     (SixBarGeometry), ``crank_angles`` (N,) [rad] unwrapped along the motion, ``direction`` (+1 counter-clockwise),
     ``targets``, ``fitted`` (N, 2) the path points at those angles, ``error`` (max distance / longest link),
@@ -61,18 +61,6 @@ class SixBarCandidate:
     evaluations: int = 0
     elapsed_s: float = 0.0
     kind: str = "path"
-
-    @property
-    def exact(self) -> bool:
-        return self.error <= self.tolerance
-
-    @property
-    def link_lengths(self) -> dict[str, float]:
-        return self.geometry.lengths
-
-    @property
-    def link_scale(self) -> float:
-        return self.geometry.link_scale
 
     @property
     def criteria(self) -> dict[str, float]:

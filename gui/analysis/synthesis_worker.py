@@ -115,41 +115,4 @@ class TargetPicker(QObject):
         return False
 
 
-class TargetPicker(QObject):
-    """While ``active``, takes the canvas's left clicks as target points (``picked(x, y)`` [m]) and its Esc key
-    (``ended``); every other mouse button press is swallowed too, except the middle button (pan)."""
-
-    picked = Signal(float, float)
-    ended = Signal()
-
-    def __init__(self, canvas: Any, parent: QObject | None = None):
-        super().__init__(parent)
-        self.canvas = canvas
-        self.active = False
-        canvas.viewport().installEventFilter(self)
-        canvas.installEventFilter(self)
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
-        if not self.active:
-            return False
-        kind = event.type()
-        if obj is self.canvas:
-            if kind == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
-                self.ended.emit()
-                return True
-            return False
-        if kind in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonDblClick):
-            if event.button() == Qt.MouseButton.MiddleButton:
-                return False
-            if event.button() == Qt.MouseButton.LeftButton and kind == QEvent.Type.MouseButtonPress:
-                x, y = self.canvas.to_world(event.position())
-                self.picked.emit(float(x), float(y))
-            return True
-        if kind == QEvent.Type.MouseButtonRelease:
-            return event.button() != Qt.MouseButton.MiddleButton
-        if kind == QEvent.Type.ContextMenu:
-            return True
-        return False
-
-
 __all__ = ["SynthesisWorker", "TargetPicker"]
