@@ -44,7 +44,7 @@ from mechstudio.core.elements import element_type
 from mechstudio.core.elements.primitives.spatial_rows import (JOINT_COORDINATES, JOINT_ROWS, ROW_EQUATIONS, Equation,
                                                               JointGeometry, RowBatch, cross_rows)
 from mechstudio.core.model.document import GROUND, Model
-from mechstudio.core.numerics.orientation import Euler313, matrix_to_quat, quat_E, quat_to_matrix
+from mechstudio.core.numerics.orientation import quat_E, quat_to_matrix
 from mechstudio.core.systems.base import ConstraintInfo
 from mechstudio.core.systems.maximal_bodies import MaximalBodies
 from mechstudio.core.types import FloatArray
@@ -349,22 +349,14 @@ class MaximalJointSystem(MaximalBodies):
         """(centres of mass, quaternions, centre velocities, world angular velocities) of the file's rough
         initial poses: ``initial.x, y, z`` the body-frame origin [m], ``quaternion`` or 3-1-3 Euler angles
         ``psi, theta, phi`` [rad], ``velocity`` of the centre of mass [m/s], ``omega`` [rad/s] (world)."""
+        pq, w = self.initial_orientations()
+        A = quat_to_matrix(pq)
         r = np.zeros((self.nb, 3))
-        pq = np.zeros((self.nb, 4))
         rd = np.zeros((self.nb, 3))
-        w = np.zeros((self.nb, 3))
         for k, b in enumerate(self.entities.bodies):
             init = b.initial
-            if "quaternion" in init:
-                qq = np.asarray(init["quaternion"], float)
-                pq[k] = qq / np.linalg.norm(qq)
-            else:
-                ang = np.array([[float(init.get(a, 0.0)) for a in ("psi", "theta", "phi")]])
-                pq[k] = matrix_to_quat(Euler313().to_matrix(ang))[0]
-            A = quat_to_matrix(pq[k:k + 1])[0]
-            r[k] = np.array([float(init.get(a, 0.0)) for a in ("x", "y", "z")]) + A @ self.com[k]
+            r[k] = np.array([float(init.get(a, 0.0)) for a in ("x", "y", "z")]) + A[k] @ self.com[k]
             rd[k] = np.asarray(init.get("velocity", [0.0, 0.0, 0.0]), float)
-            w[k] = np.asarray(init.get("omega", [0.0, 0.0, 0.0]), float)
         return r, pq, rd, w
 
     def initial_guess(self) -> FloatArray:
