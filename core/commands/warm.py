@@ -5,7 +5,8 @@ do.
 
 Each kernel family is compiled by short runs of samples that use it (:data:`CASES`: the planar projection with
 its O(N) tree path, its closed-loop path and the compiled DOP853 step; the spatial projection of the rolling disk;
-the Wittenburg trees; together they build every kernel set of the core, which tests/test_cli_warm.py checks). The
+the Wittenburg trees, spherical and of hinges (joint coordinates); the spatial joints' rows in maximal coordinates
+(the Cardan shaft); together they build every kernel set of the core, which tests/test_cli_warm.py checks). The
 samples of one family run one after the other in one process, the later ones compiling only what the earlier
 left (the closed-loop sample shares the planar kernels of the tree sample). The families share no compiled
 function, so they are compiled in parallel processes, one per core up to ``--jobs`` (numba writes its cache
@@ -25,7 +26,7 @@ from mechstudio.core.simulate import simulate
 
 #: (sample models, formulation): the short runs of one case, in one process, compile a family of kernels
 CASES = ((("pendulum", "four_bar"), "projection"), (("rolling_disk",), "projection"),
-         (("spherical_chain_3",), "wittenburg"))
+         (("spherical_chain_3", "gyroscope_gimbals"), "wittenburg"), (("cardan_shaft",), "projection"))
 WARM_T_END_S = 0.02
 
 
