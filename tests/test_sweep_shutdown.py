@@ -13,6 +13,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -90,3 +91,18 @@ def test_the_command_leaves_no_process_and_prints_no_warning(tmp_path: Path) -> 
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
     assert left == []
+
+
+def test_the_workers_stop_their_heartbeats_before_they_are_closed() -> None:
+    """A heartbeat in flight while the scheduler drops a closing worker is logged by the worker as an error with a
+    traceback (on the sweep's standard error): connect() stops the heartbeats first. Checked on the worker itself,
+    before and after quiet_heartbeats."""
+    from mechstudio.core.sweep.execute import quiet_heartbeats
+
+    def beating(dask_worker: Any) -> bool:
+        return bool(dask_worker.periodic_callbacks["heartbeat"].is_running())
+
+    with connect(workers=1) as client:
+        assert list(client.run(beating).values()) == [True]
+        quiet_heartbeats(client)
+        assert list(client.run(beating).values()) == [False]

@@ -7,9 +7,9 @@
   extra) listens on a free port chosen by the system, so that several sweeps at once never compete for Dask's
   default port 8787. :func:`dashboard_link` gives the dashboard's address, or None without bokeh
   (:data:`DASHBOARD_HINT` says how to get it).
-* Shutdown: the local workers are closed one by one with :data:`WORKER_CLOSE_S` seconds each to finish (Dask's own
-  close gives a worker process 4 s and then kills it with a warning, which a loaded machine reaches); every worker
-  process has ended when :func:`connect` returns, also after Ctrl+C. A connection or start-up failure of the
+* Shutdown: the workers' heartbeats are stopped (:func:`quiet_heartbeats`), then the local workers are closed one
+  by one with :data:`WORKER_CLOSE_S` seconds each to finish (Dask's own close gives a worker process 4 s and then
+  kills it with a warning, which a loaded machine reaches); every worker process has ended when :func:`connect` returns, also after Ctrl+C. A connection or start-up failure of the
   cluster is a :class:`ClusterError`, distinct from errors of the sweep's own files (OSError naming the file).
 * Warm-up: a worker plugin (:class:`mechstudio.core.sweep.warm.WarmKernels`) starts a run of the base model for
   one output interval when it is registered on each worker, and on every worker that joins later, and a task
@@ -112,11 +112,32 @@ def connect(workers: int | None = None, scheduler: str | None = None,
             except (OSError, RuntimeError, TimeoutError) as exc:
                 raise ClusterError(f"cannot start a local Dask cluster of {n} worker process(es): {exc}") from exc
         with Client(cluster) as client:
-            yield client
+            try:
+                yield client
+            finally:
+                quiet_heartbeats(client)
     finally:
         if cluster is not None:
             with sigint_ignored():  # a second Ctrl+C (or a signal to the whole process group) must not cut it short
                 close_local_cluster(cluster)
+
+
+def stop_heartbeat(dask_worker: Any) -> None:
+    """On a worker (``client.run``): stop its heartbeat and keep-alive calls to the scheduler."""
+    for name in ("heartbeat", "keep-alive"):
+        callback = dask_worker.periodic_callbacks.get(name)
+        if callback is not None:
+            callback.stop()
+
+
+def quiet_heartbeats(client: Any) -> None:
+    """Stop the local workers' heartbeats before they are closed: a heartbeat in flight while the scheduler drops
+    a closing worker's connection is logged by the worker as an error with a traceback (a harmless race of Dask's
+    shutdown that a loaded machine meets, printed on the sweep's standard error)."""
+    try:
+        client.run(stop_heartbeat)
+    except Exception as exc:  # a worker already gone: nothing left to quiet
+        log.debug("could not stop the workers' heartbeats: %s", exc)
 
 
 def close_local_cluster(cluster: Any, timeout_s: float = WORKER_CLOSE_S) -> None:
