@@ -146,3 +146,20 @@ def when_modal(act: Callable[[QWidget], None], name: str | None = None, timeout_
             QTimer.singleShot(20, poll)
     QTimer.singleShot(0, poll)
     return done
+
+
+def screen_shot(qapp: Any, w: Any, name: str) -> Any:
+    """Grab ``w``'s frame from the screen (OpenGL views included, which ``widget.grab()`` leaves blank) into
+    docs/screenshots/<name> when MECHSTUDIO_UPDATE_SCREENSHOTS=1, else a temporary folder; its path."""
+    import os
+    import tempfile
+    from pathlib import Path
+    if os.environ.get("MECHSTUDIO_UPDATE_SCREENSHOTS") == "1":
+        out = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / name
+    else:
+        out = Path(tempfile.gettempdir()) / "mechstudio-screenshots" / name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    g = w.frameGeometry()
+    img = qapp.primaryScreen().grabWindow(0, g.x(), g.y(), g.width(), g.height())
+    assert img.save(str(out)), out
+    return out

@@ -5,16 +5,14 @@ Written to docs/screenshots/ with MECHSTUDIO_UPDATE_SCREENSHOTS=1 (take them on 
 a native GL window that a widget grab does not see); each picture must show the mechanism and the plots."""
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from tests.gui.conftest import ROOT, SAMPLES
-from tests.gui.document_helpers import close_live_window, open_live_window
+from tests.gui.conftest import SAMPLES
+from tests.gui.document_helpers import close_live_window, open_live_window, screen_shot
 
 pytestmark = pytest.mark.gui
 
@@ -26,18 +24,6 @@ def live_window(qtbot: Any, messenger: Any, qapp: Any, require_gl: None, monkeyp
                          str(SAMPLES / "four_bar.json"))
     yield w
     close_live_window(w)
-
-
-def shot(qapp: Any, w: Any, name: str) -> Path:
-    if os.environ.get("MECHSTUDIO_UPDATE_SCREENSHOTS") == "1":
-        out = ROOT / "docs" / "screenshots" / name
-    else:
-        out = Path(tempfile.gettempdir()) / "mechstudio-screenshots" / name
-    out.parent.mkdir(parents=True, exist_ok=True)
-    g = w.frameGeometry()
-    img = qapp.primaryScreen().grabWindow(0, g.x(), g.y(), g.width(), g.height())
-    assert img.save(str(out)), out
-    return out
 
 
 def region_colours(path: Path, widget: Any, window: Any) -> int:
@@ -64,7 +50,7 @@ def test_screenshot_rolling_disk_running(qtbot: Any, qapp: Any, live_window: Any
     assert c.state in ("running", "finished"), (c.state, c.last_error)
     c.show_time(2.4)
     qtbot.wait(300)
-    path = shot(qapp, w, "live_rolling_disk.png")
+    path = screen_shot(qapp, w, "live_rolling_disk.png")
     assert region_colours(path, w.live.container, w) > 20, "the 3D view is blank"
     assert region_colours(path, w.live.plots, w) > 20, "the plots are blank"
     w.live.act_stop.trigger()
@@ -84,7 +70,7 @@ def test_screenshot_spherical_chain_stepped(qtbot: Any, qapp: Any, live_window: 
         w.live.act_step_back.trigger()
     assert c.clock.t == pytest.approx(c.buffer.t[-26])
     qtbot.wait(300)
-    path = shot(qapp, w, "live_spherical_chain.png")
+    path = screen_shot(qapp, w, "live_spherical_chain.png")
     assert region_colours(path, w.live.container, w) > 20, "the 3D view is blank"
     assert region_colours(path, w.live.plots, w) > 20, "the plots are blank"
     assert np.isclose(w.live.plots.energy.cursor.value(), c.clock.t)

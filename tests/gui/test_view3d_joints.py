@@ -5,9 +5,6 @@ its axes (docs/screenshots/ with MECHSTUDIO_UPDATE_SCREENSHOTS=1, else a tempora
 the 3D view is a native GL window). Needs real OpenGL for the view (Xvfb + llvmpipe)."""
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,8 +12,8 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
-from tests.gui.conftest import ROOT, SAMPLES
-from tests.gui.document_helpers import close_live_window, open_live_window
+from tests.gui.conftest import SAMPLES
+from tests.gui.document_helpers import close_live_window, open_live_window, screen_shot
 
 pytestmark = pytest.mark.gui
 
@@ -97,18 +94,6 @@ def test_axes_drawn_and_moving_with_their_bodies(qtbot: Any, require_gl: None, n
                 assert np.allclose(np.cross(lines[0][1], a2 / np.linalg.norm(a2)), 0, atol=1e-6), j["name"]
 
 
-def shot(qapp: Any, w: Any, name: str) -> Path:
-    if os.environ.get("MECHSTUDIO_UPDATE_SCREENSHOTS") == "1":
-        out = ROOT / "docs" / "screenshots" / name
-    else:
-        out = Path(tempfile.gettempdir()) / "mechstudio-screenshots" / name
-    out.parent.mkdir(parents=True, exist_ok=True)
-    g = w.frameGeometry()
-    img = qapp.primaryScreen().grabWindow(0, g.x(), g.y(), g.width(), g.height())
-    assert img.save(str(out)), out
-    return out
-
-
 @pytest.fixture
 def live_window(qtbot: Any, messenger: Any, qapp: Any, require_gl: None, monkeypatch: pytest.MonkeyPatch) -> Any:
     avail = qapp.primaryScreen().availableGeometry()
@@ -162,7 +147,7 @@ def test_screenshot_cardan_shaft_axes(qtbot: Any, qapp: Any, live_window: Any) -
     view.setCameraPosition(elevation=30, azimuth=-70)
     w.document.set_selection([("bodies", "mid_a")])
     QTest.qWait(400)
-    path = shot(qapp, dock, "cardan_shaft_axes.png")
+    path = screen_shot(qapp, dock, "cardan_shaft_axes.png")
     from PySide6.QtGui import QImage
     img = QImage(str(path))
     colours = {img.pixel(x, y) for y in range(5, img.height() - 5, 3) for x in range(5, img.width() - 5, 3)}
@@ -190,6 +175,6 @@ def test_screenshot_tree_editor_hinge_child(qtbot: Any, qapp: Any, messenger: An
         view.frame_motion(np.asarray(w.document.analysis.q, float)[None, :], (view.width(), view.height()), 0.7)
         view.setCameraPosition(elevation=15, azimuth=-50)
         QTest.qWait(300)
-        shot(qapp, w, "tree_editor_hinge_child.png")
+        screen_shot(qapp, w, "tree_editor_hinge_child.png")
     finally:
         close_live_window(w)
