@@ -1,7 +1,9 @@
 """Side-by-side speed and accuracy of Mechanism Studio against peer engines, in ONE invocation.
 
-Project copy of ../shared/benchmarks/side_by_side.py (2026-11-24), adapted in two places only: the results go to
-build/side_by_side/ (not next to the shared script), and Mechanism Studio's worker compiles its kernels into an
+Project copy of ../shared/benchmarks/side_by_side.py (2026-11-24), adapted in three places only: the results go to
+build/side_by_side/ (not next to the shared script); ``--skip TEXT`` (repeatable) leaves out the timed variants
+whose label contains TEXT (a short run, e.g. ``--skip "dt 1e-5"`` without Exudyn's ~55 s-a-repeat fine-step rows);
+and Mechanism Studio's worker compiles its kernels into an
 empty numba cache (filled by the untimed warm-ups) instead of a copy of core/__pycache__/numba-*. That folder is
 where an old version of the project kept its kernel cache; core.jit now keys the cache folder by a digest of the
 kernel sources (in the user cache folder), and a stale core/__pycache__/numba-* copy pointed to by
@@ -675,6 +677,8 @@ def main(argv):
     ap.add_argument("--ms-python", default=MS_PYTHON)
     ap.add_argument("--peers-python", default=PEERS_PYTHON)
     ap.add_argument("--scaling", default="3,10,30,60")
+    ap.add_argument("--skip", action="append", default=[],
+                    help="leave out the timed variants whose label contains this text (repeatable)")
     args = ap.parse_args(argv)
     t_start = time.perf_counter()
     os.makedirs(RESULTS, exist_ok=True)
@@ -744,7 +748,7 @@ def main(argv):
     log("exudyn explicit RK on the redundant chain:", res["exudyn_explicit_on_redundant_chain"])
 
     # ---------------------------------------------------------------------------------------------- phase 1
-    var = variants()
+    var = [v for v in variants() if not any(text in v[2] for text in args.skip)]
     log("phase 1: warm-up")
     for case, eng, label, req, note in var:  # untimed warm-up of every variant (imports, JIT cache, first calls)
         procs[eng].call(**dict(req, t_end=0.1))
