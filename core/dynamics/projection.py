@@ -595,11 +595,11 @@ class ProjectionFormulation(Formulation):
         def counted(n: int) -> None:
             self.rhs_evaluations += n
         if self._loops_on:
-            kernel = self._loops.compiled_rhs()
-            return None if kernel is None else CompiledRHS(kernel, self._loops.timed_data, counted)
+            pair = self._loops.compiled_rhs()
+            return None if pair is None else CompiledRHS(pair[0], self._loops.timed_data, counted, pair[1])
         if self._sparse is not None:
-            kernel = self._sparse.compiled_rhs()
-            return None if kernel is None else CompiledRHS(kernel, self._sparse.timed_data, counted)
+            pair = self._sparse.compiled_rhs()
+            return None if pair is None else CompiledRHS(pair[0], self._sparse.timed_data, counted, pair[1])
         make = getattr(self._fused, "compiled_rhs", None)
         kernel = make() if make is not None else None
         if kernel is None:

@@ -528,15 +528,24 @@ def k_packed_loop_rhs(y, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN00
                       (fval, faccel, xi, load_f, torque))
 
 
-def k_packed_loop_rhs_timed(t, y, I, F):  # noqa: ANN001, ANN201
-    """:func:`k_packed_loop_rhs` as a function of (t, [y; W], I, F) for the compiled DOP853 step
-    (``mechstudio.core.integrate.dop853_kernels``): the time arrays at t from the compiled time functions
-    (``mechstudio.core.systems.planar_time``); STATUS_TIME when one is not finite (the Python path then reports it)."""
+def k_loop_prepare_timed(I, F):  # noqa: ANN001, ANN201
+    """The packed data of :func:`k_packed_loop_rhs_timed` unpacked: (I, F, plan, V2^T, geometry, forces); the
+    compiled DOP853 step does this once per step (``mechstudio.core.integrate.dop853_kernels``,
+    ``CompiledRHS.prepare``)."""
+    return I, F, unpack_loop_plan(I, F), unpack_basis(I, F), unpack_geometry(I, F), unpack_forces(I, F)
+
+
+def k_packed_loop_rhs_timed(t, y, P):  # noqa: ANN001, ANN201
+    """:func:`k_loop_rhs` as a function of (t, [y; W], P) for the compiled DOP853 step, P from
+    :func:`k_loop_prepare_timed`: the time arrays at t from the compiled time functions
+    (``mechstudio.core.systems.planar_time``); STATUS_TIME when one is not finite (the Python path then reports
+    it)."""
+    I, F, lp, V2T, geo, frc = P
     L = I.shape[0]
     ok, fval, faccel, xi, load_f, torque = _time_arrays(t, I, F, I[L - TAIL + 3], I[L - TAIL + 4])
     if not ok:
         return STATUS_TIME, np.zeros(y.shape[0])
-    return k_packed_loop_rhs(y[:-1].copy(), I, F, fval, faccel, xi, load_f, torque)
+    return k_loop_rhs(y[:-1].copy(), lp, V2T, geo, frc, (fval, faccel, xi, load_f, torque))
 
 
 def k_packed_loop_output(y, correction, want_growth, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
@@ -598,14 +607,15 @@ def kernels() -> dict[str, Callable[..., Any]] | None:
 
 
 @kernel_set
-def timed_kernel() -> Callable[..., Any] | None:
-    """:func:`k_packed_loop_rhs_timed` compiled (called by the compiled DOP853 step), or None without numba."""
+def timed_kernel() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """(:func:`k_packed_loop_rhs_timed`, :func:`k_loop_prepare_timed`) compiled (the compiled DOP853 step's
+    right-hand side and its preparation), or None without numba."""
     built = kernels()
     times = planar_time.kernels()
     if built is None or times is None:
         return None
-    globals().update(k_packed_loop_rhs=built["packed_rhs"], _time_arrays=times[0])
-    return compile_helper(k_packed_loop_rhs_timed)
+    globals()["_time_arrays"] = times[0]
+    return compile_helper(k_packed_loop_rhs_timed), compile_helper(k_loop_prepare_timed)
 
 
 def applies(system: Any) -> bool:
@@ -767,9 +777,10 @@ class LoopPath:
                            np.ascontiguousarray(np.concatenate((F, TF))))
         return self._timed
 
-    def compiled_rhs(self) -> Callable[..., Any] | None:
-        """The compiled right-hand side of (t, [y; W], I, F) when the data are packed and every time function of
-        the model has its compiled form (``PlanarSystem.packed_time``)."""
+    def compiled_rhs(self) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+        """The compiled right-hand side of (t, [y; W], P) and its preparation P = prepare(I, F)
+        (:func:`timed_kernel`) when the data are packed and every time function of the model has its compiled
+        form (``PlanarSystem.packed_time``); None otherwise."""
         if not self.packed or self.system.packed_time() is None:
             return None
         return timed_kernel()

@@ -258,16 +258,23 @@ def k_packed_rhs(y, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, AN
                         (fval, faccel, xi, load_f, torque))
 
 
-def k_packed_rhs_timed(t, y, I, F):  # noqa: ANN001, ANN201
-    """:func:`k_packed_rhs` as a function of (t, [y; W], I, F) for the compiled DOP853 step
-    (``mechstudio.core.integrate.dop853_kernels``): the time arrays at t from the compiled time functions appended by
+def k_prepare_timed(I, F):  # noqa: ANN001, ANN201
+    """The packed data of :func:`k_packed_rhs_timed` unpacked: (I, F, plan, geometry, forces); the compiled DOP853
+    step does this once per step (``mechstudio.core.integrate.dop853_kernels``, ``CompiledRHS.prepare``)."""
+    return I, F, unpack_plan(I, F), unpack_geometry(I, F), unpack_forces(I, F)
+
+
+def k_packed_rhs_timed(t, y, P):  # noqa: ANN001, ANN201
+    """:func:`k_sparse_rhs` as a function of (t, [y; W], P) for the compiled DOP853 step, P from
+    :func:`k_prepare_timed`: the time arrays at t from the compiled time functions appended by
     :meth:`SparsePath.timed_data` (``mechstudio.core.systems.planar_time``, located by I's last two entries);
     STATUS_TIME when one is not finite (the Python path then reports it)."""
+    I, F, plan, geo, frc = P
     L = I.shape[0]
     ok, fval, faccel, xi, load_f, torque = _time_arrays(t, I, F, I[L - 2], I[L - 1])
     if not ok:
         return STATUS_TIME, np.zeros(y.shape[0])
-    return k_packed_rhs(y[:-1].copy(), I, F, fval, faccel, xi, load_f, torque)
+    return k_sparse_rhs(y[:-1].copy(), plan, geo, frc, (fval, faccel, xi, load_f, torque))
 
 
 def k_packed_output(y, correction, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
@@ -464,18 +471,17 @@ def applies(system: Any) -> bool:
 
 
 @kernel_set
-def timed_kernel() -> Callable[..., Any] | None:
-    """:func:`k_packed_rhs_timed` compiled (called by the compiled DOP853 step), or None without numba."""
+def timed_kernel() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """(:func:`k_packed_rhs_timed`, :func:`k_prepare_timed`) compiled (the compiled DOP853 step's right-hand side
+    and its preparation), or None without numba."""
     built = kernels()
     if built is None:
         return None
     times = planar_time.kernels()
     if times is None:
         return None
-    g = globals()
-    g["k_packed_rhs"] = built[2]
-    g["_time_arrays"] = times[0]
-    return compile_helper(k_packed_rhs_timed)
+    globals()["_time_arrays"] = times[0]
+    return compile_helper(k_packed_rhs_timed), compile_helper(k_prepare_timed)
 
 
 class SparsePath:
@@ -492,10 +498,10 @@ class SparsePath:
             self.I, self.F = packed_planar.packed(system, plan)
         self._timed: tuple | None = None  # timed_data
 
-    def compiled_rhs(self) -> Callable[..., Any] | None:
-        """The compiled right-hand side of (t, [y; W], I, F) (:func:`k_packed_rhs_timed`) for the compiled DOP853
-        step when the data are packed and every time function of the model has its compiled form
-        (``PlanarSystem.packed_time``); None otherwise."""
+    def compiled_rhs(self) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+        """The compiled right-hand side of (t, [y; W], P) and its preparation P = prepare(I, F)
+        (:func:`timed_kernel`) for the compiled DOP853 step when the data are packed and every time function of
+        the model has its compiled form (``PlanarSystem.packed_time``); None otherwise."""
         if not self.packed or self.system.packed_time() is None:
             return None
         return timed_kernel()

@@ -169,7 +169,7 @@ class _ScipyIntegrator(Integrator):
               compiled: CompiledRHS | None = None) -> Stepper:
         if not self.continuous:
             return super().start(fun, t0, y0, t_bound)
-        kernels = (dop853_kernels.specialized(compiled.kernel)
+        kernels = (dop853_kernels.specialized(compiled.kernel, compiled.prepare)
                    if compiled is not None and self.solver_class is _SciDOP853 else None)
         if kernels is not None and np.ndim(self.atol) == 0 and np.ndim(self.rtol) == 0:
             st: RKStepper = CompiledDOP853Stepper(fun, t0, y0, t_bound, self.rtol, self.atol, self.max_step,
