@@ -221,11 +221,13 @@ def test_rolling_disk_runs_step_compiled_as_accurately_as_scipy(sample: str, mon
     assert max(float(np.max(b.violation_position)) for b in compiled.frames) < 1e-12
 
 
-@pytest.mark.parametrize("sample", ["rolling_disk", "rolling_disk_accelerating_plane"])
+@pytest.mark.parametrize("sample", ["rolling_disk", "rolling_disk_accelerating_plane", "double_pendulum", "four_bar",
+                                    "slider_crank_driven"])
 def test_batched_output_frames_equal_one_at_a_time(sample: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The outputs inside a step come from one compiled call per step (``fast_outputs``); the run with them
-    asked one at a time (``fast_output``) records the same frames to round-off (the same kernel, the plane's
-    motion evaluated from the same coefficients in compiled code instead of numpy: 1e-14 relative)."""
+    """The outputs inside a step come from one compiled call per step (``fast_outputs``: rolling disks, the
+    sparse path of a chain, the sparse route of closed loops, with a driver's time function); the run with them
+    asked one at a time (``fast_output``) records the same frames to round-off (the same kernels, the time
+    functions and the plane's motion evaluated in compiled code instead of numpy: 1e-14 relative)."""
     from mechstudio.core.dynamics.projection import ProjectionFormulation
     from mechstudio.core.model.samples import sample_path
     from mechstudio.core.simulate import SimulationSettings, run
@@ -233,7 +235,7 @@ def test_batched_output_frames_equal_one_at_a_time(sample: str, monkeypatch: pyt
     from mechstudio.core.systems.compile import compile_model
     system = compile_model(load_model(sample_path(sample)))
     settings = SimulationSettings(t_end=2.0, dt=0.01, formulation="projection", integrator="dop853", rtol=1e-8,
-                                  atol=1e-10)
+                                  atol=1e-10, kernels="compiled")
     calls = []
     original = ProjectionFormulation.fast_outputs
 
@@ -456,3 +458,17 @@ def test_planar_compiled_rhs_equals_the_python_rhs(case: str) -> None:
             checked += 1
     assert driver.status.value == "finished", driver.message
     assert checked >= 6
+
+
+def test_compiled_dense_values_equal_scipys_bit_for_bit() -> None:
+    """The compiled evaluation of a step's dense output (scalar and vector times) gives scipy's values exactly."""
+    from scipy.integrate._ivp.rk import Dop853DenseOutput
+
+    from mechstudio.core.integrate.scipy_ivp import CompiledDop853DenseOutput
+    rng = np.random.default_rng(11)
+    coef, y_old = rng.standard_normal((7, 5)), rng.standard_normal(5)
+    ours, ref = CompiledDop853DenseOutput(0.3, 0.37, y_old, coef), Dop853DenseOutput(0.3, 0.37, y_old, coef)
+    times = np.linspace(0.3, 0.37, 9)
+    assert np.array_equal(ours(times), ref(times))
+    assert np.array_equal(ours(0.33), ref(0.33))
+    assert ours(times).shape == (5, 9) and ours(0.33).shape == (5,)

@@ -188,6 +188,27 @@ def dop853_dense(t_old, h, y_old, y, f, K, I, F, A, C, D):  # noqa: ANN001, ANN2
     return 0, out, A.shape[0] - N_STAGES - 1
 
 
+def dop853_dense_values(t_old, h, y_old, coef, times):  # noqa: ANN001, ANN201
+    """The dense output of a step at ``times``, rows (len(times), n): scipy's ``Dop853DenseOutput._call_impl``
+    with the same operations in the same order (x = (t - t_old) / h; y = 0; for the coefficient rows from the
+    last: y += F_r, then y *= x or y *= 1 - x alternately; y + y_old), so the values are scipy's bit for bit."""
+    n = y_old.shape[0]
+    rows = coef.shape[0]
+    out = np.empty((times.shape[0], n))
+    for j in range(times.shape[0]):
+        x = (times[j] - t_old) / h
+        for i in range(n):
+            y = 0.0
+            for r in range(rows):
+                y += coef[rows - 1 - r, i]
+                if r % 2 == 0:
+                    y *= x
+                else:
+                    y *= 1.0 - x
+            out[j, i] = y + y_old[i]
+    return out
+
+
 def _prepare(I, F):  # noqa: ANN001, ANN201
     """Placeholder of the once-per-step preparation a :func:`specialized` copy calls (replaced in its globals)."""
     raise NotImplementedError("dop853_kernels: use specialized(rhs)")
@@ -254,3 +275,9 @@ def _stage_state_compiled() -> Callable[..., Any] | None:
 @kernel_set
 def _pass_data_compiled() -> Callable[..., Any] | None:
     return compile_helper(_pass_data)
+
+
+@kernel_set
+def dense_values_kernel() -> Callable[..., Any] | None:
+    """:func:`dop853_dense_values` compiled, or None without numba."""
+    return compile_helper(dop853_dense_values)
