@@ -221,11 +221,13 @@ def test_rolling_disk_runs_step_compiled_as_accurately_as_scipy(sample: str, mon
     assert max(float(np.max(b.violation_position)) for b in compiled.frames) < 1e-12
 
 
-@pytest.mark.parametrize("sample", ["rolling_disk", "rolling_disk_accelerating_plane"])
+@pytest.mark.parametrize("sample", ["rolling_disk", "rolling_disk_accelerating_plane", "double_pendulum", "four_bar",
+                                    "slider_crank_driven"])
 def test_batched_output_frames_equal_one_at_a_time(sample: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The outputs inside a step come from one compiled call per step (``fast_outputs``); the run with them
-    asked one at a time (``fast_output``) records the same frames to round-off (the same kernel, the plane's
-    motion evaluated from the same coefficients in compiled code instead of numpy: 1e-14 relative)."""
+    """The outputs inside a step come from one compiled call per step (``fast_outputs``: rolling disks, the
+    sparse path of a chain, the sparse route of closed loops, with a driver's time function); the run with them
+    asked one at a time (``fast_output``) records the same frames to round-off (the same kernels, the time
+    functions and the plane's motion evaluated in compiled code instead of numpy: 1e-14 relative)."""
     from mechstudio.core.dynamics.projection import ProjectionFormulation
     from mechstudio.core.model.samples import sample_path
     from mechstudio.core.simulate import SimulationSettings, run
@@ -233,7 +235,7 @@ def test_batched_output_frames_equal_one_at_a_time(sample: str, monkeypatch: pyt
     from mechstudio.core.systems.compile import compile_model
     system = compile_model(load_model(sample_path(sample)))
     settings = SimulationSettings(t_end=2.0, dt=0.01, formulation="projection", integrator="dop853", rtol=1e-8,
-                                  atol=1e-10)
+                                  atol=1e-10, kernels="compiled")
     calls = []
     original = ProjectionFormulation.fast_outputs
 
@@ -384,3 +386,89 @@ def test_spherical_chain_steps_compiled_as_accurately_as_scipy(monkeypatch: pyte
     ours = _as_accurate_as_scipy_stepping(run, WittenburgFormulation, monkeypatch, 1e-11)
     total = np.concatenate([b.total for b in ours.frames])
     assert np.ptp(total) < 1e-8 * np.abs(np.concatenate([b.kinetic for b in ours.frames])).max()
+
+
+def van_der_pol_prepare(I, F):  # noqa: ANN001, ANN201
+    """The data of :func:`van_der_pol_prepared`, unpacked once per step: (forcing, decline time)."""
+    return F[0], F[1]
+
+
+def van_der_pol_prepared(t, y, P):  # noqa: ANN001, ANN201
+    """:func:`van_der_pol` taking its data prepared by :func:`van_der_pol_prepare`."""
+    forcing, decline_after = P
+    out = np.empty(3)
+    out[0] = y[1]
+    out[1] = MU * (1.0 - y[0] * y[0]) * y[1] - y[0] + forcing * math.sin(t)
+    out[2] = y[0] * y[0]
+    return (2 if t > decline_after else 0), out
+
+
+def test_a_prepared_rhs_steps_exactly_as_the_plain_one() -> None:
+    """A right-hand side that unpacks its data once per step (CompiledRHS.prepare) gives the very same steps and
+    dense outputs, bit for bit, as the same arithmetic unpacking at every stage."""
+    I, F = np.zeros(1, np.int64), np.array([0.5, math.inf])
+    plain = CompiledRHS(KERNEL, lambda: (I, F), lambda n: None)
+    prepared = CompiledRHS(compile_helper(van_der_pol_prepared), lambda: (I, F), lambda n: None,
+                           compile_helper(van_der_pol_prepare))
+    runs = []
+    for compiled in (plain, prepared):
+        stepper = CompiledDOP853Stepper(lambda t, y: python_rhs(t, y), 0.0, Y0, 20.0, 1e-10, 1e-12, None, None,
+                                        "DOP853", compiled,
+                                        dop853_kernels.specialized(compiled.kernel, compiled.prepare))
+        states = []
+        for _ in range(60):
+            assert stepper.step()[0]
+            states.append(np.concatenate([[stepper.t], stepper.y, stepper.dense()(stepper.t - 0.3 * stepper.h)]))
+        runs.append(np.array(states))
+    assert np.array_equal(runs[0], runs[1])
+    assert np.array_equal(prepared.evaluate(0.3, Y0)[1], python_rhs(0.3, Y0))
+
+
+@pytest.mark.parametrize("case", ["four_bar", "chain_with_time_varying_torque"])
+def test_planar_compiled_rhs_equals_the_python_rhs(case: str) -> None:
+    """The compiled right-hand sides of the sparse routes (closed loops: the four-bar; loop-free: a chain with a
+    torque depending on t), their data prepared once per step, give the formulation's [p'; q'; P] at the run's
+    states and at perturbed independent velocities p, to 1e-12 of the largest entry (the same equations; sums in
+    another order)."""
+    from mechstudio.core.model.io import load_model, model_from_data
+    from mechstudio.core.run.driver import Driver
+    from mechstudio.core.simulate import SimulationSettings
+    from mechstudio.core.systems.compile import compile_model
+    model = (load_model(sample_path("four_bar")) if case == "four_bar" else
+             model_from_data(_chain_with_torque({"type": "expression", "expression": "0.2*sin(3*t)"})))
+    driver = Driver(compile_model(model), SimulationSettings(t_end=0.3, dt=0.01, kernels="compiled"), block_frames=5)
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in driver.blocks():
+        form, stepper = driver.form, driver.state.stepper
+        compiled = form.compiled_rhs()
+        assert compiled is not None and compiled.prepare is not None
+        if stepper is None:
+            continue
+        y = np.array(stepper.y, dtype=float)
+        k = form.V2.shape[1]
+        for trial in range(3):
+            z = y.copy()
+            if trial:
+                z[:k] += rng.normal(0.0, 0.5, k)
+            status, out = compiled.evaluate(stepper.t, z)
+            ref = form.rhs_augmented(stepper.t, z)
+            assert status == 0
+            np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12 * np.abs(ref).max())
+            checked += 1
+    assert driver.status.value == "finished", driver.message
+    assert checked >= 6
+
+
+def test_compiled_dense_values_equal_scipys_bit_for_bit() -> None:
+    """The compiled evaluation of a step's dense output (scalar and vector times) gives scipy's values exactly."""
+    from scipy.integrate._ivp.rk import Dop853DenseOutput
+
+    from mechstudio.core.integrate.scipy_ivp import CompiledDop853DenseOutput
+    rng = np.random.default_rng(11)
+    coef, y_old = rng.standard_normal((7, 5)), rng.standard_normal(5)
+    ours, ref = CompiledDop853DenseOutput(0.3, 0.37, y_old, coef), Dop853DenseOutput(0.3, 0.37, y_old, coef)
+    times = np.linspace(0.3, 0.37, 9)
+    assert np.array_equal(ours(times), ref(times))
+    assert np.array_equal(ours(0.33), ref(0.33))
+    assert ours(times).shape == (5, 9) and ours(0.33).shape == (5,)

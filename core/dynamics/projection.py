@@ -595,11 +595,11 @@ class ProjectionFormulation(Formulation):
         def counted(n: int) -> None:
             self.rhs_evaluations += n
         if self._loops_on:
-            kernel = self._loops.compiled_rhs()
-            return None if kernel is None else CompiledRHS(kernel, self._loops.timed_data, counted)
+            pair = self._loops.compiled_rhs()
+            return None if pair is None else CompiledRHS(pair[0], self._loops.timed_data, counted, pair[1])
         if self._sparse is not None:
-            kernel = self._sparse.compiled_rhs()
-            return None if kernel is None else CompiledRHS(kernel, self._sparse.timed_data, counted)
+            pair = self._sparse.compiled_rhs()
+            return None if pair is None else CompiledRHS(pair[0], self._sparse.timed_data, counted, pair[1])
         make = getattr(self._fused, "compiled_rhs", None)
         kernel = make() if make is not None else None
         if kernel is None:
@@ -607,10 +607,19 @@ class ProjectionFormulation(Formulation):
         return CompiledRHS(kernel, lambda: self._fused.timed_data(self.fused_basis()), counted)
 
     def fast_outputs(self, Y: FloatArray, times: FloatArray, correction: bool) -> list[FastOutput | None] | None:
-        """``Formulation.fast_outputs`` from one compiled call of the fused path (rolling disks,
-        ``projection_spatial.FusedPath.output_batch``); None for the other paths."""
+        """``Formulation.fast_outputs`` from one compiled call: of the sparse O(N) path, of the sparse route of
+        closed loops (``SparsePath.output_batch``, ``LoopPath.output_batch``), or of the
+        fused path of the rolling disks (``projection_spatial.FusedPath.output_batch``); None for the others."""
+        if self.V2 is None:
+            return None
+        if self._sparse is not None:
+            return self._sparse.output_batch(np.ascontiguousarray(Y), np.ascontiguousarray(times, dtype=float),
+                                             correction)
+        if self._loops_on:
+            return self._loops.output_batch(np.ascontiguousarray(Y), np.ascontiguousarray(times, dtype=float),
+                                            correction)
         batch = getattr(self._fused, "output_batch", None)
-        if batch is None or self._sparse is not None or self.V2 is None:
+        if batch is None:
             return None
         return batch(np.ascontiguousarray(Y), np.ascontiguousarray(times, dtype=float), correction,
                      self.fused_basis())

@@ -61,7 +61,8 @@ from typing import Any, Callable
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from mechstudio.core.dynamics import packed_planar, projection_fused, projection_planar, projection_sparse, sparse_terms
+from mechstudio.core.dynamics import (packed_output, packed_planar, projection_fused, projection_planar,
+                                     projection_sparse, sparse_terms)
 from mechstudio.core.dynamics.correction import CHOL_PIVOT_RTOL, MAX_ITER, POSITION_TOL, VELOCITY_TOL
 from mechstudio.core.dynamics.packed_planar import iseg, unpack_forces, unpack_geometry, unpack_reactions
 from mechstudio.core.dynamics.projection_kernels import COND_FAIL
@@ -528,15 +529,24 @@ def k_packed_loop_rhs(y, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN00
                       (fval, faccel, xi, load_f, torque))
 
 
-def k_packed_loop_rhs_timed(t, y, I, F):  # noqa: ANN001, ANN201
-    """:func:`k_packed_loop_rhs` as a function of (t, [y; W], I, F) for the compiled DOP853 step
-    (``mechstudio.core.integrate.dop853_kernels``): the time arrays at t from the compiled time functions
-    (``mechstudio.core.systems.planar_time``); STATUS_TIME when one is not finite (the Python path then reports it)."""
+def k_loop_prepare_timed(I, F):  # noqa: ANN001, ANN201
+    """The packed data of :func:`k_packed_loop_rhs_timed` unpacked: (I, F, plan, V2^T, geometry, forces); the
+    compiled DOP853 step does this once per step (``mechstudio.core.integrate.dop853_kernels``,
+    ``CompiledRHS.prepare``)."""
+    return I, F, unpack_loop_plan(I, F), unpack_basis(I, F), unpack_geometry(I, F), unpack_forces(I, F)
+
+
+def k_packed_loop_rhs_timed(t, y, P):  # noqa: ANN001, ANN201
+    """:func:`k_loop_rhs` as a function of (t, [y; W], P) for the compiled DOP853 step, P from
+    :func:`k_loop_prepare_timed`: the time arrays at t from the compiled time functions
+    (``mechstudio.core.systems.planar_time``); STATUS_TIME when one is not finite (the Python path then reports
+    it)."""
+    I, F, lp, V2T, geo, frc = P
     L = I.shape[0]
     ok, fval, faccel, xi, load_f, torque = _time_arrays(t, I, F, I[L - TAIL + 3], I[L - TAIL + 4])
     if not ok:
         return STATUS_TIME, np.zeros(y.shape[0])
-    return k_packed_loop_rhs(y[:-1].copy(), I, F, fval, faccel, xi, load_f, torque)
+    return k_loop_rhs(y[:-1].copy(), lp, V2T, geo, frc, (fval, faccel, xi, load_f, torque))
 
 
 def k_packed_loop_output(y, correction, want_growth, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
@@ -544,6 +554,29 @@ def k_packed_loop_output(y, correction, want_growth, I, F, fval, faccel, xi, loa
     return k_loop_output(y, correction, want_growth, unpack_loop_plan(I, F), unpack_basis(I, F),
                          unpack_geometry(I, F), unpack_forces(I, F), (fval, faccel, xi, load_f, torque),
                          unpack_reactions(I, F))
+
+
+def k_packed_loop_output_batch(Z, times, correction, I, F):  # noqa: ANN001, ANN201
+    """The output frames of the integrator states Z[j] = [p; q] at times[j] (:func:`k_loop_output` without
+    ||N||_2, each packed by ``packed_output.pack_frame``) in one call, the data unpacked once: (status, count,
+    frames (len(times), width)); on trouble at row j (a kernel status, e.g. C_u degenerate, or STATUS_TIME) count
+    = j and the rows from j on are left to the caller's one-frame path. I, F of :meth:`LoopPath.timed_data`."""
+    lp, V2T, geo, frc = unpack_loop_plan(I, F), unpack_basis(I, F), unpack_geometry(I, F), unpack_forces(I, F)
+    react = unpack_reactions(I, F)
+    L = I.shape[0]
+    n = Z.shape[1] - V2T.shape[0]
+    out = np.empty((times.shape[0], 3 * n + 6 * react[planar_kernels.REACTIONS_ROWS].shape[0]
+                    + projection_sparse.N_SCALARS))
+    for j in range(times.shape[0]):
+        ok, fval, faccel, xi, load_f, torque = _time_arrays(times[j], I, F, I[L - TAIL + 3], I[L - TAIL + 4])
+        if not ok:
+            return STATUS_TIME, j, out
+        status, q, v, qdd, R, scal = k_loop_output(Z[j].copy(), correction, False, lp, V2T, geo, frc,
+                                                   (fval, faccel, xi, load_f, torque), react)
+        if status != 0:
+            return status, j, out
+        out[j, :] = _pack_frame(q, v, qdd, R, scal)
+    return 0, times.shape[0], out
 
 
 def k_packed_loop_state(q, v, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
@@ -568,6 +601,7 @@ HELPERS = ("band_lu", "band_lu_solve", "band_lu_solve_t", "norm2", "factor_cu", 
            "banded_min_norm_step", "recorded_state")
 PACKED_HELPERS = ("unpack_loop_plan", "unpack_basis")
 _time_arrays = planar_time.time_arrays_packed  # the compiled one bound by timed_kernel()
+_pack_frame = packed_output.pack_frame  # likewise
 
 
 @kernel_set
@@ -598,14 +632,23 @@ def kernels() -> dict[str, Callable[..., Any]] | None:
 
 
 @kernel_set
-def timed_kernel() -> Callable[..., Any] | None:
-    """:func:`k_packed_loop_rhs_timed` compiled (called by the compiled DOP853 step), or None without numba."""
+def timed_kernel() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """(:func:`k_packed_loop_rhs_timed`, :func:`k_loop_prepare_timed`) compiled (the compiled DOP853 step's
+    right-hand side and its preparation), or None without numba."""
     built = kernels()
     times = planar_time.kernels()
     if built is None or times is None:
         return None
-    globals().update(k_packed_loop_rhs=built["packed_rhs"], _time_arrays=times[0])
-    return compile_helper(k_packed_loop_rhs_timed)
+    globals().update(_time_arrays=times[0], _pack_frame=compile_helper(packed_output.pack_frame))
+    return compile_helper(k_packed_loop_rhs_timed), compile_helper(k_loop_prepare_timed)
+
+
+@kernel_set
+def batch_kernel() -> Callable[..., Any] | None:
+    """:func:`k_packed_loop_output_batch` compiled, or None without numba."""
+    if timed_kernel() is None:
+        return None
+    return compile_helper(k_packed_loop_output_batch)
 
 
 def applies(system: Any) -> bool:
@@ -767,9 +810,10 @@ class LoopPath:
                            np.ascontiguousarray(np.concatenate((F, TF))))
         return self._timed
 
-    def compiled_rhs(self) -> Callable[..., Any] | None:
-        """The compiled right-hand side of (t, [y; W], I, F) when the data are packed and every time function of
-        the model has its compiled form (``PlanarSystem.packed_time``)."""
+    def compiled_rhs(self) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+        """The compiled right-hand side of (t, [y; W], P) and its preparation P = prepare(I, F)
+        (:func:`timed_kernel`) when the data are packed and every time function of the model has its compiled
+        form (``PlanarSystem.packed_time``); None otherwise."""
         if not self.packed or self.system.packed_time() is None:
             return None
         return timed_kernel()
@@ -780,6 +824,17 @@ class LoopPath:
             I, F = self.data()
             return self.k["packed_rhs"](y, I, F, *self.system.time_arrays(t))
         return self.k["rhs"](y, self.lp, self.V2T, self.geo, self.frc, self.system.time_arrays(t))
+
+    def output_batch(self, Z: np.ndarray, times: np.ndarray, correction: bool) -> list | None:
+        """The output frames (q, q', q'', reactions, scalars; ||N||_2 not computed) of the integrator states Z[j]
+        at times[j] from one compiled call (:func:`k_packed_loop_output_batch`): a list with None from the first
+        row the kernel declined on; None when the data are not packed or a time function has no compiled form."""
+        if not self.packed or self.system.packed_time() is None:
+            return None
+        I, F = self.timed_data()
+        status, count, out = batch_kernel()(Z, times, bool(correction), I, F)
+        n, rows = self.system.n, self.react[planar_kernels.REACTIONS_ROWS].shape[0]
+        return [packed_output.unpack_frame(out[j], n, rows) if j < count else None for j in range(len(times))]
 
     def output(self, y: np.ndarray, correction: bool, want_growth: bool, t: float) -> tuple:
         if self.packed:

@@ -42,7 +42,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from mechstudio.core.systems import planar_kernels, planar_time
-from mechstudio.core.dynamics import packed_planar, projection_fused, projection_planar
+from mechstudio.core.dynamics import packed_output, packed_planar, projection_fused, projection_planar
 from mechstudio.core.dynamics.packed_planar import unpack_forces, unpack_geometry, unpack_plan, unpack_reactions
 from mechstudio.core.dynamics.correction import CHOL_PIVOT_RTOL, MAX_ITER, POSITION_TOL, VELOCITY_TOL
 from mechstudio.core.jit import compile_helper, kernel_set
@@ -52,6 +52,8 @@ STATUS_SINGULAR_W = 4
 #: status of the compiled right-hand side of (t, y, I, F) when a time function's value is not finite at t (the
 #: step is then taken on the Python path, whose evaluation of the function reports why)
 STATUS_TIME = 9
+#: entries of an output frame's scalars array (``mechstudio.core.dynamics.base.OutputScalar`` and the flags)
+N_SCALARS = 11
 #: the least Cholesky pivot ratio of C_u C_u^T (a varying C_u): below it, cond(C_u)^2 would cost more than
 #: 1e6 eps in q'_u, and the dense path (an LU of C_u) runs instead
 VELOCITY_PIVOT_MIN = 1e-3
@@ -258,22 +260,50 @@ def k_packed_rhs(y, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, AN
                         (fval, faccel, xi, load_f, torque))
 
 
-def k_packed_rhs_timed(t, y, I, F):  # noqa: ANN001, ANN201
-    """:func:`k_packed_rhs` as a function of (t, [y; W], I, F) for the compiled DOP853 step
-    (``mechstudio.core.integrate.dop853_kernels``): the time arrays at t from the compiled time functions appended by
+def k_prepare_timed(I, F):  # noqa: ANN001, ANN201
+    """The packed data of :func:`k_packed_rhs_timed` unpacked: (I, F, plan, geometry, forces); the compiled DOP853
+    step does this once per step (``mechstudio.core.integrate.dop853_kernels``, ``CompiledRHS.prepare``)."""
+    return I, F, unpack_plan(I, F), unpack_geometry(I, F), unpack_forces(I, F)
+
+
+def k_packed_rhs_timed(t, y, P):  # noqa: ANN001, ANN201
+    """:func:`k_sparse_rhs` as a function of (t, [y; W], P) for the compiled DOP853 step, P from
+    :func:`k_prepare_timed`: the time arrays at t from the compiled time functions appended by
     :meth:`SparsePath.timed_data` (``mechstudio.core.systems.planar_time``, located by I's last two entries);
     STATUS_TIME when one is not finite (the Python path then reports it)."""
+    I, F, plan, geo, frc = P
     L = I.shape[0]
     ok, fval, faccel, xi, load_f, torque = _time_arrays(t, I, F, I[L - 2], I[L - 1])
     if not ok:
         return STATUS_TIME, np.zeros(y.shape[0])
-    return k_packed_rhs(y[:-1].copy(), I, F, fval, faccel, xi, load_f, torque)
+    return k_sparse_rhs(y[:-1].copy(), plan, geo, frc, (fval, faccel, xi, load_f, torque))
 
 
 def k_packed_output(y, correction, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
     """:func:`k_sparse_output` with the model data and plan packed (``mechstudio.core.dynamics.packed_planar``)."""
     return k_sparse_output(y, correction, unpack_plan(I, F), unpack_geometry(I, F), unpack_forces(I, F),
                            (fval, faccel, xi, load_f, torque), unpack_reactions(I, F))
+
+
+def k_packed_output_batch(Z, times, correction, I, F):  # noqa: ANN001, ANN201
+    """The output frames of the integrator states Z[j] = [p; q] at times[j] (:func:`k_sparse_output`, each packed
+    by ``packed_output.pack_frame``) in one call, the data unpacked once: (status, count, frames (len(times),
+    width)); on trouble at row j (a kernel status, or STATUS_TIME: a time function not finite) count = j and the
+    rows from j on are left to the caller's one-frame path. I, F of :meth:`SparsePath.timed_data`."""
+    plan, geo, frc, react = unpack_plan(I, F), unpack_geometry(I, F), unpack_forces(I, F), unpack_reactions(I, F)
+    L = I.shape[0]
+    n = Z.shape[1] - plan[1].shape[0]
+    out = np.empty((times.shape[0], 3 * n + 6 * react[planar_kernels.REACTIONS_ROWS].shape[0] + N_SCALARS))
+    for j in range(times.shape[0]):
+        ok, fval, faccel, xi, load_f, torque = _time_arrays(times[j], I, F, I[L - 2], I[L - 1])
+        if not ok:
+            return STATUS_TIME, j, out
+        status, q, v, qdd, R, scal = k_sparse_output(Z[j].copy(), correction, plan, geo, frc,
+                                                     (fval, faccel, xi, load_f, torque), react)
+        if status != 0:
+            return status, j, out
+        out[j, :] = _pack_frame(q, v, qdd, R, scal)
+    return 0, times.shape[0], out
 
 
 def _min_norm(C, Md, nrows, res, plan_rows, col_ptr, col_rows, row_ptr, row_cols):  # noqa: ANN001, ANN201
@@ -350,6 +380,7 @@ _scalars: Callable[..., Any] | None = None
 
 _norm: Callable[..., Any] | None = None  # bound with the shared helpers (projection_fused)
 _time_arrays = planar_time.time_arrays_packed  # the compiled one bound by timed_kernel()
+_pack_frame = packed_output.pack_frame  # likewise
 
 HELPERS = ("band_gram", "band_cholesky", "band_solve", "csr_mv", "csr_tmv", "gram_solve", "lu_sparse_solve",
            "sparse_velocity", "sparse_accelerations", "_min_norm")
@@ -464,18 +495,25 @@ def applies(system: Any) -> bool:
 
 
 @kernel_set
-def timed_kernel() -> Callable[..., Any] | None:
-    """:func:`k_packed_rhs_timed` compiled (called by the compiled DOP853 step), or None without numba."""
+def timed_kernel() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """(:func:`k_packed_rhs_timed`, :func:`k_prepare_timed`) compiled (the compiled DOP853 step's right-hand side
+    and its preparation), or None without numba."""
     built = kernels()
     if built is None:
         return None
     times = planar_time.kernels()
     if times is None:
         return None
-    g = globals()
-    g["k_packed_rhs"] = built[2]
-    g["_time_arrays"] = times[0]
-    return compile_helper(k_packed_rhs_timed)
+    globals().update(_time_arrays=times[0], _pack_frame=compile_helper(packed_output.pack_frame))
+    return compile_helper(k_packed_rhs_timed), compile_helper(k_prepare_timed)
+
+
+@kernel_set
+def batch_kernel() -> Callable[..., Any] | None:
+    """:func:`k_packed_output_batch` compiled, or None without numba."""
+    if timed_kernel() is None:
+        return None
+    return compile_helper(k_packed_output_batch)
 
 
 class SparsePath:
@@ -492,10 +530,10 @@ class SparsePath:
             self.I, self.F = packed_planar.packed(system, plan)
         self._timed: tuple | None = None  # timed_data
 
-    def compiled_rhs(self) -> Callable[..., Any] | None:
-        """The compiled right-hand side of (t, [y; W], I, F) (:func:`k_packed_rhs_timed`) for the compiled DOP853
-        step when the data are packed and every time function of the model has its compiled form
-        (``PlanarSystem.packed_time``); None otherwise."""
+    def compiled_rhs(self) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+        """The compiled right-hand side of (t, [y; W], P) and its preparation P = prepare(I, F)
+        (:func:`timed_kernel`) for the compiled DOP853 step when the data are packed and every time function of
+        the model has its compiled form (``PlanarSystem.packed_time``); None otherwise."""
         if not self.packed or self.system.packed_time() is None:
             return None
         return timed_kernel()
@@ -513,6 +551,17 @@ class SparsePath:
         if self.packed:
             return self.k_packed_rhs(y, self.I, self.F, *self.system.time_arrays(t))
         return self.k_rhs(y, self.plan, self.geo, self.frc, self.system.time_arrays(t))
+
+    def output_batch(self, Z: np.ndarray, times: np.ndarray, correction: bool) -> list | None:
+        """The output frames (q, q', q'', reactions, scalars) of the integrator states Z[j] at times[j] from one
+        compiled call (:func:`k_packed_output_batch`): a list with None from the first row the kernel declined
+        on; None when the data are not packed or a time function has no compiled form."""
+        if not self.packed or self.system.packed_time() is None:
+            return None
+        I, F = self.timed_data()
+        status, count, out = batch_kernel()(Z, times, bool(correction), I, F)
+        n, rows = self.system.n, self.react[planar_kernels.REACTIONS_ROWS].shape[0]
+        return [packed_output.unpack_frame(out[j], n, rows) if j < count else None for j in range(len(times))]
 
     def output(self, y: np.ndarray, correction: bool, t: float) -> tuple:
         if self.packed:

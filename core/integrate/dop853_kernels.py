@@ -8,10 +8,13 @@ data packed in one int64 and one float64 array, see :class:`CompiledRHS` -- :fun
 accepted step in one compiled call and :func:`dop853_dense` gives the step's dense-output coefficients.
 
 The two functions are written once and compiled once per right-hand side (:func:`specialized`): a copy of each
-whose global ``_rhs`` is that right-hand side, under its own name, so that numba's on-disk cache keeps one entry
-per right-hand side and the call of ``_rhs`` is a direct (inlinable) call. (A first-class function argument
-would serve every right-hand side with one compilation, but numba types such an argument at every call, ~100
-microseconds, more than the step.)
+whose globals ``_prepare`` and ``_rhs`` are that right-hand side's, under its own name, so that numba's on-disk
+cache keeps one entry per right-hand side and the call of ``_rhs`` is a direct (inlinable) call. (A first-class
+function argument would serve every right-hand side with one compilation, but numba types such an argument at
+every call, ~100 microseconds, more than the step.) ``_prepare(I, F)`` runs once per step and gives what every
+stage's ``_rhs(t, y, P)`` takes: for a right-hand side of (t, y, I, F) simply (I, F); a right-hand side that
+offers its own preparation (:attr:`CompiledRHS.prepare`) unpacks the model data into its arrays there, once
+instead of at each of the 12 to 15 stages (a few microseconds each: 15-20 % of a four-bar's evaluation).
 
 The algorithm is scipy's, line for line (scipy/integrate/_ivp/rk.py, ``RungeKutta._step_impl``, ``rk_step``,
 ``DOP853._estimate_error_norm`` and ``DOP853._dense_output_impl``; Hairer, Norsett & Wanner, Solving ODEs I,
@@ -66,10 +69,20 @@ class CompiledRHS:
     it; status != 0 means "take the Python path" (module docstring).
     ``data()`` gives the current (I, F) (they change when the formulation changes its basis);
     ``counted(n)`` adds n evaluations to the formulation's count.
+    ``prepare``: None, or a compiled function ``prepare(I, F) -> P`` (the model data unpacked once per step); then
+    ``kernel`` is a function of (t, y, P) instead (module docstring).
     """
     kernel: Callable[..., Any]
     data: Callable[[], tuple[np.ndarray, np.ndarray]]
     counted: Callable[[int], None]
+    prepare: Callable[..., Any] | None = None
+
+    def evaluate(self, t: float, y: np.ndarray) -> tuple[int, np.ndarray]:
+        """(status, y') of the compiled right-hand side at (t, y) with the current data."""
+        I, F = self.data()
+        if self.prepare is None:
+            return self.kernel(t, y, I, F)
+        return self.kernel(t, y, self.prepare(I, F))
 
 
 def _stage_state(y, K, a, s, h):  # noqa: ANN001, ANN201
@@ -91,6 +104,7 @@ def dop853_step(t, y, f, h_abs, t_bound, rtol, atol, max_step, K, I, F, A, B, C,
     holds the accepted step's stages on return (scipy's ``K``, read by the dense output)."""
     n = y.shape[0]
     nfev = 0
+    P = _prepare(I, F)
     min_step = 10.0 * abs(np.nextafter(t, np.inf) - t)
     if h_abs > max_step:
         h_abs = max_step
@@ -108,13 +122,13 @@ def dop853_step(t, y, f, h_abs, t_bound, rtol, atol, max_step, K, I, F, A, B, C,
         h_abs = abs(h)
         K[0, :] = f
         for s in range(1, N_STAGES):
-            status, ks = _rhs(t + C[s] * h, _stage_state(y, K, A[s], s, h), I, F)
+            status, ks = _rhs(t + C[s] * h, _stage_state(y, K, A[s], s, h), P)
             nfev += 1
             if status != 0:
                 return 2, t, y, f, h_abs, 0.0, nfev
             K[s, :] = ks
         y_new = _stage_state(y, K, B, N_STAGES, h)
-        status, f_new = _rhs(t + h, y_new, I, F)
+        status, f_new = _rhs(t + h, y_new, P)
         nfev += 1
         if status != 0:
             return 2, t, y, f, h_abs, 0.0, nfev
@@ -153,8 +167,9 @@ def dop853_dense(t_old, h, y_old, y, f, K, I, F, A, C, D):  # noqa: ANN001, ANN2
     (t_old + h, y) with f = f(t_old + h, y), K the step's stages (16 rows: the three extra stages are written
     into rows 13-15); scipy's ``DOP853._dense_output_impl``."""
     n = y.shape[0]
+    P = _prepare(I, F)
     for s in range(N_STAGES + 1, A.shape[0]):
-        status, ks = _rhs(t_old + C[s] * h, _stage_state(y_old, K, A[s], s, h), I, F)
+        status, ks = _rhs(t_old + C[s] * h, _stage_state(y_old, K, A[s], s, h), P)
         if status != 0:
             return 2, np.zeros((7, n)), s - N_STAGES
         K[s, :] = ks
@@ -173,37 +188,96 @@ def dop853_dense(t_old, h, y_old, y, f, K, I, F, A, C, D):  # noqa: ANN001, ANN2
     return 0, out, A.shape[0] - N_STAGES - 1
 
 
-def _rhs(t, y, I, F):  # noqa: ANN001, ANN201
-    """Placeholder of the right-hand side a :func:`specialized` copy calls (replaced in the copy's globals)."""
+def dop853_dense_values(t_old, h, y_old, coef, times):  # noqa: ANN001, ANN201
+    """The dense output of a step at ``times``, rows (len(times), n): scipy's ``Dop853DenseOutput._call_impl``
+    with the same operations in the same order (x = (t - t_old) / h; y = 0; for the coefficient rows from the
+    last: y += F_r, then y *= x or y *= 1 - x alternately; y + y_old), so the values are scipy's bit for bit."""
+    n = y_old.shape[0]
+    rows = coef.shape[0]
+    out = np.empty((times.shape[0], n))
+    for j in range(times.shape[0]):
+        x = (times[j] - t_old) / h
+        for i in range(n):
+            y = 0.0
+            for r in range(rows):
+                y += coef[rows - 1 - r, i]
+                if r % 2 == 0:
+                    y *= x
+                else:
+                    y *= 1.0 - x
+            out[j, i] = y + y_old[i]
+    return out
+
+
+def _prepare(I, F):  # noqa: ANN001, ANN201
+    """Placeholder of the once-per-step preparation a :func:`specialized` copy calls (replaced in its globals)."""
+    raise NotImplementedError("dop853_kernels: use specialized(rhs)")
+
+
+def _rhs(t, y, P):  # noqa: ANN001, ANN201
+    """Placeholder of the right-hand side a :func:`specialized` copy calls (replaced in its globals)."""
+    raise NotImplementedError("dop853_kernels: use specialized(rhs)")
+
+
+def _pass_data(I, F):  # noqa: ANN001, ANN201
+    """The preparation of a right-hand side of (t, y, I, F): the packed data as they are."""
+    return I, F
+
+
+def _rhs_of_data(t, y, P):  # noqa: ANN001, ANN201
+    """A right-hand side of (t, y, I, F) (the global ``_data_rhs`` of a specialized copy) called with P = (I, F)."""
+    return _data_rhs(t, y, P[0], P[1])
+
+
+def _data_rhs(t, y, I, F):  # noqa: ANN001, ANN201
+    """Placeholder (replaced in the globals of a specialized copy of :func:`_rhs_of_data`)."""
     raise NotImplementedError("dop853_kernels: use specialized(rhs)")
 
 
 _SPECIALIZED: dict[Any, tuple[Callable[..., Any], Callable[..., Any]]] = {}
 
 
-def specialized(rhs: Callable[..., Any]) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
-    """(dop853_step, dop853_dense) compiled with ``rhs`` (a compiled function (t, y, I, F) -> (status, y'))
-    as their right-hand side, once per process and right-hand side (cached on disk under the names
-    ``dop853_step__<module>_<name>``); None without numba."""
-    nb = numba_module()
-    if nb is None:
+def _copy(func: Callable[..., Any], g: dict[str, Any], tag: str) -> Callable[..., Any]:
+    """``func`` with the globals ``g``, compiled (cached on disk) under the name ``<name>__<tag>``."""
+    copy = types.FunctionType(func.__code__, g, func.__name__, func.__defaults__, func.__closure__)
+    copy.__qualname__ = f"{func.__name__}__{tag}"
+    copy.__module__, copy.__doc__ = func.__module__, func.__doc__
+    return numba_module().njit(cache=True, nogil=True)(copy)
+
+
+def specialized(rhs: Callable[..., Any], prepare: Callable[..., Any] | None = None
+                ) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """(dop853_step, dop853_dense) compiled with ``rhs`` as their right-hand side, once per process and
+    right-hand side (cached on disk under the names ``dop853_step__<module>_<name>``); None without numba.
+    ``rhs`` is a compiled function (t, y, I, F) -> (status, y'), or, with ``prepare`` (a compiled function
+    (I, F) -> P), one of (t, y, P) (module docstring)."""
+    if numba_module() is None:
         return None
     got = _SPECIALIZED.get(rhs)
     if got is None:
         g = dict(globals())
         g["_stage_state"] = _stage_state_compiled()
-        g["_rhs"] = rhs
         tag = f"{rhs.__module__}_{rhs.__name__}".replace(".", "_")
-        out = []
-        for func in (dop853_step, dop853_dense):
-            copy = types.FunctionType(func.__code__, g, func.__name__, func.__defaults__, func.__closure__)
-            copy.__qualname__ = f"{func.__name__}__{tag}"
-            copy.__module__, copy.__doc__ = func.__module__, func.__doc__
-            out.append(nb.njit(cache=True, nogil=True)(copy))
-        got = _SPECIALIZED[rhs] = (out[0], out[1])
+        if prepare is None:
+            g["_prepare"] = _pass_data_compiled()
+            g["_rhs"] = _copy(_rhs_of_data, {**globals(), "_data_rhs": rhs}, tag)
+        else:
+            g["_prepare"], g["_rhs"] = prepare, rhs
+        got = _SPECIALIZED[rhs] = (_copy(dop853_step, g, tag), _copy(dop853_dense, g, tag))
     return got
 
 
 @kernel_set
 def _stage_state_compiled() -> Callable[..., Any] | None:
     return compile_helper(_stage_state)
+
+
+@kernel_set
+def _pass_data_compiled() -> Callable[..., Any] | None:
+    return compile_helper(_pass_data)
+
+
+@kernel_set
+def dense_values_kernel() -> Callable[..., Any] | None:
+    """:func:`dop853_dense_values` compiled, or None without numba."""
+    return compile_helper(dop853_dense_values)

@@ -70,6 +70,19 @@ class RKStepper(Stepper):
         self.y = s.y
 
 
+class CompiledDop853DenseOutput(Dop853DenseOutput):
+    """scipy's DOP853 dense output of one step evaluated by a compiled loop
+    (``dop853_kernels.dop853_dense_values``: the same operations, the same values, without numpy's per-call
+    overhead on a few small arrays)."""
+
+    def _call_impl(self, t: FloatArray) -> FloatArray:
+        times = np.ascontiguousarray(np.atleast_1d(t), dtype=float)
+        values = dop853_kernels.dense_values_kernel()(float(self.t_old), float(self.h),
+                                                      np.ascontiguousarray(self.y_old, dtype=float),
+                                                      np.ascontiguousarray(self.F), times)
+        return values[0] if np.ndim(t) == 0 else values.T
+
+
 class CompiledDOP853Stepper(RKStepper):
     """:class:`RKStepper` of scipy's DOP853 whose steps and dense outputs run compiled
     (``mechstudio.core.integrate.dop853_kernels``: the same algorithm, scipy's tableau) with the formulation's compiled
@@ -128,7 +141,7 @@ class CompiledDOP853Stepper(RKStepper):
         self.compiled.counted(int(nfev))
         if status != 0:
             return s.dense_output()
-        return Dop853DenseOutput(s.t_old, s.t, s.y_old, coef)
+        return CompiledDop853DenseOutput(s.t_old, s.t, s.y_old, coef)
 
     def set_state(self, y: FloatArray) -> None:
         super().set_state(y)
@@ -169,7 +182,7 @@ class _ScipyIntegrator(Integrator):
               compiled: CompiledRHS | None = None) -> Stepper:
         if not self.continuous:
             return super().start(fun, t0, y0, t_bound)
-        kernels = (dop853_kernels.specialized(compiled.kernel)
+        kernels = (dop853_kernels.specialized(compiled.kernel, compiled.prepare)
                    if compiled is not None and self.solver_class is _SciDOP853 else None)
         if kernels is not None and np.ndim(self.atol) == 0 and np.ndim(self.rtol) == 0:
             st: RKStepper = CompiledDOP853Stepper(fun, t0, y0, t_bound, self.rtol, self.atol, self.max_step,
