@@ -15,6 +15,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import dask
 import psutil
 import pytest
 
@@ -66,6 +67,8 @@ def test_two_sweeps_at_once_a_cancel_stops_the_run_in_progress_and_nothing_is_le
         assert outcome.cancelled and outcome.rows == 0
         from mechstudio.core.sweep import runner
         stopped_in_worker = second.run(lambda: sorted(runner.STOPPED_SWEEPS))
+        profiling = first.run(lambda: dask.config.get("distributed.worker.profile.enabled"))
+        assert list(profiling.values()) == [False]  # the local workers run without Dask's sampling profiler
     assert len(stopped_in_worker) == 1 and all(len(ids) == 1 for ids in stopped_in_worker.values())
     assert dask_warnings(caplog.records) == []  # no port 8787 warning, no worker killed
     after = child_processes()

@@ -7,6 +7,7 @@
   extra) listens on a free port chosen by the system, so that several sweeps at once never compete for Dask's
   default port 8787. :func:`dashboard_link` gives the dashboard's address, or None without bokeh
   (:data:`DASHBOARD_HINT` says how to get it).
+* The local workers run without Dask's statistical profiler (:data:`LOCAL_WORKER_CONFIG`).
 * Shutdown: the workers' heartbeats are stopped (:func:`quiet_heartbeats`), then the local workers are closed one
   by one with :data:`WORKER_CLOSE_S` seconds each to finish (Dask's own close gives a worker process 4 s and then
   kills it with a warning, which a loaded machine reaches); every worker process has ended when :func:`connect` returns, also after Ctrl+C. A connection or start-up failure of the
@@ -53,6 +54,10 @@ WORKER_CLOSE_S = 30.0  # how long a local worker process may take to close befor
 #: the address of the local cluster's HTTP server (dashboard): loopback only, a free port
 LOCAL_DASHBOARD_ADDRESS = "127.0.0.1:0"
 DASHBOARD_HINT = "the Dask dashboard needs bokeh: pip install 'mechanism-studio[dashboard]'"
+#: Dask settings of the local cluster's workers: no statistical profiler (by default a thread of each worker samples
+#: the stacks every 10 ms; on a worker whose one thread runs short numerical runs that take and release the GIL
+#: thousands of times a second it slowed the runs of a four-bar sweep by ~10-20 %, and a sweep has no use for it)
+LOCAL_WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
 
 
 class ClusterError(RuntimeError):
@@ -92,7 +97,8 @@ def connect(workers: int | None = None, scheduler: str | None = None,
     """A Dask ``Client``: to ``scheduler``/``scheduler_file``/$DASK_SCHEDULER_ADDRESS, else a LocalCluster of
     ``workers`` processes (closed on exit, every worker process ended; an external cluster is left running).
     Raises :class:`ClusterError` when the cluster cannot be started or reached."""
-    # distributed only when a cluster is started (start-up of the CLI and the editor)
+    # dask and distributed only when a cluster is started (start-up of the CLI and the editor)
+    import dask
     from distributed import Client, LocalCluster
     address = scheduler or (None if scheduler_file else scheduler_from_environment())
     if address or scheduler_file:
@@ -111,8 +117,9 @@ def connect(workers: int | None = None, scheduler: str | None = None,
     try:
         with sigint_deferred():  # the worker processes inherit it: the driver alone stops the sweep on Ctrl+C
             try:
-                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                       dashboard_address=LOCAL_DASHBOARD_ADDRESS, silence_logs=logging.ERROR)
+                with dask.config.set(LOCAL_WORKER_CONFIG):  # the nannies hand it to their worker processes
+                    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                           dashboard_address=LOCAL_DASHBOARD_ADDRESS, silence_logs=logging.ERROR)
             except (OSError, RuntimeError, TimeoutError) as exc:
                 raise ClusterError(f"cannot start a local Dask cluster of {n} worker process(es): {exc}") from exc
         with Client(cluster) as client:
