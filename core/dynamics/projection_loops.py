@@ -632,23 +632,16 @@ def kernels() -> dict[str, Callable[..., Any]] | None:
 
 
 @kernel_set
-def timed_kernel() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
-    """(:func:`k_packed_loop_rhs_timed`, :func:`k_loop_prepare_timed`) compiled (the compiled DOP853 step's
-    right-hand side and its preparation), or None without numba."""
+def timed_kernel() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]] | None:
+    """(:func:`k_packed_loop_rhs_timed`, :func:`k_loop_prepare_timed`, :func:`k_packed_loop_output_batch`) compiled
+    (the compiled DOP853 step's right-hand side and its preparation, the outputs inside a step), or None without
+    numba."""
     built = kernels()
     times = planar_time.kernels()
     if built is None or times is None:
         return None
     globals().update(_time_arrays=times[0], _pack_frame=compile_helper(packed_output.pack_frame))
-    return compile_helper(k_packed_loop_rhs_timed), compile_helper(k_loop_prepare_timed)
-
-
-@kernel_set
-def batch_kernel() -> Callable[..., Any] | None:
-    """:func:`k_packed_loop_output_batch` compiled, or None without numba."""
-    if timed_kernel() is None:
-        return None
-    return compile_helper(k_packed_loop_output_batch)
+    return compile_helper(k_packed_loop_rhs_timed), compile_helper(k_loop_prepare_timed), compile_helper(k_packed_loop_output_batch)
 
 
 def applies(system: Any) -> bool:
@@ -816,7 +809,8 @@ class LoopPath:
         form (``PlanarSystem.packed_time``); None otherwise."""
         if not self.packed or self.system.packed_time() is None:
             return None
-        return timed_kernel()
+        built = timed_kernel()
+        return None if built is None else built[:2]
 
     # --- evaluations -------------------------------------------------------------------------------------------
     def rhs(self, y: np.ndarray, t: float) -> tuple[int, np.ndarray]:
@@ -832,9 +826,8 @@ class LoopPath:
         if not self.packed or self.system.packed_time() is None:
             return None
         I, F = self.timed_data()
-        status, count, out = batch_kernel()(Z, times, bool(correction), I, F)
-        n, rows = self.system.n, self.react[planar_kernels.REACTIONS_ROWS].shape[0]
-        return [packed_output.unpack_frame(out[j], n, rows) if j < count else None for j in range(len(times))]
+        status, count, out = timed_kernel()[2](Z, times, bool(correction), I, F)
+        return packed_output.batch_frames(out, count, self.system.n, self.react[planar_kernels.REACTIONS_ROWS].shape[0])
 
     def output(self, y: np.ndarray, correction: bool, want_growth: bool, t: float) -> tuple:
         if self.packed:

@@ -341,8 +341,7 @@ class FusedPath:
             return None
         I, F = self.timed_data(basis)
         status, count, out = timed_kernels()[1](Z, times, bool(correction), I, F, self.system.m_holonomic)
-        n, rows = self.system.n, self.n_disks
-        return [unpack_frame(out[j], n, rows) if j < count else None for j in range(len(times))]
+        return packed_output.batch_frames(out, count, self.system.n, self.n_disks)
 
     def rhs(self, y: np.ndarray, basis: tuple, t: float) -> tuple[int, np.ndarray]:
         zp, vp, ap = self.system.plane_arrays(t)
