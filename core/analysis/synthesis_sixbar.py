@@ -184,17 +184,17 @@ class SixBarGeometry:
 
     @property
     def O2(self) -> FloatArray:
-        return np.array([self.x0, self.y0])
+        return self.base.O2
 
     @property
     def O4(self) -> FloatArray:
-        return self.O2 + self.d * unit(self.gamma)
+        return self.base.O4
 
     @property
     def lengths(self) -> dict[str, float]:
-        """The binary link lengths: ground d (O2 O4), crank a, coupler b, rocker c, link5 e (U E), link6 f (V E)."""
-        return {"ground": self.d, "crank": self.a, "coupler": self.b, "rocker": self.c, "link5": self.e,
-                "link6": self.f}
+        """The binary link lengths: the base four-bar's ground d (O2 O4), crank a, coupler b, rocker c, then link5 e
+        (U E) and link6 f (V E)."""
+        return {**self.base.lengths, "link5": self.e, "link6": self.f}
 
     @property
     def link_scale(self) -> float:

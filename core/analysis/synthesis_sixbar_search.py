@@ -154,18 +154,27 @@ def polish_sixbar_timed(member: FloatArray, T: FloatArray, delta: FloatArray, to
     note = "not assembled"
     direction = 1 if delta[-1] > delta[0] else -1
     for geometry, theta in family.starts(member, T, delta):
-        P0, ok = geometry.positions(theta)
-        if not ok.all():
-            continue
-        x, reached = continue_to_targets(system, system.state(geometry, theta), P0,
-                                         CONTINUATION_MIN_LINK * geometry.link_scale)
-        if not reached:
-            note = "continuation failed"
-            continue
-        traversal, note = family.check(system, x, min_link_ratio, direction)
+        traversal, why = follow_to_targets(family, system, geometry, theta, min_link_ratio, direction)
         if traversal is not None:
             return ItemResult(traversal, "")
+        if why != "not assembled":
+            note = why
     return least_squares_item(member, T, delta, family, min_link_ratio, note)
+
+
+def follow_to_targets(family: SixBarSearchFamily, system: Any, geometry: SixBarGeometry, theta: FloatArray,
+                      min_link_ratio: float, direction: int) -> tuple[SixBarTraversal | None, str]:
+    """The six-bar's path points at the crank angles ``theta`` continued to the targets on ``system``'s equations
+    and checked (:meth:`SixBarSearchFamily.check`): (the valid traversal, "") or (None, why not: "not assembled"
+    at ``theta``, "continuation failed", or the check's reason)."""
+    P0, ok = geometry.positions(theta)
+    if not ok.all():
+        return None, "not assembled"
+    x, reached = continue_to_targets(system, system.state(geometry, theta), P0,
+                                     CONTINUATION_MIN_LINK * geometry.link_scale)
+    if not reached:
+        return None, "continuation failed"
+    return family.check(system, x, min_link_ratio, direction)
 
 
 def six_on_fourbar(fourbar: Any, theta: FloatArray, topology: str, rng: np.random.Generator
@@ -262,18 +271,11 @@ def fourbar_seed_timed(T: FloatArray, delta: FloatArray, topology: str, seed: in
         if six is None:
             continue
         theta = crank[0] - delta[base[0]] + delta  # a Watt II's crank keeps the four-bar's timing only roughly
-        P0, ok = six.positions(theta)
-        if not ok.all():
-            note = "not assembled at the prescribed crank angles"
-            continue
-        x, reached = continue_to_targets(system, system.state(six, theta), P0,
-                                         CONTINUATION_MIN_LINK * six.link_scale)
-        if not reached:
-            note = "continuation failed"
-            continue
-        traversal, note = family.check(system, x, min_link_ratio, direction)
+        traversal, note = follow_to_targets(family, system, six, theta, min_link_ratio, direction)
         if traversal is not None:
             return ItemResult(traversal, "")
+        if note == "not assembled":
+            note = "not assembled at the prescribed crank angles"
     return ItemResult(None, note)
 
 
