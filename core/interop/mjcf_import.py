@@ -506,11 +506,7 @@ def model_from_mjcf(text: str, source: str = "<mjcf>", name: str | None = None
 
 def mjcf_document(doc: XmlDocument, name: str | None = None) -> tuple[dict[str, Any], list[Any]]:
     """:func:`model_from_mjcf` of a parsed file."""
-    report = Report(doc)
-    root = doc.root
-    if root.tag != "mujoco":
-        report.error(root, f"root element <{root.tag}>: an MJCF file has <mujoco>")
-        report.raise_errors()
+    report, root = Report.of_root(doc, "mujoco", "an MJCF")
     compiler = Compiler()
     for c in root.findall("compiler"):
         if c.get("angle") is not None:

@@ -165,11 +165,7 @@ def model_from_urdf(text: str, source: str = "<urdf>", name: str | None = None
 
 def urdf_document(doc: XmlDocument, name: str | None = None) -> tuple[dict[str, Any], list[Any]]:
     """:func:`model_from_urdf` of a parsed file."""
-    report = Report(doc)
-    robot = doc.root
-    if robot.tag != "robot":
-        report.error(robot, f"root element <{robot.tag}>: a URDF file has <robot>")
-        report.raise_errors()
+    report, robot = Report.of_root(doc, "robot", "a URDF")
     materials = {}
     for m in robot.findall("material"):
         c = m.find("color")

@@ -115,5 +115,15 @@ class Report:
         v = self.floats(el, key, 1, None if default is None else [default])
         return None if v is None else float(v[0])
 
+    @classmethod
+    def of_root(cls, doc: XmlDocument, tag: str, format_name: str) -> tuple["Report", ET.Element]:
+        """A new report of ``doc`` and its root element, which must be ``<tag>`` (else one ModelError saying that a
+        ``format_name`` file has ``<tag>``)."""
+        report = cls(doc)
+        if doc.root.tag != tag:
+            report.error(doc.root, f"root element <{doc.root.tag}>: {format_name} file has <{tag}>")
+            report.raise_errors()
+        return report, doc.root
+
 
 __all__ = ["Report", "XmlDocument", "parse_xml"]
