@@ -98,8 +98,8 @@ def connect(workers: int | None = None, scheduler: str | None = None,
     ``workers`` processes (closed on exit, every worker process ended; an external cluster is left running).
     Raises :class:`ClusterError` when the cluster cannot be started or reached."""
     # dask and distributed only when a cluster is started (start-up of the CLI and the editor)
-    import dask
     from distributed import Client, LocalCluster
+    import dask  # likewise
     address = scheduler or (None if scheduler_file else scheduler_from_environment())
     if address or scheduler_file:
         try:
