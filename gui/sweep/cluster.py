@@ -1,6 +1,7 @@
 """The sweep dialog's local Dask cluster: started by the first sweep, reused by the next ones, closed cleanly.
 
-:class:`SweepCluster` starts a ``LocalCluster`` of worker processes (one thread each, on 127.0.0.1) when a sweep
+:class:`SweepCluster` starts a ``LocalCluster`` of worker processes (one thread each, on 127.0.0.1, with the
+workers' settings of the command line's clusters: ``core.sweep.execute.LOCAL_WORKER_CONFIG``) when a sweep
 first needs it and keeps it for the next sweeps with the same number of workers (no start-up per sweep, and the
 workers' compiled kernels stay warm). It has a dashboard when bokeh is installed (:func:`dashboard_link`, shown
 in the dialog). :meth:`SweepCluster.close` closes the client and then the cluster (the nannies stop their
@@ -18,7 +19,7 @@ import logging
 import threading
 from typing import Any
 
-from mechstudio.core.sweep.execute import dashboard_link as core_dashboard_link
+from mechstudio.core.sweep.execute import LOCAL_WORKER_CONFIG, dashboard_link as core_dashboard_link
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +69,12 @@ class SweepCluster:
             self._close_now()
             quiet_dask_logging()
             from distributed import Client, LocalCluster  # Dask is imported when the first sweep runs
+            import dask  # likewise
             address = "127.0.0.1:0" if has_dashboard_support() else None
-            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                        dashboard_address=address, silence_logs=logging.WARNING)
+            with dask.config.set(LOCAL_WORKER_CONFIG):  # the nannies hand it to their worker processes
+                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                            host="127.0.0.1", dashboard_address=address,
+                                            silence_logs=logging.WARNING)
             self.client = Client(self.cluster)
             self.workers = workers
             log.info("started a local Dask cluster of %d workers (dashboard %s)", workers,

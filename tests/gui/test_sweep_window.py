@@ -117,9 +117,15 @@ def test_dashboard_link_is_the_cores_answer(monkeypatch: pytest.MonkeyPatch) -> 
     assert sweep_cluster.dashboard_link(None) is None
 
 
+def profiler_enabled() -> bool:
+    """On a Dask worker: whether Dask's sampling profiler runs there."""
+    import dask  # the worker's own configuration
+    return bool(dask.config.get("distributed.worker.profile.enabled"))
+
+
 def test_the_dialogs_cluster_is_quiet_reused_and_closed_cleanly(tmp_path: Any) -> None:
-    """One worker process: a Dask log line of INFO never reaches the app's log, the cluster is reused for the
-    next sweep, and closing it ends the worker process."""
+    """One worker process: a Dask log line of INFO never reaches the app's log, the worker runs without Dask's
+    sampling profiler, the cluster is reused for the next sweep, and closing it ends the worker process."""
     from mechstudio.core.host.log import configure_file_logging
     from mechstudio.gui.sweep.cluster import SweepCluster, has_dashboard_support
     log_file = configure_file_logging(tmp_path)
@@ -129,6 +135,8 @@ def test_the_dialogs_cluster_is_quiet_reused_and_closed_cleanly(tmp_path: Any) -
         client = cluster.client_for(1)
         assert client.submit(sum, [1, 2]).result(timeout=120) == 3
         assert cluster.client_for(1) is client  # reused
+        profiling = client.run(profiler_enabled)
+        assert list(profiling.values()) == [False]  # the command line's worker settings (LOCAL_WORKER_CONFIG)
         pids = list(client.run(os.getpid).values())
         link = cluster.dashboard_link()
         assert (link or "").startswith("http") == has_dashboard_support()
