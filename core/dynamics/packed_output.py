@@ -34,7 +34,9 @@ def unpack_frame(out: FloatArray, n: int, n_rows: int) -> tuple[FloatArray, ...]
     return out[:n], out[n:2 * n], out[2 * n:n3], out[n3:nr].reshape(n_rows, 6), out[nr:]
 
 
-def batch_frames(out: FloatArray, count: int, n: int, n_rows: int) -> list[tuple[FloatArray, ...] | None]:
-    """The frames of a batched output kernel's result (rows of :func:`pack_frame` arrays, ``count`` of them
-    computed): :func:`unpack_frame` views, then None for each row the kernel left to the caller."""
+def batch_frames(result: tuple[int, int, FloatArray], n: int, n_rows: int) -> list[tuple[FloatArray, ...] | None]:
+    """The frames of a batched output kernel's result (status, count, rows of :func:`pack_frame` arrays of which
+    the first ``count`` are computed): :func:`unpack_frame` views, then None for each row the kernel left to the
+    caller (the status says why; the caller's one-frame path meets the same trouble and reports it)."""
+    _, count, out = result
     return [unpack_frame(out[j], n, n_rows) if j < count else None for j in range(out.shape[0])]

@@ -641,7 +641,7 @@ def timed_kernel() -> tuple[Callable[..., Any], Callable[..., Any], Callable[...
     if built is None or times is None:
         return None
     globals().update(_time_arrays=times[0], _pack_frame=compile_helper(packed_output.pack_frame))
-    return compile_helper(k_packed_loop_rhs_timed), compile_helper(k_loop_prepare_timed), compile_helper(k_packed_loop_output_batch)
+    return tuple(compile_helper(f) for f in (k_packed_loop_rhs_timed, k_loop_prepare_timed, k_packed_loop_output_batch))
 
 
 def applies(system: Any) -> bool:
@@ -826,8 +826,8 @@ class LoopPath:
         if not self.packed or self.system.packed_time() is None:
             return None
         I, F = self.timed_data()
-        status, count, out = timed_kernel()[2](Z, times, bool(correction), I, F)
-        return packed_output.batch_frames(out, count, self.system.n, self.react[planar_kernels.REACTIONS_ROWS].shape[0])
+        rows = self.react[planar_kernels.REACTIONS_ROWS].shape[0]
+        return packed_output.batch_frames(timed_kernel()[2](Z, times, bool(correction), I, F), self.system.n, rows)
 
     def output(self, y: np.ndarray, correction: bool, want_growth: bool, t: float) -> tuple:
         if self.packed:

@@ -340,8 +340,8 @@ class FusedPath:
         if self.system._plane_quadratic is None:
             return None
         I, F = self.timed_data(basis)
-        status, count, out = timed_kernels()[1](Z, times, bool(correction), I, F, self.system.m_holonomic)
-        return packed_output.batch_frames(out, count, self.system.n, self.n_disks)
+        result = timed_kernels()[1](Z, times, bool(correction), I, F, self.system.m_holonomic)
+        return packed_output.batch_frames(result, self.system.n, self.n_disks)
 
     def rhs(self, y: np.ndarray, basis: tuple, t: float) -> tuple[int, np.ndarray]:
         zp, vp, ap = self.system.plane_arrays(t)
