@@ -202,10 +202,63 @@ def numba_module() -> Any:
                 if os.environ.get("NUMBA_CACHE_DIR"):
                     numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # numba imported earlier by others
                 _install_guard(numba)
+                _register_borrow()
                 _NUMBA = numba
             except ImportError:  # pragma: no cover - numba is a dependency
                 _NUMBA = False
     return _NUMBA or None
+
+
+def borrow(array):  # noqa: ANN001, ANN201
+    """``array`` itself; in compiled code a view of the same memory that holds no reference to it (the NRT
+    meminfo of the view is NULL, so that binding it, passing it and dropping it cost no reference counting).
+
+    The kernels unpack the model data, packed in two arrays (I, F) that every kernel receives as arguments, into
+    tuples of dozens of views, and pass those tuples down several calls per evaluation. A view that references
+    its base costs an atomic increment and decrement of the base's count each time a function binds it (about
+    20 cycles each; a planar right-hand side of a 10-link chain did ~1000 of them per evaluation, a third of its
+    run). A borrowed view costs a null test instead. It is only valid while its base is referenced elsewhere:
+    use it only for views into the arguments of the compiled call that uses them (``packed_planar``'s segment
+    readers), never for a view that a kernel returns to Python for keeps."""
+    return array
+
+
+_BORROW_REGISTERED = False
+
+
+def _register_borrow() -> None:
+    """Give :func:`borrow` its compiled form (a numba overload; numba is being imported by numba_module())."""
+    global _BORROW_REGISTERED
+    if _BORROW_REGISTERED:
+        return
+    try:
+        from numba.extending import intrinsic, overload  # numba is being imported by numba_module() anyway
+    except ImportError:  # a stand-in numba that compiles nothing (tests/test_cli_warm.py)
+        return
+    try:
+        from numba.core import types  # numba's array internals, for the view without a reference
+        from numba.np.arrayobj import make_array, populate_array  # likewise
+    except ImportError:  # a numba whose array internals moved: borrow stays a view that references its base
+        overload(borrow)(lambda array: (lambda array: array))
+        _BORROW_REGISTERED = True
+        return
+
+    @intrinsic
+    def borrowed_view(typingctx: Any, array: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            base = make_array(signature.args[0])(context, builder, value=args[0])
+            view = make_array(signature.return_type)(context, builder)
+            populate_array(view, data=base.data, shape=base.shape, strides=base.strides, itemsize=base.itemsize,
+                           meminfo=None)
+            return view._getvalue()
+        return array(array), codegen
+
+    @overload(borrow)
+    def borrow_compiled(array):  # noqa: ANN001, ANN202 - numba compares this signature with the implementation's
+        if isinstance(array, types.Array):
+            return lambda array: borrowed_view(array)
+        return None
+    _BORROW_REGISTERED = True
 
 
 def _install_guard(numba: Any) -> None:

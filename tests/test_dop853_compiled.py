@@ -225,17 +225,25 @@ def test_rolling_disk_runs_step_compiled_as_accurately_as_scipy(sample: str, mon
                                     "slider_crank_driven"])
 def test_batched_output_frames_equal_one_at_a_time(sample: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The outputs inside a step come from one compiled call per step (``fast_outputs``: rolling disks, the
-    sparse path of a chain, the sparse route of closed loops, with a driver's time function); the run with them
-    asked one at a time (``fast_output``) records the same frames to round-off (the same kernels, the time
-    functions and the plane's motion evaluated in compiled code instead of numpy: 1e-14 relative)."""
+    sparse path of a chain, the sparse route of closed loops, with a driver's time function) when the driver
+    steps one step at a time (no compiled segments: tests/test_driver_segments.py); the run with them asked one
+    at a time (``fast_output``) records the same frames to round-off (the same kernels, the time functions and
+    the plane's motion evaluated in compiled code instead of numpy: 1e-14 relative)."""
     from mechstudio.core.dynamics.projection import ProjectionFormulation
     from mechstudio.core.model.samples import sample_path
-    from mechstudio.core.simulate import SimulationSettings, run
+    from mechstudio.core.run.driver import Driver
+    from mechstudio.core.run.frames import Trajectory, concat_blocks
+    from mechstudio.core.simulate import SimulationSettings
     from mechstudio.core.model.io import load_model
     from mechstudio.core.systems.compile import compile_model
     system = compile_model(load_model(sample_path(sample)))
     settings = SimulationSettings(t_end=2.0, dt=0.01, formulation="projection", integrator="dop853", rtol=1e-8,
                                   atol=1e-10, kernels="compiled")
+
+    def run(system, settings):  # noqa: ANN001, ANN202
+        driver = Driver(system, settings, segments=False)
+        frames = concat_blocks(list(driver.blocks()), system.n, len(system.constraints))
+        return Trajectory(system, settings, frames, driver.status, driver.message, driver.stats)
     calls = []
     original = ProjectionFormulation.fast_outputs
 

@@ -243,7 +243,8 @@ def test_integrator_giving_up_ends_with_status_and_time():
 @pytest.mark.parametrize("path", ["generic", "fused"])
 def test_newton_correction_failure_ends_with_status(monkeypatch, path):
     """A correction that does not converge ends the run with a status and message, on both output paths: the
-    generic one (core.dynamics.correction.correct) and the fused compiled one (its 'converged' flag)."""
+    generic one (core.dynamics.correction.correct) and the fused compiled one (its 'converged' flag), here
+    through the driver's own loop (a compiled segment leaves such a step to it: tests/test_driver_segments.py)."""
     import mechstudio.core.run.driver as sim  # the driver module that calls correct()
     from mechstudio.core.dynamics.correction import CorrectionResult
     from mechstudio.core.dynamics.projection import ProjectionFormulation
@@ -266,6 +267,8 @@ def test_newton_correction_failure_ends_with_status(monkeypatch, path):
         if numba_module() is None:
             pytest.skip("numba is off: no fused path")
         monkeypatch.setattr(sim, "correct", None)  # the fused path must not fall back to the generic correction
+        from mechstudio.core.integrate.scipy_ivp import CompiledDOP853Stepper
+        monkeypatch.setattr(CompiledDOP853Stepper, "segment", lambda self, request: None)
     traj = run(system, SimulationSettings(t_end=0.5, options=options))
     assert traj.status == Status.FAILED
     assert "did not converge at t = " in traj.message and traj.frames.t[-1] <= 0.01

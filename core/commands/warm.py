@@ -7,8 +7,9 @@ Each kernel family is compiled by short runs of samples that use it (:data:`CASE
 its O(N) tree path, its closed-loop path and the compiled DOP853 step; the spatial projection of the rolling disk;
 the Wittenburg trees, spherical and of hinges (joint coordinates); the spatial joints' rows in maximal coordinates
 (the Cardan shaft); together they build every kernel set of the core, which tests/test_cli_warm.py checks). The
-samples of one family run one after the other in one process, the later ones compiling only what the earlier
-left (the closed-loop sample shares the planar kernels of the tree sample). The families share no compiled
+samples of one family run one after the other in one process, each twice (with the driver's compiled segments
+of steps and with its own steps: ``mechstudio.core.run.driver.compile_runs``), the later ones compiling only what
+the earlier left (the closed-loop sample shares the planar kernels of the tree sample). The families share no compiled
 function, so they are compiled in parallel processes, one per core up to ``--jobs`` (numba writes its cache
 files atomically). With ``MECHSTUDIO_NO_NUMBA=1`` there is nothing to compile.
 """
@@ -21,8 +22,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 from mechstudio.core.commands.arguments import add_quiet_argument, positive_int
 from mechstudio.core.jit import kernel_cache_dir, numba_module
+from mechstudio.core.model.io import load_model
 from mechstudio.core.model.samples import sample_path
-from mechstudio.core.simulate import simulate
+from mechstudio.core.run.driver import compile_runs
+from mechstudio.core.run.settings import SimulationSettings
+from mechstudio.core.systems.compile import compile_model
 
 #: (sample models, formulation): the short runs of one case, in one process, compile a family of kernels
 CASES = ((("pendulum", "four_bar"), "projection"), (("rolling_disk",), "projection"),
@@ -38,10 +42,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def warm_case(case: tuple[tuple[str, ...], str]) -> str:
-    """Run each sample of one case for :data:`WARM_T_END_S` seconds (compiling its kernels); the sample names."""
+    """Run each sample of one case for :data:`WARM_T_END_S` seconds (compiling its kernels: ``compile_runs``); the
+    sample names."""
     names, formulation = case
     for name in names:
-        simulate(str(sample_path(name)), t_end=WARM_T_END_S, formulation=formulation, kernels="compiled")
+        model = load_model(sample_path(name))
+        compile_runs(compile_model(model), SimulationSettings.from_model(model, t_end=WARM_T_END_S,
+                                                                         formulation=formulation, kernels="compiled"))
     return ", ".join(names)
 
 

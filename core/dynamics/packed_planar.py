@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mechstudio.core.jit import compile_helper, kernel_set, numba_module
+from mechstudio.core.jit import borrow, compile_helper, kernel_set, numba_module
 from mechstudio.core.systems import planar_kernels
 from mechstudio.core.systems.planar_kernels import (ARRAY_KINDS, COUNT, FORCES_LAYOUT, GEOMETRY_LAYOUT, REACTIONS_LAYOUT,
                                                     ROWS, Layout)
@@ -103,31 +103,31 @@ def pack_planar(geo: tuple, frc: tuple, react: tuple, *rest: tuple) -> tuple[np.
 
 # --- rebuilders (compiled with the kernels that call them) ----------------------------------------------------
 def iseg(I, k):  # noqa: ANN001, ANN201
-    """Integer segment k (1-D view)."""
-    return I[I[1 + 2 * k]:I[2 + 2 * k]]
+    """Integer segment k (1-D view, borrowed: ``mechstudio.core.jit.borrow``)."""
+    return borrow(I[I[1 + 2 * k]:I[2 + 2 * k]])
 
 
 def fseg(I, F, k):  # noqa: ANN001, ANN201
-    """Float segment k (1-D view)."""
-    return F[I[1 + 2 * k]:I[2 + 2 * k]]
+    """Float segment k (1-D view, borrowed)."""
+    return borrow(F[I[1 + 2 * k]:I[2 + 2 * k]])
 
 
 def vseg(I, F, k):  # noqa: ANN001, ANN201
-    """Float segment k as (K, 2) body vectors."""
+    """Float segment k as (K, 2) body vectors (a borrowed view)."""
     a, b = I[1 + 2 * k], I[2 + 2 * k]
-    return F[a:b].reshape(((b - a) // 2, 2))
+    return borrow(F[a:b].reshape(((b - a) // 2, 2)))
 
 
 def tseg(I, F, k):  # noqa: ANN001, ANN201
-    """Float segment k as (K, 3) rows (the cams' stacked profile tables r, r', r'')."""
+    """Float segment k as (K, 3) rows (the cams' stacked profile tables r, r', r''; a borrowed view)."""
     a, b = I[1 + 2 * k], I[2 + 2 * k]
-    return F[a:b].reshape(((b - a) // 3, 3))
+    return borrow(F[a:b].reshape(((b - a) // 3, 3)))
 
 
 def rseg(I, k):  # noqa: ANN001, ANN201
-    """Integer segment k as (K, 3) rows (the reactions' constraint rows)."""
+    """Integer segment k as (K, 3) rows (the reactions' constraint rows; a borrowed view)."""
     a, b = I[1 + 2 * k], I[2 + 2 * k]
-    return I[a:b].reshape(((b - a) // 3, 3))
+    return borrow(I[a:b].reshape(((b - a) // 3, 3)))
 
 
 #: how a field of each kind is read back from segment {k}

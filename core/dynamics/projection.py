@@ -594,12 +594,20 @@ class ProjectionFormulation(Formulation):
 
         def counted(n: int) -> None:
             self.rhs_evaluations += n
-        if self._loops_on:
-            pair = self._loops.compiled_rhs()
-            return None if pair is None else CompiledRHS(pair[0], self._loops.timed_data, counted, pair[1])
-        if self._sparse is not None:
-            pair = self._sparse.compiled_rhs()
-            return None if pair is None else CompiledRHS(pair[0], self._sparse.timed_data, counted, pair[1])
+        path = self._loops if self._loops_on else self._sparse
+        if path is not None:
+            pair = path.compiled_rhs()
+            if pair is None:
+                return None
+            outputs = path.compiled_outputs()
+            if outputs is None:
+                return CompiledRHS(pair[0], path.timed_data, counted, pair[1])
+            kernels, width = outputs
+            scalars = width - len(OutputScalar)
+            flags = tuple(scalars + f for f in (OutputScalar.CONVERGED, OutputScalar.CHANGED, NULL_SPACE_GROWTH))
+            # the loop route's basis is refreshed when it grew (needs_restart); the coordinate basis reports 1
+            return CompiledRHS(pair[0], path.timed_data, counted, pair[1], kernels, width, flags,
+                               NULL_GROWTH_REFRESH)
         make = getattr(self._fused, "compiled_rhs", None)
         kernel = make() if make is not None else None
         if kernel is None:

@@ -66,7 +66,7 @@ from mechstudio.core.dynamics import (packed_output, packed_planar, projection_f
 from mechstudio.core.dynamics.correction import CHOL_PIVOT_RTOL, MAX_ITER, POSITION_TOL, VELOCITY_TOL
 from mechstudio.core.dynamics.packed_planar import iseg, unpack_forces, unpack_geometry, unpack_reactions
 from mechstudio.core.dynamics.projection_kernels import COND_FAIL
-from mechstudio.core.jit import compile_helper, kernel_set
+from mechstudio.core.jit import borrow, compile_helper, kernel_set
 from mechstudio.core.kinematics.assembly import RANK_RTOL
 from mechstudio.core.numerics import dense_kernels
 from mechstudio.core.numerics.dense_kernels import cholesky, cholesky_solve, lu_inplace, lu_solve, mm, mv
@@ -520,7 +520,7 @@ def unpack_basis(I, F):  # noqa: ANN001, ANN201
     """V2^T (k, n) from F."""
     L = I.shape[0]
     at, k, n = I[L - TAIL], I[L - TAIL + 1], I[L - TAIL + 2]
-    return F[at:at + k * n].reshape((k, n))
+    return borrow(F[at:at + k * n].reshape((k, n)))
 
 
 def k_packed_loop_rhs(y, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
@@ -561,8 +561,20 @@ def k_packed_loop_output_batch(Z, times, correction, I, F):  # noqa: ANN001, ANN
     ||N||_2, each packed by ``packed_output.pack_frame``) in one call, the data unpacked once: (status, count,
     frames (len(times), width)); on trouble at row j (a kernel status, e.g. C_u degenerate, or STATUS_TIME) count
     = j and the rows from j on are left to the caller's one-frame path. I, F of :meth:`LoopPath.timed_data`."""
-    lp, V2T, geo, frc = unpack_loop_plan(I, F), unpack_basis(I, F), unpack_geometry(I, F), unpack_forces(I, F)
-    react = unpack_reactions(I, F)
+    return k_loop_output_rows(Z, times, correction, True, False, k_loop_prepare_output(I, F))
+
+
+def k_loop_prepare_output(I, F):  # noqa: ANN001, ANN201
+    """The packed data of :func:`k_loop_output_rows` unpacked: (I, F, plan, V2^T, geometry, forces, reactions)."""
+    return (I, F, unpack_loop_plan(I, F), unpack_basis(I, F), unpack_geometry(I, F), unpack_forces(I, F),
+            unpack_reactions(I, F))
+
+
+def k_loop_output_rows(Z, times, correction, frame, growth, Q):  # noqa: ANN001, ANN201
+    """:func:`k_packed_loop_output_batch` with the data prepared by :func:`k_loop_prepare_output` (the compiled
+    outputs of the compiled DOP853 segment, ``mechstudio.core.integrate.dop853_kernels.CompiledRHS.outputs``);
+    ``growth``: ||N||_2 computed (a step end); every frame is whole (``frame`` is not used)."""
+    I, F, lp, V2T, geo, frc, react = Q
     L = I.shape[0]
     n = Z.shape[1] - V2T.shape[0]
     out = np.empty((times.shape[0], 3 * n + 6 * react[planar_kernels.REACTIONS_ROWS].shape[0]
@@ -571,12 +583,27 @@ def k_packed_loop_output_batch(Z, times, correction, I, F):  # noqa: ANN001, ANN
         ok, fval, faccel, xi, load_f, torque = _time_arrays(times[j], I, F, I[L - TAIL + 3], I[L - TAIL + 4])
         if not ok:
             return STATUS_TIME, j, out
-        status, q, v, qdd, R, scal = k_loop_output(Z[j].copy(), correction, False, lp, V2T, geo, frc,
+        status, q, v, qdd, R, scal = k_loop_output(Z[j].copy(), correction, growth, lp, V2T, geo, frc,
                                                    (fval, faccel, xi, load_f, torque), react)
         if status != 0:
             return status, j, out
         out[j, :] = _pack_frame(q, v, qdd, R, scal)
     return 0, times.shape[0], out
+
+
+def k_loop_state_of(frame, Q):  # noqa: ANN001, ANN201
+    """The integrator state [p; q] = [V2^T q'; q] of a packed frame's (corrected) q, q' (the formulation's
+    ``pack``)."""
+    V2T = Q[3]
+    k, n = V2T.shape
+    y = np.empty(k + n)
+    for j in range(k):
+        acc = 0.0
+        for i in range(n):
+            acc += V2T[j, i] * frame[n + i]
+        y[j] = acc
+    y[k:] = frame[:n]
+    return y
 
 
 def k_packed_loop_state(q, v, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
@@ -641,7 +668,20 @@ def timed_kernel() -> tuple[Callable[..., Any], Callable[..., Any], Callable[...
     if built is None or times is None:
         return None
     globals().update(_time_arrays=times[0], _pack_frame=compile_helper(packed_output.pack_frame))
+    g = globals()
+    g["k_loop_output_rows"] = compile_helper(k_loop_output_rows)
+    g["k_loop_prepare_output"] = compile_helper(k_loop_prepare_output)
     return tuple(compile_helper(f) for f in (k_packed_loop_rhs_timed, k_loop_prepare_timed, k_packed_loop_output_batch))
+
+
+@kernel_set
+def output_kernels() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]] | None:
+    """(:func:`k_loop_prepare_output`, :func:`k_loop_output_rows`, :func:`k_loop_state_of`) compiled: the outputs
+    of the compiled DOP853 segment (``mechstudio.core.integrate.dop853_kernels.CompiledRHS.outputs``), or None
+    without numba."""
+    if timed_kernel() is None:
+        return None
+    return k_loop_prepare_output, k_loop_output_rows, compile_helper(k_loop_state_of)
 
 
 def applies(system: Any) -> bool:
@@ -811,6 +851,17 @@ class LoopPath:
             return None
         built = timed_kernel()
         return None if built is None else built[:2]
+
+    def compiled_outputs(self) -> tuple[tuple[Callable[..., Any], ...], int] | None:
+        """(the compiled outputs of the compiled DOP853 segment (:func:`output_kernels`), the width of a packed
+        frame) under the conditions of :meth:`compiled_rhs`; None otherwise."""
+        if self.compiled_rhs() is None:
+            return None
+        built = output_kernels()
+        if built is None:
+            return None
+        rows = self.react[planar_kernels.REACTIONS_ROWS].shape[0]
+        return built, 3 * self.system.n + 6 * rows + projection_sparse.N_SCALARS
 
     # --- evaluations -------------------------------------------------------------------------------------------
     def rhs(self, y: np.ndarray, t: float) -> tuple[int, np.ndarray]:

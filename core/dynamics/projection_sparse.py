@@ -282,7 +282,7 @@ def k_packed_rhs_timed(t, y, P):  # noqa: ANN001, ANN201
 def k_packed_output(y, correction, I, F, fval, faccel, xi, load_f, torque):  # noqa: ANN001, ANN201
     """:func:`k_sparse_output` with the model data and plan packed (``mechstudio.core.dynamics.packed_planar``)."""
     return k_sparse_output(y, correction, unpack_plan(I, F), unpack_geometry(I, F), unpack_forces(I, F),
-                           (fval, faccel, xi, load_f, torque), unpack_reactions(I, F))
+                           (fval, faccel, xi, load_f, torque), unpack_reactions(I, F), True)
 
 
 def k_packed_output_batch(Z, times, correction, I, F):  # noqa: ANN001, ANN201
@@ -290,7 +290,20 @@ def k_packed_output_batch(Z, times, correction, I, F):  # noqa: ANN001, ANN201
     by ``packed_output.pack_frame``) in one call, the data unpacked once: (status, count, frames (len(times),
     width)); on trouble at row j (a kernel status, or STATUS_TIME: a time function not finite) count = j and the
     rows from j on are left to the caller's one-frame path. I, F of :meth:`SparsePath.timed_data`."""
-    plan, geo, frc, react = unpack_plan(I, F), unpack_geometry(I, F), unpack_forces(I, F), unpack_reactions(I, F)
+    return k_output_rows(Z, times, correction, True, False, k_prepare_output(I, F))
+
+
+def k_prepare_output(I, F):  # noqa: ANN001, ANN201
+    """The packed data of :func:`k_output_rows` unpacked: (I, F, plan, geometry, forces, reactions)."""
+    return I, F, unpack_plan(I, F), unpack_geometry(I, F), unpack_forces(I, F), unpack_reactions(I, F)
+
+
+def k_output_rows(Z, times, correction, frame, growth, Q):  # noqa: ANN001, ANN201
+    """:func:`k_packed_output_batch` with the data prepared by :func:`k_prepare_output` (the compiled outputs of
+    the compiled DOP853 segment, ``mechstudio.core.integrate.dop853_kernels.CompiledRHS.outputs``); ``frame``
+    False: the corrected q, q' and the correction's scalars only (:func:`k_sparse_output`); ``growth`` is not
+    used (||N||_2 is 1 for the coordinate basis)."""
+    I, F, plan, geo, frc, react = Q
     L = I.shape[0]
     n = Z.shape[1] - plan[1].shape[0]
     out = np.empty((times.shape[0], 3 * n + 6 * react[planar_kernels.REACTIONS_ROWS].shape[0] + N_SCALARS))
@@ -299,11 +312,24 @@ def k_packed_output_batch(Z, times, correction, I, F):  # noqa: ANN001, ANN201
         if not ok:
             return STATUS_TIME, j, out
         status, q, v, qdd, R, scal = k_sparse_output(Z[j].copy(), correction, plan, geo, frc,
-                                                     (fval, faccel, xi, load_f, torque), react)
+                                                     (fval, faccel, xi, load_f, torque), react, frame)
         if status != 0:
             return status, j, out
         out[j, :] = _pack_frame(q, v, qdd, R, scal)
     return 0, times.shape[0], out
+
+
+def k_state_of(frame, Q):  # noqa: ANN001, ANN201
+    """The integrator state [p; q] = [q'_w; q] of a packed frame's (corrected) q, q' (the coordinate basis'
+    ``ProjectionFormulation.pack``)."""
+    w = Q[2][1]
+    k = w.shape[0]
+    n = (frame.shape[0] - N_SCALARS - 6 * Q[5][planar_kernels.REACTIONS_ROWS].shape[0]) // 3
+    y = np.empty(k + n)
+    for j in range(k):
+        y[j] = frame[n + w[j]]
+    y[k:] = frame[:n]
+    return y
 
 
 def _min_norm(C, Md, nrows, res, plan_rows, col_ptr, col_rows, row_ptr, row_cols):  # noqa: ANN001, ANN201
@@ -314,9 +340,10 @@ def _min_norm(C, Md, nrows, res, plan_rows, col_ptr, col_rows, row_ptr, row_cols
     return ok, _csr_tmv(C, row_ptr, row_cols, nrows, mu, n) / Md
 
 
-def k_sparse_output(y, correction, plan, geo, frc, td, react):  # noqa: ANN001, ANN201
+def k_sparse_output(y, correction, plan, geo, frc, td, react, frame):  # noqa: ANN001, ANN201
     """One output frame of z = [p; q], as ``projection_planar.k_output`` (same returns; ||N||_2 reported as 1:
-    the coordinate basis is not refreshed for growth, see ``mechstudio.core.dynamics.projection``)."""
+    the coordinate basis is not refreshed for growth, see ``mechstudio.core.dynamics.projection``). ``frame``
+    False: only the correction (q'', the reactions and the energies zero), for a step end that is no output."""
     fval, faccel, xi, load_f, torque = td
     u, w, row_ptr, row_cols, col_ptr, col_rows, rows_all, rows_h, lu = plan
     mh = geo[planar_kernels.GEO_MH]
@@ -358,6 +385,8 @@ def k_sparse_output(y, correction, plan, geo, frc, td, react):  # noqa: ANN001, 
         v = v + dv
         vafter = _norm(_csr_mv(C, row_ptr, row_cols, m, v) + xi)
         changed = True
+    if not frame:
+        return 0, q, v, np.zeros(n), R, _scalars(0.0, 0.0, before, res, vbefore, vafter, it, changed, True, 1.0)
     h, eta, power_nc = _velocity_terms(q, v, geo, frc, faccel, load_f, torque)
     ok, qdd, lam = _sparse_accelerations(C, h, eta, Md, plan)
     if not ok:
@@ -505,7 +534,19 @@ def timed_kernel() -> tuple[Callable[..., Any], Callable[..., Any], Callable[...
     if times is None:
         return None
     globals().update(_time_arrays=times[0], _pack_frame=compile_helper(packed_output.pack_frame))
+    g = globals()
+    g["k_output_rows"], g["k_prepare_output"] = compile_helper(k_output_rows), compile_helper(k_prepare_output)
     return tuple(compile_helper(f) for f in (k_packed_rhs_timed, k_prepare_timed, k_packed_output_batch))
+
+
+@kernel_set
+def output_kernels() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]] | None:
+    """(:func:`k_prepare_output`, :func:`k_output_rows`, :func:`k_state_of`) compiled: the outputs of the
+    compiled DOP853 segment (``mechstudio.core.integrate.dop853_kernels.CompiledRHS.outputs``), or None without
+    numba."""
+    if timed_kernel() is None:
+        return None
+    return k_prepare_output, k_output_rows, compile_helper(k_state_of)
 
 
 class SparsePath:
@@ -530,6 +571,16 @@ class SparsePath:
             return None
         built = timed_kernel()
         return None if built is None else built[:2]
+
+    def compiled_outputs(self) -> tuple[tuple[Callable[..., Any], ...], int] | None:
+        """(the compiled outputs of the compiled DOP853 segment (:func:`output_kernels`), the width of a packed
+        frame) under the conditions of :meth:`compiled_rhs`; None otherwise."""
+        if self.compiled_rhs() is None:
+            return None
+        built = output_kernels()
+        if built is None:
+            return None
+        return built, 3 * self.system.n + 6 * self.react[planar_kernels.REACTIONS_ROWS].shape[0] + N_SCALARS
 
     def timed_data(self) -> tuple[np.ndarray, np.ndarray]:
         """(I, F) for :func:`k_packed_rhs_timed`: the packed data with the compiled time functions appended

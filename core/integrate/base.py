@@ -52,6 +52,45 @@ class Stepper(ABC):
     def set_state(self, y: FloatArray) -> None:
         """Continue from ``y`` at the current time (after a correction; the derivative is re-evaluated)."""
 
+    def segment(self, request: "SegmentRequest") -> "Segment | None":
+        """Many steps with their outputs and step-end corrections in one compiled call, when this stepper and the
+        formulation's compiled outputs allow it (``mechstudio.core.integrate.dop853_kernels.dop853_segment``);
+        None otherwise (the driver then steps one step at a time)."""
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentRequest:
+    """What the driver asks of :meth:`Stepper.segment`: the output times [s] and the index k of the next one,
+    two times closer than ``eps`` [s] being the same; the drift correction on or off; the steps since the last
+    output so far and the most allowed; at most ``max_steps`` steps, and a return once ``max_frames`` frames are
+    recorded."""
+    times: FloatArray
+    k: int
+    eps: float
+    correction: bool
+    since_output: int
+    max_since_output: int
+    max_steps: int
+    max_frames: int
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """The result of :meth:`Stepper.segment`: ``steps`` accepted steps (the stepper is at their end); ``frames``
+    rows [t_k, W, packed output frame] (``mechstudio.core.dynamics.packed_output``); ``end_frame`` the packed
+    frame of the last step end (its corrected q, q'); the next output index ``k``; ``since_output`` steps since
+    the last output; ``corrections`` made; ``declined``: the step after them needs the driver's own handling;
+    ``refresh``: the formulation's basis grew too much at the last step end (the driver restarts it there)."""
+    steps: int
+    frames: FloatArray
+    end_frame: FloatArray
+    k: int
+    since_output: int
+    corrections: int
+    declined: bool
+    refresh: bool = False
+
 
 class Integrator(ABC):
     name = ""

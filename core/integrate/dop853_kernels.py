@@ -5,7 +5,11 @@ stages with numpy calls and calls the right-hand side 12 times a step through tw
 numba dispatch of a few microseconds around a few microseconds of arithmetic (a rolling disk has 7 states). When
 the formulation offers its right-hand side as a compiled function of (t, y, I, F) -- the state and the model
 data packed in one int64 and one float64 array, see :class:`CompiledRHS` -- :func:`dop853_step` takes one
-accepted step in one compiled call and :func:`dop853_dense` gives the step's dense-output coefficients.
+accepted step in one compiled call and :func:`dop853_dense` gives the step's dense-output coefficients. When
+its outputs (correction and output frame of a state) are compiled as well (:attr:`CompiledRHS.outputs`),
+:func:`dop853_segment` runs the driver's whole loop -- steps, the outputs inside them, the step-end
+corrections -- for many steps in one call, so that the Python driver runs once per block of steps instead of
+four to six calls per step (for a 10-link chain about a quarter of the run was that Python and its calls).
 
 The two functions are written once and compiled once per right-hand side (:func:`specialized`): a copy of each
 whose globals ``_prepare`` and ``_rhs`` are that right-hand side's, under its own name, so that numba's on-disk
@@ -71,11 +75,25 @@ class CompiledRHS:
     ``counted(n)`` adds n evaluations to the formulation's count.
     ``prepare``: None, or a compiled function ``prepare(I, F) -> P`` (the model data unpacked once per step); then
     ``kernel`` is a function of (t, y, P) instead (module docstring).
+    ``outputs``: None, or the formulation's outputs compiled, three compiled functions for :func:`dop853_segment`:
+    ``prepare_outputs(I, F) -> Q``; ``outputs(Z, times, correction, frame, growth, Q) -> (status, count, rows)``,
+    the corrected output frames of the states Z[j] (y without W) at times[j], each row a
+    ``mechstudio.core.dynamics.packed_output.pack_frame`` array, computed for the first ``count`` rows (status
+    != 0: trouble at row ``count``); ``frame`` False: the corrected q, q' and the correction's scalars are
+    enough, ``growth`` True: ||N||_2 is wanted (a step end); ``state_of(row, Q) -> y`` (without W), the integrator state of a frame's
+    corrected q, q' (the formulation's ``pack``). With them the driver runs many steps per call; the frames'
+    width is ``frame_width`` (3 n + 6 reaction rows + the output scalars), ``frame_flags`` the columns of its
+    CONVERGED, CHANGED and NULL_SPACE_GROWTH scalars (``mechstudio.core.dynamics.base.OutputScalar``), and a
+    step end whose ||N||_2 exceeds ``growth_limit`` is left to the driver (its basis is refreshed).
     """
     kernel: Callable[..., Any]
     data: Callable[[], tuple[np.ndarray, np.ndarray]]
     counted: Callable[[int], None]
     prepare: Callable[..., Any] | None = None
+    outputs: tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]] | None = None
+    frame_width: int = 0
+    frame_flags: tuple[int, int, int] = (0, 0, 0)
+    growth_limit: float = math.inf
 
     def evaluate(self, t: float, y: np.ndarray) -> tuple[int, np.ndarray]:
         """(status, y') of the compiled right-hand side at (t, y) with the current data."""
@@ -102,9 +120,13 @@ def dop853_step(t, y, f, h_abs, t_bound, rtol, atol, max_step, K, I, F, A, B, C,
 
     Returns (status, t_new, y_new, f_new, next |h|, h taken, right-hand-side evaluations); K (13 or more rows)
     holds the accepted step's stages on return (scipy's ``K``, read by the dense output)."""
+    return _step_prepared(t, y, f, h_abs, t_bound, rtol, atol, max_step, K, _prepare(I, F), A, B, C, E3, E5)
+
+
+def dop853_step_prepared(t, y, f, h_abs, t_bound, rtol, atol, max_step, K, P, A, B, C, E3, E5):  # noqa: ANN001, ANN201
+    """:func:`dop853_step` with the right-hand side's data already prepared (P = _prepare(I, F))."""
     n = y.shape[0]
     nfev = 0
-    P = _prepare(I, F)
     min_step = 10.0 * abs(np.nextafter(t, np.inf) - t)
     if h_abs > max_step:
         h_abs = max_step
@@ -166,8 +188,12 @@ def dop853_dense(t_old, h, y_old, y, f, K, I, F, A, C, D):  # noqa: ANN001, ANN2
     """(status, coefficient rows F (7, n), evaluations) of the dense output of the step from (t_old, y_old) to
     (t_old + h, y) with f = f(t_old + h, y), K the step's stages (16 rows: the three extra stages are written
     into rows 13-15); scipy's ``DOP853._dense_output_impl``."""
+    return _dense_prepared(t_old, h, y_old, y, f, K, _prepare(I, F), A, C, D)
+
+
+def dop853_dense_prepared(t_old, h, y_old, y, f, K, P, A, C, D):  # noqa: ANN001, ANN201
+    """:func:`dop853_dense` with the right-hand side's data already prepared (P = _prepare(I, F))."""
     n = y.shape[0]
-    P = _prepare(I, F)
     for s in range(N_STAGES + 1, A.shape[0]):
         status, ks = _rhs(t_old + C[s] * h, _stage_state(y_old, K, A[s], s, h), P)
         if status != 0:
@@ -209,6 +235,128 @@ def dop853_dense_values(t_old, h, y_old, coef, times):  # noqa: ANN001, ANN201
     return out
 
 
+def dop853_segment(t, y, f, h_abs, t_bound, rtol, atol, max_step, K, I, F, A, B, C, E3, E5, D,  # noqa: ANN001, ANN201
+                   times, k, eps, correction, since_output, max_since_output, max_steps, max_frames, frames,
+                   end_row, flags, growth_limit):
+    """Consecutive accepted steps of a continuous run with their step-end corrections and output frames, in one
+    call: the simulation driver's loop (``mechstudio.core.run.driver``, continuous mode) for a formulation whose
+    outputs are compiled too (:attr:`CompiledRHS.outputs`). The same operations as the driver's Python loop:
+
+    * a DOP853 step (:func:`dop853_step_prepared`);
+    * the output times t_k inside the step: the step's dense output at them, then ``_outputs`` of those states
+      (correction of the copy and the output frame), each written to ``frames`` as [t_k, W, frame];
+    * the step end corrected by ``_outputs`` (its frame computed and recorded only when it falls on an output
+      time, its ||N||_2 computed); when the correction changed the state, the state is re-packed from the
+      corrected q, q' (``_state_of``) and its derivative evaluated again.
+
+    The model data are prepared once per call (``_prepare``, ``_prepare_outputs``). The call returns after
+    ``max_steps`` steps, once ``max_frames`` frames are recorded, or at t_bound. A step meeting anything the
+    driver handles in Python (a kernel status, a non-finite state, a correction that did not converge, more than
+    ``max_since_output`` steps since the last output, more output times than ``frames`` has rows) is not
+    committed: the call returns status 3 with the state before it, and the driver takes that step itself. A step
+    end whose ||N||_2 exceeds ``growth_limit`` ends the call after that step with status 4: the driver refreshes
+    the formulation's basis there (``Formulation.restart``).
+
+    ``flags`` = (columns of CONVERGED, CHANGED, NULL_SPACE_GROWTH) in a frame row (``OutputScalar``). Returns
+    (status 0, 3 or 4, t, y, f, next |h|, t_old, y_old, h of the last step, next output index k, steps since the
+    last output, steps, right-hand-side evaluations, corrections, frames recorded); ``end_row`` holds the frame of
+    the last step end (its corrected q, q')."""
+    P = _prepare(I, F)
+    Q = _prepare_outputs(I, F)
+    n_out = times.shape[0] - 1
+    n_y = y.shape[0]
+    capacity = frames.shape[0]
+    conv_col, changed_col, growth_col = flags[0], flags[1], flags[2]
+    t_old, y_old, h_last = t, y, 0.0
+    steps = 0
+    nfev = 0
+    n_corr = 0
+    count = 0
+    status = 0
+    while steps < max_steps and count < max_frames and t < t_bound:
+        st, t_new, y_new, f_new, h_next, h, nf = _step_prepared(t, y, f, h_abs, t_bound, rtol, atol, max_step, K,
+                                                                 P, A, B, C, E3, E5)
+        nfev += nf
+        if st != 0:
+            status = 3
+            break
+        finite = True
+        for i in range(n_y):
+            if not math.isfinite(y_new[i]):
+                finite = False
+        since = since_output + 1
+        if not finite or (since > max_since_output and times[k] > t_new + eps):
+            status = 3
+            break
+        kk = k
+        while kk <= n_out and times[kk] < t_new - eps:
+            kk += 1
+        inside = kk - k
+        at_output = kk <= n_out and abs(times[kk] - t_new) <= eps
+        if count + inside + 1 > capacity:
+            status = 3 if count == 0 else 0
+            break
+        ok = True
+        if inside > 0:
+            st, coef, nf = _dense_prepared(t, h, y, y_new, f_new, K, P, A, C, D)
+            nfev += nf
+            if st != 0:
+                status = 3
+                break
+            Y = _dense_values(t, h, y, coef, times[k:kk])
+            st, got, rows = _outputs(np.ascontiguousarray(Y[:, :n_y - 1]), times[k:kk], correction, True, False,
+                                     Q)
+            if st != 0 or got < inside:
+                status = 3
+                break
+            for j in range(inside):
+                if correction and rows[j, conv_col] == 0.0:
+                    ok = False
+                frames[count + j, 0] = times[k + j]
+                frames[count + j, 1] = Y[j, n_y - 1]
+                frames[count + j, 2:] = rows[j]
+            if not ok:
+                status = 3
+                break
+            since = 0
+        end = np.empty((1, n_y - 1))
+        end[0, :] = y_new[:n_y - 1]
+        st, got, rows = _outputs(end, np.array([t_new]), correction, at_output, True, Q)
+        if st != 0 or got < 1 or (correction and rows[0, conv_col] == 0.0) or math.isnan(rows[0, growth_col]):
+            status = 3
+            break
+        y_next, f_next = y_new, f_new
+        if rows[0, changed_col] != 0.0:
+            y_next = np.empty(n_y)
+            y_next[:n_y - 1] = _state_of(rows[0], Q)
+            y_next[n_y - 1] = y_new[n_y - 1]
+            st, f_next = _rhs(t_new, y_next, P)
+            nfev += 1
+            if st != 0:
+                status = 3
+                break
+        if at_output:
+            frames[count + inside, 0] = times[kk]
+            frames[count + inside, 1] = y_new[n_y - 1]
+            frames[count + inside, 2:] = rows[0]
+            kk += 1
+            inside += 1
+            since = 0
+        end_row[:] = rows[0]
+        if correction:
+            n_corr += inside + (0 if at_output else 1)
+        count += inside
+        t_old, y_old, h_last = t, y, h
+        t, y, f, h_abs = t_new, y_next, f_next, h_next
+        k = kk
+        since_output = since
+        steps += 1
+        if rows[0, growth_col] > growth_limit:
+            status = 4
+            break
+    return status, t, y, f, h_abs, t_old, y_old, h_last, k, since_output, steps, nfev, n_corr, count
+
+
 def _prepare(I, F):  # noqa: ANN001, ANN201
     """Placeholder of the once-per-step preparation a :func:`specialized` copy calls (replaced in its globals)."""
     raise NotImplementedError("dop853_kernels: use specialized(rhs)")
@@ -234,7 +382,36 @@ def _data_rhs(t, y, I, F):  # noqa: ANN001, ANN201
     raise NotImplementedError("dop853_kernels: use specialized(rhs)")
 
 
-_SPECIALIZED: dict[Any, tuple[Callable[..., Any], Callable[..., Any]]] = {}
+def _prepare_outputs(I, F):  # noqa: ANN001, ANN201
+    """Placeholder of the outputs' preparation Q = prepare(I, F) (:attr:`CompiledRHS.outputs`)."""
+    raise NotImplementedError("dop853_kernels: use specialized(rhs, prepare, outputs)")
+
+
+def _outputs(Z, times, correction, frame, growth, Q):  # noqa: ANN001, ANN201
+    """Placeholder of the compiled outputs of states Z[j] at times[j] (:attr:`CompiledRHS.outputs`)."""
+    raise NotImplementedError("dop853_kernels: use specialized(rhs, prepare, outputs)")
+
+
+def _state_of(frame, Q):  # noqa: ANN001, ANN201
+    """Placeholder of the integrator state (without W) of a frame's corrected q, q' (:attr:`CompiledRHS.outputs`)."""
+    raise NotImplementedError("dop853_kernels: use specialized(rhs, prepare, outputs)")
+
+
+# the prepared step and dense output and the dense values, as a specialized copy binds them (specialized())
+_step_prepared, _dense_prepared, _dense_values = dop853_step_prepared, dop853_dense_prepared, dop853_dense_values
+
+
+_SPECIALIZED: dict[Any, "Specialized"] = {}
+
+
+@dataclass(frozen=True)
+class Specialized:
+    """The DOP853 kernels compiled around one right-hand side (:func:`specialized`): ``step`` (:func:`dop853_step`),
+    ``dense`` (:func:`dop853_dense`) and, when its formulation's outputs are compiled too, ``segment``
+    (:func:`dop853_segment`; else None)."""
+    step: Callable[..., Any]
+    dense: Callable[..., Any]
+    segment: Callable[..., Any] | None
 
 
 def _copy(func: Callable[..., Any], g: dict[str, Any], tag: str) -> Callable[..., Any]:
@@ -245,15 +422,17 @@ def _copy(func: Callable[..., Any], g: dict[str, Any], tag: str) -> Callable[...
     return numba_module().njit(cache=True, nogil=True)(copy)
 
 
-def specialized(rhs: Callable[..., Any], prepare: Callable[..., Any] | None = None
-                ) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
-    """(dop853_step, dop853_dense) compiled with ``rhs`` as their right-hand side, once per process and
-    right-hand side (cached on disk under the names ``dop853_step__<module>_<name>``); None without numba.
+def specialized(rhs: Callable[..., Any], prepare: Callable[..., Any] | None = None,
+                outputs: tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]] | None = None
+                ) -> Specialized | None:
+    """The DOP853 kernels compiled with ``rhs`` as their right-hand side, once per process and right-hand side
+    (cached on disk under the names ``dop853_step__<module>_<name>``); None without numba.
     ``rhs`` is a compiled function (t, y, I, F) -> (status, y'), or, with ``prepare`` (a compiled function
-    (I, F) -> P), one of (t, y, P) (module docstring)."""
+    (I, F) -> P), one of (t, y, P) (module docstring). ``outputs``: the formulation's compiled outputs
+    (:attr:`CompiledRHS.outputs`), for :func:`dop853_segment`."""
     if numba_module() is None:
         return None
-    got = _SPECIALIZED.get(rhs)
+    got = _SPECIALIZED.get((rhs, outputs))
     if got is None:
         g = dict(globals())
         g["_stage_state"] = _stage_state_compiled()
@@ -263,7 +442,15 @@ def specialized(rhs: Callable[..., Any], prepare: Callable[..., Any] | None = No
             g["_rhs"] = _copy(_rhs_of_data, {**globals(), "_data_rhs": rhs}, tag)
         else:
             g["_prepare"], g["_rhs"] = prepare, rhs
-        got = _SPECIALIZED[rhs] = (_copy(dop853_step, g, tag), _copy(dop853_dense, g, tag))
+        g["_step_prepared"] = _copy(dop853_step_prepared, g, tag)
+        g["_dense_prepared"] = _copy(dop853_dense_prepared, g, tag)
+        segment = None
+        if outputs is not None:
+            g["_prepare_outputs"], g["_outputs"], g["_state_of"] = outputs
+            g["_dense_values"] = dense_values_kernel()
+            segment = _copy(dop853_segment, g, tag)
+        got = _SPECIALIZED[rhs, outputs] = Specialized(_copy(dop853_step, g, tag), _copy(dop853_dense, g, tag),
+                                                       segment)
     return got
 
 

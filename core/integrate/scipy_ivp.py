@@ -21,8 +21,9 @@ from scipy.integrate import DOP853 as _SciDOP853, RK45 as _SciRK45, solve_ivp
 from scipy.integrate._ivp.rk import Dop853DenseOutput
 
 from mechstudio.core.integrate import dop853_kernels
-from mechstudio.core.integrate.base import RHS, Integrator, Stepper, StepResult, register_integrator
-from mechstudio.core.integrate.dop853_kernels import TABLEAU, CompiledRHS
+from mechstudio.core.integrate.base import (RHS, Integrator, Segment, SegmentRequest, Stepper, StepResult,
+                                            register_integrator)
+from mechstudio.core.integrate.dop853_kernels import TABLEAU, CompiledRHS, Specialized
 from mechstudio.core.types import FloatArray
 
 
@@ -83,6 +84,11 @@ class CompiledDop853DenseOutput(Dop853DenseOutput):
         return values[0] if np.ndim(t) == 0 else values.T
 
 
+#: rows of a segment's frame buffer beyond its ``max_frames``: the output times inside its last step (a step with
+#: more of them than this is left to the driver's own loop)
+SEGMENT_SPARE_ROWS = 32
+
+
 class CompiledDOP853Stepper(RKStepper):
     """:class:`RKStepper` of scipy's DOP853 whose steps and dense outputs run compiled
     (``mechstudio.core.integrate.dop853_kernels``: the same algorithm, scipy's tableau) with the formulation's compiled
@@ -93,10 +99,10 @@ class CompiledDOP853Stepper(RKStepper):
 
     def __init__(self, fun: RHS, t0: float, y0: FloatArray, t_bound: float, rtol: float, atol: float,
                  max_step: float | None, first_step: float | None, name: str, compiled: CompiledRHS,
-                 kernels: tuple):
+                 kernels: Specialized):
         super().__init__(_SciDOP853, fun, t0, y0, t_bound, rtol, atol, max_step, first_step, name)
         self.compiled = compiled
-        self.k_step, self.k_dense = kernels
+        self.k_step, self.k_dense, self.k_segment = kernels.step, kernels.dense, kernels.segment
         self._last_compiled = False  # the last step was the compiled one (its stages are in K_extended)
 
     def step(self) -> tuple[bool, str]:
@@ -147,6 +153,38 @@ class CompiledDOP853Stepper(RKStepper):
         super().set_state(y)
         self._last_compiled = False  # the stages no longer belong to the state
 
+    def segment(self, request: SegmentRequest) -> Segment | None:
+        """Steps in one compiled call (``dop853_kernels.dop853_segment``) when the formulation's outputs are
+        compiled; the solver object takes over the state at their end, as after :meth:`step`."""
+        s, compiled = self.solver, self.compiled
+        if self.k_segment is None or s.status != "running" or s.t == s.t_bound:
+            return None
+        I, F = compiled.data()
+        frames = np.empty((request.max_frames + SEGMENT_SPARE_ROWS, 2 + compiled.frame_width))
+        end_frame = np.empty(compiled.frame_width)
+        flags = np.array(compiled.frame_flags, np.int64)
+        try:
+            (status, t, y, f, h_abs, t_old, y_old, h_last, k, since, steps, nfev, corrections,
+             count) = self.k_segment(
+                float(s.t), np.ascontiguousarray(s.y), np.ascontiguousarray(s.f, dtype=float), float(s.h_abs),
+                float(s.t_bound), float(s.rtol), float(s.atol), float(s.max_step), s.K_extended, I, F, *TABLEAU,
+                request.times, request.k, request.eps, request.correction, request.since_output,
+                request.max_since_output, request.max_steps, request.max_frames, frames, end_frame, flags,
+                float(compiled.growth_limit))
+        except (np.linalg.LinAlgError, ArithmeticError):  # raised inside a compiled kernel: the driver's own step
+            return Segment(0, frames[:0], end_frame, request.k, request.since_output, 0, True)
+        compiled.counted(int(nfev))
+        self._last_compiled = False  # K holds the stages of a step that may have been declined
+        if steps:
+            s.h_previous, s.y_old, s.t_old = h_last, y_old, t_old
+            s.t, s.y, s.h_abs, s.f = t, y, h_abs, f
+            if s.t - s.t_bound >= 0:
+                s.status = "finished"
+            self.t_old, self.t, self.y = float(t_old), float(t), y
+            self.h = self.t - self.t_old
+        return Segment(int(steps), frames[:count], end_frame, int(k), int(since), int(corrections), status == 3,
+                       status == 4)
+
 
 class _ScipyIntegrator(Integrator):
     method = ""
@@ -182,7 +220,7 @@ class _ScipyIntegrator(Integrator):
               compiled: CompiledRHS | None = None) -> Stepper:
         if not self.continuous:
             return super().start(fun, t0, y0, t_bound)
-        kernels = (dop853_kernels.specialized(compiled.kernel, compiled.prepare)
+        kernels = (dop853_kernels.specialized(compiled.kernel, compiled.prepare, compiled.outputs)
                    if compiled is not None and self.solver_class is _SciDOP853 else None)
         if kernels is not None and np.ndim(self.atol) == 0 and np.ndim(self.rtol) == 0:
             st: RKStepper = CompiledDOP853Stepper(fun, t0, y0, t_bound, self.rtol, self.atol, self.max_step,
@@ -228,6 +266,14 @@ class _CountingStepper(Stepper):
 
     def set_state(self, y: FloatArray) -> None:
         self.inner.set_state(y)
+
+    def segment(self, request: SegmentRequest) -> Segment | None:
+        got = self.inner.segment(request)
+        if got is not None and got.steps:
+            self.owner.steps += got.steps
+            if self.inner.t < self.inner.solver.t_bound:  # not the step truncated at the end
+                self.owner._h = self.inner.h
+        return got
 
 
 @register_integrator("dop853")

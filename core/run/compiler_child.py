@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from mechstudio.core import jit
 from mechstudio.core.model.io import model_from_data
 from mechstudio.core.run.compiler import NICE
-from mechstudio.core.run.driver import Driver
+from mechstudio.core.run.driver import compile_runs
 from mechstudio.core.run.settings import SimulationSettings
 from mechstudio.core.systems.compile import compile_model
 
@@ -56,10 +56,8 @@ def compile_job(job: dict[str, Any]) -> int:
         if jit.path_ready(key) is not None:  # another compiler did it while this one waited for the lock
             return 0
         system = compile_model(model_from_data(job["model"], job.get("source") or "<background compiler>"))
-        driver = Driver(system, SimulationSettings(**job["settings"]))
         c0 = time.process_time()
-        for _ in driver.blocks():
-            pass
+        driver = compile_runs(system, SimulationSettings(**job["settings"]))
         if not driver.status.ok:
             log.warning("background compilation of %s: the run ended %s: %s", key, driver.status.value,
                         driver.message)

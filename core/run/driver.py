@@ -64,7 +64,8 @@ from mechstudio.core.contact.modes import ModeFailure, select_mode
 from mechstudio.core.dynamics.base import (FastOutput, Formulation, OutputScalar, RestartRequired, SolverFailure,
                                 get_formulation)
 from mechstudio.core.dynamics.correction import correct
-from mechstudio.core.integrate.base import Integrator, Stepper, get_integrator
+from mechstudio.core.dynamics.packed_output import unpack_frame
+from mechstudio.core.integrate.base import Integrator, SegmentRequest, Stepper, get_integrator
 from mechstudio.core.jit import KernelNotCached, reset_policy, set_policy
 from mechstudio.core.run.blas import single_threaded_blas
 from mechstudio.core.run.events import ContactRun, EventDriving
@@ -97,6 +98,12 @@ class RunHooks:
 #: the leading OutputScalar fields a fused output frame's scalars are unpacked into (KINETIC .. LAMBDA_UNIQUE),
 #: as a plain int: it is used once per output
 N_OUTPUT_FLAGS = int(OutputScalar.NULL_SPACE_GROWTH)
+_POSITION_AFTER, _ITERATIONS = int(OutputScalar.POSITION_AFTER), int(OutputScalar.NEWTON_ITERATIONS)
+_CONVERGED, _CHANGED = int(OutputScalar.CONVERGED), int(OutputScalar.CHANGED)
+#: a compiled segment of a continuous run (``Stepper.segment``) takes at most this many steps (one when the caller
+#: asks ``stop_requested`` before every step), and returns once it has recorded this many frames (one when the
+#: caller's hooks look at every frame: a paused editor)
+SEGMENT_STEPS, SEGMENT_FRAMES = 64, 64
 
 
 class RunEnded(Exception):
@@ -150,7 +157,7 @@ class Driver(EventDriving):
 
     def __init__(self, system: ConstrainedSystem, settings: SimulationSettings, hooks: RunHooks | None = None, *,
                  q0: FloatArray | None = None, v0: FloatArray | None = None, block_frames: int = 50,
-                 block_seconds: float = 0.05):
+                 block_seconds: float = 0.05, segments: bool = True):
         self.system = system
         self.settings = settings
         self.hooks = hooks or RunHooks()
@@ -168,6 +175,7 @@ class Driver(EventDriving):
         self.correction = bool(settings.correction)  # drift correction after each step and at each output
         self.state = RunState()
         self.kernels = KernelChoice(system, settings)  # numpy or compiled path, and when to switch
+        self.segments = segments  # continuous mode: compiled segments of steps when the stepper offers them
 
     # --- the run -----------------------------------------------------------------------------------------------
     def blocks(self) -> Iterator[FrameBlock]:
@@ -289,6 +297,8 @@ class Driver(EventDriving):
         times, eps = self.times, self.eps
         while st.k <= n_out:
             self._check_stop()
+            if self.segments and (yield from self._run_segment()):
+                continue
             try:
                 if not self._take_step():
                     continue  # restarted after RestartRequired: the step again
@@ -304,6 +314,42 @@ class Driver(EventDriving):
                 self._check_cancel()
             if st.k <= n_out and self._switch_due():
                 self._switch_to_compiled()
+
+    def _run_segment(self) -> Iterator[FrameBlock]:
+        """Steps, their outputs and step-end corrections in compiled calls when the stepper offers them
+        (``Stepper.segment``; module docstring): the same steps and frames as :meth:`_take_step`,
+        :meth:`_outputs_inside_step` and :meth:`_settle_step_end`. Returns True when it advanced and the next step
+        may be a segment again; False when the next step is the driver's own (no segment offered, or the stepper
+        left that step to the driver: a failure to report, a restart)."""
+        st = self.state
+        hooks = self.hooks
+        per_frame = hooks.cancel is not None or hooks.flush_now is not None
+        request = SegmentRequest(self.times, st.k, self.eps, self.correction, st.steps_since_output,
+                                 MAX_STEPS_PER_OUTPUT, 1 if hooks.stop_requested is not None else SEGMENT_STEPS,
+                                 1 if per_frame else SEGMENT_FRAMES)
+        st.phase = "in an integrator step"
+        try:
+            seg = st.stepper.segment(request)
+        except KernelNotCached:  # the driver's own steps for the rest of the run (they use cached kernels)
+            self.segments = False
+            return False
+        if seg is None or not seg.steps:
+            return False
+        n = self.system.n
+        st.t, st.work = float(st.stepper.t), float(st.stepper.y[-1])
+        st.q, st.v = seg.end_frame[:n].copy(), seg.end_frame[n:2 * n].copy()
+        st.accepted = (st.q, st.v, st.t, st.work)
+        st.k, st.steps_since_output = seg.k, seg.since_output
+        st.stats["corrections"] += seg.corrections
+        if seg.refresh:
+            self._continue_from(st.t, True)
+        for row in seg.frames:
+            frame = self._fast_frame(unpack_frame(row[2:], n, len(self.constraint_names)), float(row[0]),
+                                     float(row[1]))
+            if self._keep(frame):
+                yield self._flush()
+            self._check_cancel()
+        return not seg.declined
 
     def _new_stepper(self, t: float, y: FloatArray, work: float) -> Stepper:
         if self.contact is not None:
@@ -370,7 +416,7 @@ class Driver(EventDriving):
     def _settle_step_end(self) -> Frame | None:
         """The step end: correction after each step ([001]), restart only when something changed; the output frame
         when the step ended on an output time."""
-        st, form = self.state, self.form
+        st = self.state
         t_new, y_new = st.stepper.t, st.stepper.y
         st.t = t_new
         st.work = float(y_new[-1])
@@ -378,15 +424,7 @@ class Driver(EventDriving):
         st.phase = "correcting the step end"
         settled = self._settle(y_new[:-1], t_new, st.work, at_output)
         st.q, st.v = settled.q, settled.v
-        if settled.changed or form.needs_restart(st.q, st.v, t_new):
-            svd_before = form.svd_count
-            y = form.restart(st.q, st.v, t_new)
-            if form.svd_count != svd_before:
-                self.integ.reset()
-                if t_new < self.t_final - self.eps:  # nothing left to integrate at t_end: no new stepper
-                    st.stepper = self._new_stepper(t_new, y, st.work)
-            else:
-                st.stepper.set_state(np.append(y, st.work))
+        self._continue_from(t_new, settled.changed)
         st.accepted = (st.q, st.v, t_new, st.work)
         if not at_output:
             return None
@@ -394,6 +432,20 @@ class Driver(EventDriving):
         frame = settled.frame._replace(t=float(self.times[st.k]))
         st.k += 1
         return frame
+
+    def _continue_from(self, t: float, changed: bool) -> None:
+        """Continue the stepper from the corrected step end (q, q') at t when the correction changed it or the
+        formulation asks for a restart (a refreshed basis: a new stepper after a new SVD)."""
+        st, form = self.state, self.form
+        if changed or form.needs_restart(st.q, st.v, t):
+            svd_before = form.svd_count
+            y = form.restart(st.q, st.v, t)
+            if form.svd_count != svd_before:
+                self.integ.reset()
+                if t < self.t_final - self.eps:  # nothing left to integrate at t_end: no new stepper
+                    st.stepper = self._new_stepper(t, y, st.work)
+            else:
+                st.stepper.set_state(np.append(y, st.work))
 
     # --- interval by interval (fixed-step and implicit integrators) -------------------------------------------
     def _run_intervals(self) -> Iterator[FrameBlock]:
@@ -508,20 +560,14 @@ class Driver(EventDriving):
         if fast is None:
             fast = self.form.fast_output(y, t, correction)
         if fast is not None:  # the fused compiled path (the same algorithm: core.dynamics.projection_spatial)
-            q, v, qdd, R, sc = fast
-            # the scalars as Python floats in one call, named in OutputScalar's order (this runs once per output)
-            (kinetic, potential, position_before, position_after, velocity_before, velocity_after, iterations,
-             converged, changed, lambda_unique) = sc[:N_OUTPUT_FLAGS].tolist()
+            q, v, sc = fast[0], fast[1], fast[4]
             if correction:
                 stats["corrections"] += 1
-                if not converged:
-                    raise RunEnded(Status.FAILED, self._newton_failed(position_after, int(iterations), t))
-            if not frame_wanted:
-                return Settled(q, v, bool(changed), None)
-            if not lambda_unique:
-                stats["lambda_unique"] = False
-            return Settled(q, v, bool(changed), Frame(t, q, v, qdd, R, kinetic, potential, work, position_before,
-                                                      position_after, velocity_before, velocity_after))
+                if not sc[_CONVERGED]:
+                    raise RunEnded(Status.FAILED, self._newton_failed(float(sc[_POSITION_AFTER]),
+                                                                      int(sc[_ITERATIONS]), t))
+            changed = bool(sc[_CHANGED])
+            return Settled(q, v, changed, self._fast_frame(fast, t, work) if frame_wanted else None)
         q, v = self.form.unpack(y, t)
         if correction:
             cr = correct(self.system, q, v, t)
@@ -535,6 +581,17 @@ class Driver(EventDriving):
             pb, vb = self._violations(q, v, t) if frame_wanted else (0.0, 0.0)
             viol = (pb, pb, vb, vb)
         return Settled(q, v, changed, self._make_frame(q, v, t, work, *viol) if frame_wanted else None)
+
+    def _fast_frame(self, fast: FastOutput, t: float, work: float) -> Frame:
+        """The output frame of a fused output (q, q', q'', reactions, scalars) at t, with the work W [J]."""
+        q, v, qdd, R, sc = fast
+        # the scalars as Python floats in one call, named in OutputScalar's order (this runs once per output)
+        (kinetic, potential, position_before, position_after, velocity_before, velocity_after, _, _, _,
+         lambda_unique) = sc[:N_OUTPUT_FLAGS].tolist()
+        if not lambda_unique:
+            self.state.stats["lambda_unique"] = False
+        return Frame(t, q, v, qdd, R, kinetic, potential, work, position_before, position_after, velocity_before,
+                     velocity_after)
 
     def _make_frame(self, q: FloatArray, v: FloatArray, t: float, work: float, pb: float, pa: float, vb: float,
                     va: float) -> Frame:
@@ -660,6 +717,18 @@ def driver_blocks(driver: "Driver", outcome: dict[str, Any] | None = None) -> It
         outcome.update(status=driver.status, message=driver.message, stats=driver.stats)
 
 
+def compile_runs(system: ConstrainedSystem, settings: SimulationSettings) -> Driver:
+    """Run ``system`` with ``settings`` twice, with compiled segments of steps and without (the driver's own
+    steps, which a run takes after a segment leaves it a step), so that a caller allowed to compile (the
+    background compiler, ``mechstudio warm``) caches the kernels of both; the first run's driver, its status
+    set."""
+    drivers = (Driver(system, settings), Driver(system, settings, segments=False))
+    for driver in drivers:
+        for _ in driver.blocks():
+            pass
+    return drivers[0]
+
+
 def run(system: ConstrainedSystem, settings: SimulationSettings, **kwargs: Any) -> Trajectory:
     """Run to the end (or failure) and return the whole :class:`~core.run.frames.Trajectory`."""
     outcome: dict[str, Any] = {}
@@ -669,4 +738,4 @@ def run(system: ConstrainedSystem, settings: SimulationSettings, **kwargs: Any) 
 
 
 __all__ = ["MAX_STEPS_PER_OUTPUT", "NUMERICAL_ERRORS", "Driver", "RunEnded", "RunHooks", "RunState",
-           "driver_blocks", "iter_simulation", "run"]
+           "compile_runs", "driver_blocks", "iter_simulation", "run"]
