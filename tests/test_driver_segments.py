@@ -126,10 +126,32 @@ def test_per_frame_hooks_and_a_cancel_stop_after_the_frame_asked_for() -> None:
     outcome: dict = {}
     blocks = list(iter_simulation(system, settings, cancel=cancel, outcome=outcome))
     frames = concat_blocks(blocks, system.n, len(system.constraints))
-    assert outcome["status"] == Status.CANCELLED
+    assert outcome["status"] == Status.CANCELLED and outcome["message"] == "cancelled at t = 0.37 s"
     assert len(frames.t) == 38
     own_frames = _run(system, False)[1]
     np.testing.assert_allclose(np.asarray(frames.q), np.asarray(own_frames.q)[:38], rtol=1e-12, atol=1e-12)
+
+
+def test_a_segment_kernel_missing_from_the_cache_hands_the_run_to_the_drivers_own_steps(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A segment whose kernel the cache lacks (``KernelNotCached`` under the "cached" policy) ends the segments of
+    that run: it goes on with the driver's own compiled steps from where the last segment ended, and records the
+    frames of a run that never had segments."""
+    from mechstudio.core.jit import KernelNotCached
+    system = _system("double_pendulum")
+    original = CompiledDOP853Stepper.segment
+    refused = []
+
+    def missing_late(self, request):  # noqa: ANN001, ANN202
+        if self.t > 0.5:
+            refused.append(self.t)
+            raise KernelNotCached("dop853_segment is not in the kernel cache")
+        return original(self, request)
+    monkeypatch.setattr(CompiledDOP853Stepper, "segment", missing_late)
+    driver, frames = _run(system, True)
+    assert len(refused) == 1 and not driver.segments
+    assert driver.stats["kernels"] == "compiled"
+    _assert_same_frames(frames, _run(system, False)[1])
 
 
 def test_warm_up_compiles_the_drivers_own_steps_too(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001

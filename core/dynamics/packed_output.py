@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mechstudio.core.dynamics.base import OutputScalar
 from mechstudio.core.types import FloatArray
 
 
@@ -25,6 +26,12 @@ def pack_frame(q, v, qdd, R, scal):  # noqa: ANN001, ANN201
     out[3 * n:3 * n + nr] = R.ravel()
     out[3 * n + nr:] = scal
     return out
+
+
+def frame_width(n: int, n_rows: int) -> int:
+    """Entries of a :func:`pack_frame` array of a system of n coordinates with n_rows reaction rows (the scalars
+    of ``OutputScalar`` last)."""
+    return 3 * n + 6 * n_rows + len(OutputScalar)
 
 
 def unpack_frame(out: FloatArray, n: int, n_rows: int) -> tuple[FloatArray, ...]:

@@ -575,12 +575,9 @@ class SparsePath:
     def compiled_outputs(self) -> tuple[tuple[Callable[..., Any], ...], int] | None:
         """(the compiled outputs of the compiled DOP853 segment (:func:`output_kernels`), the width of a packed
         frame) under the conditions of :meth:`compiled_rhs`; None otherwise."""
-        if self.compiled_rhs() is None:
-            return None
-        built = output_kernels()
-        if built is None:
-            return None
-        return built, 3 * self.system.n + 6 * self.react[planar_kernels.REACTIONS_ROWS].shape[0] + N_SCALARS
+        built = output_kernels() if self.compiled_rhs() is not None else None
+        rows = self.react[planar_kernels.REACTIONS_ROWS].shape[0]
+        return None if built is None else (built, packed_output.frame_width(self.system.n, rows))
 
     def timed_data(self) -> tuple[np.ndarray, np.ndarray]:
         """(I, F) for :func:`k_packed_rhs_timed`: the packed data with the compiled time functions appended

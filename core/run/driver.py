@@ -343,12 +343,15 @@ class Driver(EventDriving):
         st.stats["corrections"] += seg.corrections
         if seg.refresh:
             self._continue_from(st.t, True)
+        t_end = st.t
         for row in seg.frames:
             frame = self._fast_frame(unpack_frame(row[2:], n, len(self.constraint_names)), float(row[0]),
                                      float(row[1]))
             if self._keep(frame):
                 yield self._flush()
+            st.t = frame.t  # a cancel here is reported at this frame's time
             self._check_cancel()
+        st.t = t_end
         return not seg.declined
 
     def _new_stepper(self, t: float, y: FloatArray, work: float) -> Stepper:
