@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from mechstudio.core.dynamics import packed_output
 from mechstudio.core.jit import borrow, compile_helper, kernel_set, numba_module
 from mechstudio.core.systems import planar_kernels
 from mechstudio.core.systems.planar_kernels import (ARRAY_KINDS, COUNT, FORCES_LAYOUT, GEOMETRY_LAYOUT, REACTIONS_LAYOUT,
@@ -186,6 +187,52 @@ def unpack_plan(I, F):  # noqa: ANN001, ANN201
              iseg(I, s + 17), fseg(I, F, s + 18), fseg(I, F, s + 19)))
 
 
+class CompiledRoute:
+    """What a sparse planar route (``projection_sparse.SparsePath``, ``projection_loops.LoopPath``) offers the
+    compiled DOP853 step, its segments and the outputs inside a step, alike for both. A subclass sets ``system``,
+    ``packed`` (the data go to the kernels packed) and ``react`` (the reactions' fused data), names its module's
+    kernel sets in ``timed_kernel`` ((rhs of (t, y, P), its preparation, the batched outputs)) and
+    ``output_kernels`` (the segment's outputs), and gives ``timed_data()`` (I, F with the compiled time
+    functions)."""
+    timed_kernel: Callable[[], Any]
+    output_kernels: Callable[[], Any]
+    system: Any
+    packed: bool
+    react: tuple
+
+    def timed_data(self) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def compiled_rhs(self) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+        """The compiled right-hand side of (t, [y; W], P) and its preparation P = prepare(I, F) when the data are
+        packed and every time function of the model has its compiled form (``PlanarSystem.packed_time``); None
+        otherwise."""
+        if not self.packed or self.system.packed_time() is None:
+            return None
+        built = self.timed_kernel()
+        return None if built is None else built[:2]
+
+    def compiled_outputs(self) -> tuple[tuple[Callable[..., Any], ...], int] | None:
+        """(the compiled outputs of the compiled DOP853 segment, the width of a packed frame) under the conditions
+        of :meth:`compiled_rhs`; None otherwise."""
+        built = self.output_kernels() if self.compiled_rhs() is not None else None
+        return None if built is None else (built, packed_output.frame_width(self.system.n, self._reaction_rows()))
+
+    def output_batch(self, Z: np.ndarray, times: np.ndarray, correction: bool) -> list | None:
+        """The output frames (q, q', q'', reactions, scalars; the loop route's ||N||_2 not computed) of the
+        integrator states Z[j] at times[j] from one compiled call (the batched outputs of ``timed_kernel``): a
+        list with None from the first row the kernel declined on; None under the conditions of
+        :meth:`compiled_rhs`."""
+        if self.compiled_rhs() is None:
+            return None
+        I, F = self.timed_data()
+        result = self.timed_kernel()[2](Z, times, bool(correction), I, F)
+        return packed_output.batch_frames(result, self.system.n, self._reaction_rows())
+
+    def _reaction_rows(self) -> int:
+        return self.react[planar_kernels.REACTIONS_ROWS].shape[0]
+
+
 def flatten_plan(plan: tuple) -> tuple:
     """The plan's arrays in the order of :func:`unpack_plan`."""
     u, w, row_ptr, row_cols, col_ptr, col_rows, rows_all, rows_h, lu = plan
@@ -218,6 +265,6 @@ def packed(system: Any, plan: tuple) -> tuple[np.ndarray, np.ndarray]:
     return pack_planar(geo, frc, react, flatten_plan(plan))
 
 
-__all__ = ["FORCES_FIELDS", "compiled", "GEOMETRY_FIELDS", "REACTIONS_FIELDS", "REBUILDERS", "check_layout", "flatten_plan",
+__all__ = ["FORCES_FIELDS", "CompiledRoute", "compiled", "GEOMETRY_FIELDS", "REACTIONS_FIELDS", "REBUILDERS", "check_layout", "flatten_plan",
            "layout_matches", "pack", "pack_planar", "packed", "unpack_forces", "unpack_geometry", "unpack_plan",
            "unpack_reactions", "unpacker_source", "unpackers"]

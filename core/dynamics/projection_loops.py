@@ -753,10 +753,14 @@ def _flatten(lp: tuple) -> tuple:
     return (*lp[:10], *lp[10], *lp[11], lp[12])
 
 
-class LoopPath:
+class LoopPath(packed_planar.CompiledRoute):
     """The sparse kept-basis calls for one planar system (module docstring). The basis (V2, u) is set by
     :meth:`refresh` or :meth:`use_basis`; the data go to the kernels packed into two arrays when
-    ``packed_planar`` knows the planar kernels' layout, else as tuples."""
+    ``packed_planar`` knows the planar kernels' layout, else as tuples. The compiled step's right-hand side, the
+    segment's outputs and the batched outputs: ``packed_planar.CompiledRoute`` with this module's
+    :func:`timed_kernel` and :func:`output_kernels`."""
+    timed_kernel = staticmethod(timed_kernel)
+    output_kernels = staticmethod(output_kernels)
 
     def __init__(self, system: Any, structure: LoopStructure):
         self.system, self.structure = system, structure
@@ -843,38 +847,12 @@ class LoopPath:
                            np.ascontiguousarray(np.concatenate((F, TF))))
         return self._timed
 
-    def compiled_rhs(self) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
-        """The compiled right-hand side of (t, [y; W], P) and its preparation P = prepare(I, F)
-        (:func:`timed_kernel`) when the data are packed and every time function of the model has its compiled
-        form (``PlanarSystem.packed_time``); None otherwise."""
-        if not self.packed or self.system.packed_time() is None:
-            return None
-        built = timed_kernel()
-        return None if built is None else built[:2]
-
-    def compiled_outputs(self) -> tuple[tuple[Callable[..., Any], ...], int] | None:
-        """(the compiled outputs of the compiled DOP853 segment (:func:`output_kernels`), the width of a packed
-        frame) under the conditions of :meth:`compiled_rhs`; None otherwise."""
-        built = output_kernels() if self.compiled_rhs() is not None else None
-        rows = self.react[planar_kernels.REACTIONS_ROWS].shape[0]
-        return None if built is None else (built, packed_output.frame_width(self.system.n, rows))
-
     # --- evaluations -------------------------------------------------------------------------------------------
     def rhs(self, y: np.ndarray, t: float) -> tuple[int, np.ndarray]:
         if self.packed:
             I, F = self.data()
             return self.k["packed_rhs"](y, I, F, *self.system.time_arrays(t))
         return self.k["rhs"](y, self.lp, self.V2T, self.geo, self.frc, self.system.time_arrays(t))
-
-    def output_batch(self, Z: np.ndarray, times: np.ndarray, correction: bool) -> list | None:
-        """The output frames (q, q', q'', reactions, scalars; ||N||_2 not computed) of the integrator states Z[j]
-        at times[j] from one compiled call (:func:`k_packed_loop_output_batch`): a list with None from the first
-        row the kernel declined on; None when the data are not packed or a time function has no compiled form."""
-        if not self.packed or self.system.packed_time() is None:
-            return None
-        I, F = self.timed_data()
-        rows = self.react[planar_kernels.REACTIONS_ROWS].shape[0]
-        return packed_output.batch_frames(timed_kernel()[2](Z, times, bool(correction), I, F), self.system.n, rows)
 
     def output(self, y: np.ndarray, correction: bool, want_growth: bool, t: float) -> tuple:
         if self.packed:

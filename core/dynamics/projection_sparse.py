@@ -549,10 +549,13 @@ def output_kernels() -> tuple[Callable[..., Any], Callable[..., Any], Callable[.
     return k_prepare_output, k_output_rows, compile_helper(k_state_of)
 
 
-class SparsePath:
+class SparsePath(packed_planar.CompiledRoute):
     """The sparse fused calls for one planar system and one coordinate basis (see module docstring): with the
     data packed into two arrays when ``mechstudio.core.dynamics.packed_planar`` knows the planar kernels' layout, else
-    with the tuples."""
+    with the tuples. The compiled step's right-hand side, the segment's outputs and the batched outputs:
+    ``packed_planar.CompiledRoute`` with this module's :func:`timed_kernel` and :func:`output_kernels`."""
+    timed_kernel = staticmethod(timed_kernel)
+    output_kernels = staticmethod(output_kernels)
 
     def __init__(self, system: Any, plan: tuple):
         self.system, self.plan = system, plan
@@ -562,22 +565,6 @@ class SparsePath:
         if self.packed:
             self.I, self.F = packed_planar.packed(system, plan)
         self._timed: tuple | None = None  # timed_data
-
-    def compiled_rhs(self) -> tuple[Callable[..., Any], Callable[..., Any]] | None:
-        """The compiled right-hand side of (t, [y; W], P) and its preparation P = prepare(I, F)
-        (:func:`timed_kernel`) for the compiled DOP853 step when the data are packed and every time function of
-        the model has its compiled form (``PlanarSystem.packed_time``); None otherwise."""
-        if not self.packed or self.system.packed_time() is None:
-            return None
-        built = timed_kernel()
-        return None if built is None else built[:2]
-
-    def compiled_outputs(self) -> tuple[tuple[Callable[..., Any], ...], int] | None:
-        """(the compiled outputs of the compiled DOP853 segment (:func:`output_kernels`), the width of a packed
-        frame) under the conditions of :meth:`compiled_rhs`; None otherwise."""
-        built = output_kernels() if self.compiled_rhs() is not None else None
-        rows = self.react[planar_kernels.REACTIONS_ROWS].shape[0]
-        return None if built is None else (built, packed_output.frame_width(self.system.n, rows))
 
     def timed_data(self) -> tuple[np.ndarray, np.ndarray]:
         """(I, F) for :func:`k_packed_rhs_timed`: the packed data with the compiled time functions appended
@@ -592,16 +579,6 @@ class SparsePath:
         if self.packed:
             return self.k_packed_rhs(y, self.I, self.F, *self.system.time_arrays(t))
         return self.k_rhs(y, self.plan, self.geo, self.frc, self.system.time_arrays(t))
-
-    def output_batch(self, Z: np.ndarray, times: np.ndarray, correction: bool) -> list | None:
-        """The output frames (q, q', q'', reactions, scalars) of the integrator states Z[j] at times[j] from one
-        compiled call (:func:`k_packed_output_batch`): a list with None from the first row the kernel declined
-        on; None when the data are not packed or a time function has no compiled form."""
-        if not self.packed or self.system.packed_time() is None:
-            return None
-        I, F = self.timed_data()
-        rows = self.react[planar_kernels.REACTIONS_ROWS].shape[0]
-        return packed_output.batch_frames(timed_kernel()[2](Z, times, bool(correction), I, F), self.system.n, rows)
 
     def output(self, y: np.ndarray, correction: bool, t: float) -> tuple:
         if self.packed:
