@@ -256,10 +256,15 @@ class _CountingStepper(Stepper):
     def step(self) -> tuple[bool, str]:
         ok, msg = self.inner.step()
         if ok:
-            self.owner.steps += 1
-            if self.inner.t < self.inner.solver.t_bound:  # not the step truncated at the end
-                self.owner._h = self.inner.h
+            self._count(1)
         return ok, msg
+
+    def _count(self, steps: int) -> None:
+        """Add accepted steps to the integrator's count; remember the last one's size unless it was the step
+        truncated at the end."""
+        self.owner.steps += steps
+        if self.inner.t < self.inner.solver.t_bound:
+            self.owner._h = self.inner.h
 
     def dense(self) -> Callable[[FloatArray], FloatArray]:
         return self.inner.dense()
@@ -270,9 +275,7 @@ class _CountingStepper(Stepper):
     def segment(self, request: SegmentRequest) -> Segment | None:
         got = self.inner.segment(request)
         if got is not None and got.steps:
-            self.owner.steps += got.steps
-            if self.inner.t < self.inner.solver.t_bound:  # not the step truncated at the end
-                self.owner._h = self.inner.h
+            self._count(got.steps)
         return got
 
 
