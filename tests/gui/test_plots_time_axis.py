@@ -84,7 +84,8 @@ def test_a_long_live_run_fills_its_plots_and_shows_an_eta(qtbot: Any, messenger:
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     w = start_window(qtbot, messenger, monkeypatch, (1366, 768), str(SAMPLES / "pendulum.json"))
     c, live = w.live.controller, w.live
-    c.set_overrides(t_end=3600.0)
+    t_end = 3600.0
+    c.set_overrides(t_end=t_end)
     formats: list[str] = []
 
     def progressed() -> bool:
@@ -97,7 +98,9 @@ def test_a_long_live_run_fills_its_plots_and_shows_an_eta(qtbot: Any, messenger:
     for plot in live.plots.plots.values():
         lo, hi = x_range(plot)
         data_end = float(plot.data_range()[1])
-        assert hi < 100.0 and data_end / hi >= MIN_FILL * 0.9, (plot.key, data_end, hi)
+        # the axis follows the data (they fill about half of it or more), not the end time; how far the run has
+        # got when this is read depends on the machine's speed and load, so the bound is relative to the end time
+        assert hi < 0.25 * t_end and data_end / hi >= MIN_FILL * 0.9, (plot.key, data_end, hi)
     eta = next(f for f in reversed(formats) if "ETA" in f)
     assert eta.split("ETA ")[1].split()[-1] in ("s", "min", "h")  # a duration in words, e.g. "12 min 05 s"
     press(w.canvas, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)  # Stop
