@@ -44,14 +44,26 @@ def package_version() -> str:
     return __version__
 
 
-def build_parser(prog: str = "mechstudio") -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+def commands_to_register(argv: list[str] | None) -> list[str]:
+    """The command modules a parse of ``argv`` needs: only the named command's where ``argv`` starts with one (its
+    options, its help and its run need no other, and a command's start-up then imports only what it uses), else
+    all of them (the top-level help lists every command; an unknown command is named among the choices)."""
+    if argv and argv[0] in COMMAND_MODULES:
+        return [COMMAND_MODULES[argv[0]]]
+    return list(COMMAND_MODULES.values())
+
+
+def build_parser(prog: str = "mechstudio", argv: list[str] | None = None
+                 ) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+    """The parser of the headless commands; given the ``argv`` it will parse, with only the commands that parse
+    needs (:func:`commands_to_register`)."""
     parser = argparse.ArgumentParser(prog=prog, description="Mechanism Studio: constrained multibody dynamics",
                                      epilog="exit status: 0 success, 2 usage error or invalid model, "
                                             "3 the computation failed, 70 internal error, 130 interrupted, "
                                             "141 the reader of standard output went away")
     parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in commands_to_register(argv):
         importlib.import_module(f"mechstudio.core.commands.{name}").register(sub)
     return parser, sub
 
@@ -99,5 +111,6 @@ def parse_and_run(parser: argparse.ArgumentParser, argv: list[str] | None) -> in
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser, _ = build_parser("python -m mechstudio.core")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser, _ = build_parser("python -m mechstudio.core", argv)
     return parse_and_run(parser, argv)

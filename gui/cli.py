@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     from mechstudio.core.bench import SUITES
     SUITES.setdefault("view", "mechstudio.gui.bench_view:view_suite")  # GUI-only suite (needs a display)
     from mechstudio.core.cli import build_parser, parse_and_run
-    parser, sub = build_parser("mechstudio")
+    parser, sub = build_parser("mechstudio", argv)
     sub.add_parser("open", help="open a model file in the editor (the default without arguments)").add_argument(
         "file", nargs="?")
     from mechstudio.gui.simulate_cli import extend  # --plots DIR --video FILE for simulate (Qt only when used)

@@ -57,7 +57,7 @@ def headless_main(argv: list[str], missing: list[str]) -> int:
         print(gui_message("the editor", missing), file=sys.stderr)
         print("the headless commands: mechstudio --help", file=sys.stderr)
         return EXIT_USAGE
-    parser, sub = build_parser("mechstudio")
+    parser, sub = build_parser("mechstudio", argv)
     p = sub.add_parser("open", help="open a model file in the editor (needs the gui extra)")
     p.add_argument("file")
     p.set_defaults(func=lambda args: refuse("the editor", missing))

@@ -26,7 +26,7 @@ def validator():
 
 @pytest.fixture(scope="module")
 def compiled(validator):
-    return CompiledSchema(schema(), validator)
+    return CompiledSchema(schema(), lambda: validator)
 
 
 def test_the_model_schema_compiles_without_handing_anything_to_jsonschema(compiled):
@@ -103,3 +103,16 @@ def test_a_keyword_the_compiler_does_not_know_is_handed_to_jsonschema():
     compiled = CompiledSchema(root)
     assert compiled({"a": 9, "b": "x"}) and not compiled({"a": 10}) and not compiled({"b": 1})
     assert compiled.delegated == ["#/properties/a", "#/properties/b"]
+
+
+def test_a_valid_model_loads_without_importing_jsonschema():
+    """jsonschema words the diagnostics of what the compiled check rejects; a valid model never needs it, so a
+    command's start-up does not pay for its import (a fresh interpreter: this one has imported it)."""
+    import subprocess
+    import sys
+    from mechstudio.core.model.samples import sample_path
+    code = ("import sys; from mechstudio.core.model import load_model; load_model(sys.argv[1]); "
+            "print('jsonschema' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(sample_path("four_bar"))], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False"]

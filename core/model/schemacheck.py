@@ -13,14 +13,17 @@ The closures implement Draft 2020-12 exactly for the keywords the model schema u
 ``else``, local ``$ref``). Any other keyword, and the cases whose equality rules are subtle (an ``enum`` with
 non-string members, ``uniqueItems`` over non-strings), are handed to ``jsonschema`` for that sub-schema, so the
 answer always equals ``jsonschema``'s (``tests/test_schema_check.py`` compares the two on fuzzed documents).
+``jsonschema`` itself is imported only when such a sub-schema is first checked (a valid model of the schema as it is
+loads without it: its import is a tenth of a command's start-up).
 """
 from __future__ import annotations
 
 import numbers
 import re
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import jsonschema
+if TYPE_CHECKING:
+    import jsonschema
 
 Check = Callable[[Any], bool]
 
@@ -75,15 +78,40 @@ class CompiledSchema:
     """``CompiledSchema(root_schema)(document)`` is True exactly when the document is valid; :meth:`at` gives the
     check of a sub-schema (``"#/$defs/body"``)."""
 
-    def __init__(self, root: dict[str, Any], validator: jsonschema.protocols.Validator | None = None):
+    def __init__(self, root: dict[str, Any],
+                 validator: Callable[[], jsonschema.protocols.Validator] | None = None):
+        """``validator``: makes the jsonschema validator of ``root`` that delegated sub-schemas evolve from (default:
+        a Draft 2020-12 validator), called when a delegated check first runs."""
         self.root = root
-        self.validator = validator or jsonschema.Draft202012Validator(root)
+        self._make_validator = validator or self._draft_2020_12
+        self._validator: jsonschema.protocols.Validator | None = None
         self._refs: dict[str, Check] = {}
         self.delegated: list[str] = []  # sub-schemas handed to jsonschema (for the tests: none today)
         self.check = self._compile(root, "#")
 
     def __call__(self, instance: Any) -> bool:
         return self.check(instance)
+
+    @property
+    def validator(self) -> jsonschema.protocols.Validator:
+        """The jsonschema validator of the root (made on first use)."""
+        if self._validator is None:
+            self._validator = self._make_validator()
+        return self._validator
+
+    def _draft_2020_12(self) -> jsonschema.protocols.Validator:
+        import jsonschema  # only where a sub-schema is delegated (module docstring): no import for the fast path
+        return jsonschema.Draft202012Validator(self.root)
+
+    def _exact(self, schema: Any) -> Check:
+        """jsonschema's answer for ``schema``, its validator made on the first call."""
+        made: list[Check] = []
+
+        def check(x: Any) -> bool:
+            if not made:
+                made.append(self.validator.evolve(schema=schema).is_valid)
+            return made[0](x)
+        return check
 
     def at(self, ref: str) -> Check:
         """The check of the sub-schema at local reference ``ref`` (e.g. ``"#/$defs/joint"``)."""
@@ -117,8 +145,7 @@ class CompiledSchema:
 
     def _delegate(self, schema: Any, where: str) -> Check:
         self.delegated.append(where)
-        sub = self.validator.evolve(schema=schema)
-        return sub.is_valid
+        return self._exact(schema)
 
     def _compile(self, schema: Any, where: str) -> Check:
         if schema is True:
@@ -225,7 +252,7 @@ class CompiledSchema:
             hi = schema["maxItems"]
             out.append(lambda x: not isinstance(x, list) or len(x) <= hi)
         if schema.get("uniqueItems"):
-            exact = self.validator.evolve(schema={"uniqueItems": True}).is_valid  # for items not all strings
+            exact = self._exact({"uniqueItems": True})  # for items not all strings
 
             def unique(x: Any) -> bool:
                 if not isinstance(x, list):
