@@ -15,8 +15,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from mechstudio.core.model.spatial_joints import MAXIMAL_JOINTS
 
 #: the largest magnitude accepted for any number in a model file (SI units). Lengths, masses, stiffnesses and
@@ -70,6 +68,7 @@ def available_memory() -> tuple[int, str]:
             return parse_size(env), f"the limit {MEMORY_LIMIT_ENV}={env}"
         except ValueError:
             pass
+    import psutil  # asked only for a model of 256 MiB or more (memory_problem): most loads never import it
     free = int(psutil.virtual_memory().available)
     room = _cgroup_room()
     if room is not None and room < free:
