@@ -56,12 +56,18 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema())
 
 
+@lru_cache(maxsize=None)
+def _item_validator(key: str) -> jsonschema.Draft202012Validator:
+    """The validator of one item of the top-level list ``key``."""
+    return _validator().evolve(schema=schema()["properties"][key]["items"])
+
+
 @lru_cache(maxsize=1)
-def _compiled() -> tuple[Check, list[tuple[str, Check, Any]]]:
-    """The compiled check of the whole schema, and (key, item check, item schema) of each top-level list whose
-    schema is only its items' (those lists are validated item by item)."""
+def _compiled() -> tuple[Check, list[tuple[str, Check]]]:
+    """The compiled check of the whole schema, and (key, item check) of each top-level list whose schema is only its
+    items' (those lists are validated item by item)."""
     compiled = CompiledSchema(schema(), _validator)
-    lists = [(key, compiled.sub(sub["items"]), sub["items"])
+    lists = [(key, compiled.sub(sub["items"]))
              for key, sub in schema()["properties"].items()
              if isinstance(sub, dict) and sub.get("type") == "array" and "items" in sub
              and set(sub) <= {"type", "items", "description"}]
@@ -241,14 +247,13 @@ def schema_errors(data: Any) -> list[tuple[tuple[Any, ...], jsonschema.Validatio
         return [(tuple(e.absolute_path), e) for e in _validator().iter_errors(data)]
     out: list[tuple[tuple[Any, ...], jsonschema.ValidationError]] = []
     rest = dict(data)
-    for key, item_check, item_schema in lists:
+    for key, item_check in lists:
         items = data.get(key)
         if not isinstance(items, list):
             continue
         for i, item in enumerate(items):
             if not item_check(item):
-                errors = _validator().evolve(schema=item_schema).iter_errors(item)
-                out += [((key, i, *e.absolute_path), e) for e in errors]
+                out += [((key, i, *e.absolute_path), e) for e in _item_validator(key).iter_errors(item)]
         rest[key] = []
     out += [(tuple(e.absolute_path), e) for e in _validator().iter_errors(rest)]
     return out
